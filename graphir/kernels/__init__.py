@@ -1,0 +1,1 @@
+"""Fast numpy kernels shared by the dialects' ``evaluate`` methods."""

@@ -1,0 +1,289 @@
+"""``Model``: a graph of nodes over a ``networkx.MultiDiGraph``.
+
+Graph nodes are keyed by node id (attribute ``node`` holds the :class:`Node`); an edge
+``(src_id, dst_id)`` carries ``src_port`` (output index) and ``dst_port`` (input index). The
+connections themselves live on the nodes (``node.inputs``), as in OpenVINO; the networkx view is
+rebuilt from them on demand and is what ordering, cycle checks and consumer queries use.
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from graphir.errors import GraphError
+from graphir.node import Node, Output
+from graphir.ops.openvino.core import Parameter, Result
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class Model:
+    """An inference graph: Parameters in, Results out, nodes between."""
+
+    def __init__(
+        self,
+        results: "Sequence[Output | Node] | Output | Node",
+        parameters: "Sequence[Output | Node] | None" = None,
+        name: str = "Model",
+        *,
+        nodes: Iterable[Node] = (),
+        rt_info: Mapping[str, Any] | None = None,
+    ) -> None:
+        if isinstance(results, (Output, Node)):
+            results = [results]
+        self.name = name
+        self.rt_info: dict[str, Any] = dict(rt_info or {})
+        self.meta: dict[str, Any] = {}  # serializer data kept for round trips (IR version, ...)
+        self._results: list[Node] = [self._as_result(r) for r in results]
+        extra = list(nodes)
+        self._nodes: dict[int, Node] = {}
+        self._collect(self._results + extra)
+        if parameters is None:
+            self._parameters = sorted(
+                (n for n in self._nodes.values() if isinstance(n.op, Parameter)), key=lambda n: n.id
+            )
+        else:
+            self._parameters = [_node_of(p) for p in parameters]
+            for p in self._parameters:
+                if not isinstance(p.op, Parameter):
+                    raise GraphError(f"{p.describe()} is given as a parameter but is not a Parameter")
+                self._nodes.setdefault(p.id, p)
+            listed = {p.id for p in self._parameters}
+            for n in self._nodes.values():
+                if isinstance(n.op, Parameter) and n.id not in listed:
+                    raise GraphError(
+                        f"{n.describe()} is used by the graph but is not in the model's parameters"
+                    )
+        self._invalidate()
+
+    # --- construction helpers ---------------------------------------------------------------
+    @staticmethod
+    def _as_result(value: "Output | Node") -> Node:
+        if isinstance(value, Node) and isinstance(value.op, Result):
+            return value
+        out = value if isinstance(value, Output) else value.output(0)
+        node = Node(Result(), [out])
+        return node
+
+    def _collect(self, roots: Iterable[Node]) -> None:
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            known = self._nodes.get(node.id)
+            if known is node:
+                continue
+            if known is not None:
+                raise GraphError(f"two nodes share id {node.id}: {known.describe()} and {node.describe()}")
+            self._nodes[node.id] = node
+            stack.extend(src.node for src in node.inputs if src is not None)
+
+    def _invalidate(self) -> None:
+        """Forget everything derived from the structure (order, graph, run plan)."""
+        self._graph: nx.MultiDiGraph | None = None
+        self._order: list[Node] | None = None
+        self._plan: Any = None
+
+    # --- structure --------------------------------------------------------------------------
+    @property
+    def graph(self) -> nx.MultiDiGraph:
+        """The networkx view: node id -> attribute ``node``; edges carry src_port/dst_port."""
+        if self._graph is None:
+            g = nx.MultiDiGraph()
+            for nid, node in self._nodes.items():
+                g.add_node(nid, node=node)
+            for node in self._nodes.values():
+                for dst_port, src in enumerate(node.inputs):
+                    if src is not None:
+                        g.add_edge(src.node.id, node.id, src_port=src.index, dst_port=dst_port)
+            self._graph = g
+        return self._graph
+
+    def get_parameters(self) -> list[Node]:
+        return list(self._parameters)
+
+    def get_results(self) -> list[Node]:
+        return list(self._results)
+
+    @property
+    def parameters(self) -> list[Node]:
+        return list(self._parameters)
+
+    @property
+    def results(self) -> list[Node]:
+        return list(self._results)
+
+    @property
+    def inputs(self) -> list[Output]:
+        return [p.output(0) for p in self._parameters]
+
+    @property
+    def outputs(self) -> list[Output]:
+        """The Results' outputs (their types mirror what they receive)."""
+        return [r.output(0) for r in self._results]
+
+    def node(self, key: "int | str") -> Node:
+        """A node by id or by friendly name."""
+        if isinstance(key, int) and key in self._nodes:
+            return self._nodes[key]
+        matches = [n for n in self._nodes.values() if n.name == key]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise GraphError(f"model '{self.name}' has no node {key!r}")
+        raise GraphError(f"model '{self.name}' has {len(matches)} nodes named {key!r}; use an id")
+
+    def nodes(self) -> list[Node]:
+        return list(self._nodes.values())
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def get_ordered_ops(self) -> list[Node]:
+        """Nodes in topological order (computed once per structure); a cycle is a GraphError."""
+        if self._order is None:
+            g = self.graph
+            try:
+                order = list(nx.lexicographical_topological_sort(g, key=lambda nid: nid))
+            except nx.NetworkXUnfeasible:
+                cycle = nx.find_cycle(g)
+                names = " -> ".join(self._nodes[e[0]].describe() for e in cycle)
+                raise GraphError(f"model '{self.name}' has a cycle: {names}") from None
+            self._order = [self._nodes[nid] for nid in order]
+        return self._order
+
+    topological_order = get_ordered_ops
+
+    def consumers(self, output: Output) -> list[tuple[Node, int]]:
+        """Every (node, input index) fed by ``output``."""
+        g = self.graph
+        found = []
+        for _, dst, data in g.out_edges(output.node.id, data=True):
+            if data["src_port"] == output.index:
+                found.append((self._nodes[dst], data["dst_port"]))
+        return sorted(found, key=lambda x: (x[0].id, x[1]))
+
+    uses = consumers
+
+    def producer(self, node: Node, index: int) -> Output | None:
+        return node.inputs[index] if index < len(node.inputs) else None
+
+    # --- editing ----------------------------------------------------------------------------
+    def add_node(self, node: Node) -> Node:
+        self._collect([node])
+        self._invalidate()
+        return node
+
+    def replace_all_uses_with(self, old: Output, new: Output) -> int:
+        """Re-point every consumer of ``old`` to ``new``; returns how many inputs changed."""
+        count = 0
+        self._collect([new.node])
+        for node in self._nodes.values():
+            for i, src in enumerate(node.inputs):
+                if src == old and node is not new.node:
+                    node.inputs[i] = new
+                    count += 1
+        self._invalidate()
+        return count
+
+    def remove_node(self, node: Node) -> None:
+        """Remove a node no one uses; a GraphError if something still consumes it."""
+        users = [c for o in node.outputs() for c in self.consumers(o)]
+        if users:
+            raise GraphError(
+                f"cannot remove {node.describe()}: still used by "
+                + ", ".join(f"{n.describe()} input {i}" for n, i in users)
+            )
+        del self._nodes[node.id]
+        self._results = [r for r in self._results if r is not node]
+        self._parameters = [p for p in self._parameters if p is not node]
+        self._invalidate()
+
+    def add_results(self, outputs: "Sequence[Output | Node]") -> list[Node]:
+        new = [self._as_result(o) for o in outputs]
+        self._results.extend(new)
+        self._collect(new)
+        self._invalidate()
+        return new
+
+    # --- checks -----------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Every required input connected once, ports in range, ids unique, no cycle."""
+        for node in self._nodes.values():
+            low, high = node.op.input_count_range()
+            connected = len(node.inputs)
+            if connected < low or (high is not None and connected > high):
+                expected = f"{low}" if low == high else f"{low} to {high if high is not None else 'any'}"
+                raise GraphError(f"{node.describe()}: expects {expected} inputs, has {connected}")
+            for i, src in enumerate(node.inputs):
+                if src is None:
+                    if i < low or not node.op.input_port(i).optional:
+                        raise GraphError(f"{node.describe()}: required input {i} ('{node.op.input_port(i).name}') is not connected")
+                    continue
+                if src.node.id not in self._nodes:
+                    raise GraphError(f"{node.describe()}: input {i} comes from {src.node.describe()}, which is not in the model")
+                if not 0 <= src.index < len(src.node.output_types):
+                    raise GraphError(
+                        f"{node.describe()}: input {i} comes from output {src.index} of "
+                        f"{src.node.describe()}, which has {len(src.node.output_types)} outputs"
+                    )
+        self.get_ordered_ops()
+
+    # --- inference, running, copying --------------------------------------------------------
+    def infer_shapes(self) -> None:
+        """Propagate element types and partial shapes through the graph (see graphir.inference)."""
+        from graphir.inference import infer_shapes
+
+        infer_shapes(self)
+
+    validate_nodes_and_infer_types = infer_shapes
+
+    def reshape(self, shapes: Any) -> None:
+        """Set Parameter shapes (OpenVINO's ``Model.reshape``) and re-infer."""
+        from graphir.inference import reshape
+
+        reshape(self, shapes)
+
+    def run(self, inputs: Any = None, **options: Any) -> "dict[str, np.ndarray]":
+        """Run on numpy inputs; see :func:`graphir.interpreter.run`."""
+        from graphir.interpreter import run
+
+        return run(self, inputs, **options)
+
+    def clone(self) -> "Model":
+        """A deep copy: new nodes with equal ops, names, ids and connections; constants shared."""
+        mapping: dict[int, Node] = {}
+        for node in self.get_ordered_ops():
+            clone = Node.__new__(Node)
+            clone.id, clone.name = node.id, node.name
+            clone.op = copy.deepcopy(node.op)
+            clone.inputs = [None if s is None else Output(mapping[s.node.id], s.index) for s in node.inputs]
+            clone.output_types = list(node.output_types)
+            clone.output_names = [set(n) for n in node.output_names]
+            clone.rt_info = copy.deepcopy(node.rt_info)
+            clone.extra = copy.deepcopy(node.extra)
+            mapping[node.id] = clone
+        model = Model.__new__(Model)
+        model.name = self.name
+        model.rt_info = copy.deepcopy(self.rt_info)
+        model.meta = copy.deepcopy(self.meta)
+        model._nodes = {nid: mapping[nid] for nid in self._nodes}
+        model._results = [mapping[r.id] for r in self._results]
+        model._parameters = [mapping[p.id] for p in self._parameters]
+        model._invalidate()
+        return model
+
+    __deepcopy__ = lambda self, memo: self.clone()  # noqa: E731
+    copy = clone
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"{p.name}: {p.output_types[0]}" for p in self._parameters)
+        outs = ", ".join(str(r.output_types[0]) for r in self._results)
+        return f"<Model '{self.name}' ({ins}) -> ({outs}), {len(self._nodes)} nodes>"
+
+
+def _node_of(value: "Output | Node") -> Node:
+    return value.node if isinstance(value, Output) else value

@@ -1,0 +1,207 @@
+"""Nodes and output handles: an op instance placed in a graph, and a reference to one of its outputs.
+
+A node knows the outputs that feed its inputs (``node.inputs``) and its output types, inferred when
+it is built (as OpenVINO validates each node on construction). Ids are unique per process.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from graphir.errors import GraphError, GraphirError, InferenceError, UnsupportedOpError
+from graphir.ops.base import Op, TensorType
+from graphir.shapes import PartialShape
+from graphir.types import ElementType
+
+if TYPE_CHECKING:
+    pass
+
+_ids = itertools.count()
+_reserved: set[int] = set()
+
+
+def _next_id() -> int:
+    while True:
+        candidate = next(_ids)
+        if candidate not in _reserved:
+            return candidate
+
+
+class Output:
+    """Output ``index`` of ``node``; what a builder call returns and what inputs connect to."""
+
+    __slots__ = ("node", "index")
+
+    def __init__(self, node: "Node", index: int) -> None:
+        self.node = node
+        self.index = index
+
+    @property
+    def tensor_type(self) -> TensorType:
+        return self.node.output_types[self.index]
+
+    @property
+    def element_type(self) -> ElementType:
+        return self.tensor_type.element_type
+
+    @property
+    def partial_shape(self) -> PartialShape:
+        return self.tensor_type.shape
+
+    @property
+    def shape(self) -> PartialShape:
+        return self.tensor_type.shape
+
+    @property
+    def names(self) -> set[str]:
+        """Tensor names of this output (OpenVINO's ``get_names``)."""
+        return self.node.output_names[self.index]
+
+    @names.setter
+    def names(self, value: "set[str] | Sequence[str]") -> None:
+        self.node.output_names[self.index] = set(value)
+
+    def get_any_name(self) -> str:
+        if not self.names:
+            raise GraphError(f"output {self.index} of {self.node.describe()} has no tensor name")
+        return sorted(self.names)[0]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Output) and other.node is self.node and other.index == self.index
+
+    def __hash__(self) -> int:
+        return hash((id(self.node), self.index))
+
+    def __repr__(self) -> str:
+        return f"<Output {self.index} of {self.node.describe()}: {self.tensor_type}>"
+
+
+class Node:
+    """An op instance with a stable id, a friendly name, its input connections and output types."""
+
+    __slots__ = ("id", "name", "op", "inputs", "output_types", "output_names", "rt_info", "extra")
+
+    def __init__(
+        self,
+        op: Op,
+        inputs: Sequence["Output | None"] = (),
+        *,
+        name: str | None = None,
+        id: int | None = None,
+        output_types: Sequence[TensorType] | None = None,
+        infer: bool = True,
+    ) -> None:
+        if id is None:
+            id = _next_id()
+        else:
+            _reserved.add(id)
+        self.id: int = id
+        self.op: Op = op
+        self.name: str = name if name is not None else f"{op.type_name or type(op).__name__}_{id}"
+        self.inputs: list[Output | None] = [_as_output(x) for x in inputs]
+        self.rt_info: dict[str, Any] = {}
+        self.extra: dict[str, Any] = {}  # serializer-specific data kept for round trips
+        if output_types is not None:
+            self.output_types: list[TensorType] = list(output_types)
+        else:
+            self.output_types = [TensorType(ElementType.dynamic, PartialShape.dynamic())] * op.num_outputs()
+        self.output_names: list[set[str]] = [set() for _ in self.output_types]
+        if infer and output_types is None:
+            self.infer()
+
+    # --- identity ---------------------------------------------------------------------------
+    @property
+    def type_name(self) -> str:
+        return self.op.type_name
+
+    @property
+    def version(self) -> str:
+        return self.op.version
+
+    @property
+    def dialect(self) -> str:
+        return self.op.dialect
+
+    def describe(self) -> str:
+        """``node 5 'sel' (Select-opset1)``: how every error names a node."""
+        return f"node {self.id} '{self.name}' ({self.op.type_name}-{self.op.version})"
+
+    def __repr__(self) -> str:
+        return f"<Node {self.id} '{self.name}' {self.op.describe()}>"
+
+    # --- ports ------------------------------------------------------------------------------
+    def output(self, index: int = 0) -> Output:
+        if not 0 <= index < len(self.output_types):
+            raise GraphError(f"{self.describe()} has no output {index} (it has {len(self.output_types)})")
+        return Output(self, index)
+
+    def outputs(self) -> list[Output]:
+        return [Output(self, i) for i in range(len(self.output_types))]
+
+    def input_types(self) -> list[TensorType]:
+        types_ = []
+        for i, src in enumerate(self.inputs):
+            if src is None:
+                raise GraphError(f"{self.describe()}: input {i} is not connected")
+            types_.append(src.tensor_type)
+        return types_
+
+    def set_input(self, index: int, source: "Output | Node") -> None:
+        while len(self.inputs) <= index:
+            self.inputs.append(None)
+        self.inputs[index] = _as_output(source)
+
+    # --- inference --------------------------------------------------------------------------
+    def infer(self) -> list[TensorType]:
+        """Re-infer the output types from the input types; errors name this node and its inputs."""
+        inputs = self.input_types()
+        low, high = self.op.input_count_range()
+        if len(inputs) < low or (high is not None and len(inputs) > high):
+            expected = f"{low}" if low == high else f"{low} to {high if high is not None else 'any'}"
+            raise InferenceError(
+                f"{self.describe()}: expects {expected} inputs, got {len(inputs)}"
+            )
+        try:
+            result = self.op.infer(inputs)
+        except UnsupportedOpError:
+            raise
+        except GraphirError as exc:
+            raise InferenceError(f"{self.describe()}, inputs ({_list(inputs)}): {_strip(exc)}") from None
+        except Exception as exc:  # a bug in an op's infer: still name the place
+            raise InferenceError(
+                f"{self.describe()}, inputs ({_list(inputs)}): shape inference failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        if len(self.output_names) != len(result):
+            self.output_names = (self.output_names + [set() for _ in result])[: len(result)]
+        self.output_types = list(result)
+        return self.output_types
+
+    def copy(self, inputs: Sequence["Output | None"] | None = None) -> "Node":
+        """A new node with a copy of the op (same attributes), same name, new id."""
+        clone = Node(copy.deepcopy(self.op), self.inputs if inputs is None else inputs,
+                     name=self.name, output_types=self.output_types, infer=False)
+        clone.output_names = [set(n) for n in self.output_names]
+        clone.rt_info = copy.deepcopy(self.rt_info)
+        clone.extra = copy.deepcopy(self.extra)
+        return clone
+
+
+def _as_output(value: "Output | Node | None") -> "Output | None":
+    if value is None or isinstance(value, Output):
+        return value
+    if isinstance(value, Node):
+        if len(value.output_types) != 1:
+            raise GraphError(f"{value.describe()} has {len(value.output_types)} outputs; pick one with .output(i)")
+        return Output(value, 0)
+    raise GraphError(f"expected an Output or a Node, got {type(value).__name__}")
+
+
+def _list(types_: Sequence[TensorType]) -> str:
+    return ", ".join(str(t) for t in types_)
+
+
+def _strip(exc: Exception) -> str:
+    return str(exc)

@@ -1,0 +1,176 @@
+"""The op schema: a pydantic model whose fields are the op's attributes.
+
+Class variables name the dialect, type, version and ports. ``infer`` maps input TensorTypes to
+output TensorTypes; ``evaluate`` maps numpy arrays to numpy arrays. Declaring a subclass with a
+``type_name`` registers it (see :mod:`graphir.ops.registry`); nothing else is edited to add an op.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from graphir.errors import InferenceError, OpDefinitionError
+from graphir.shapes import PartialShape
+from graphir.types import ElementType
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """Element type + partial shape of one tensor; ``value`` holds its data when known statically
+    (constant folding for value-dependent shape inference). ``value`` is not part of equality."""
+
+    element_type: ElementType
+    shape: PartialShape
+    value: Any = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"{self.element_type}{self.shape}"
+
+    @classmethod
+    def of(cls, element_type: "ElementType | str", shape: "PartialShape | str | list[int]") -> "TensorType":
+        return cls(ElementType.parse(element_type), PartialShape.parse(shape))
+
+
+@dataclass(frozen=True)
+class Port:
+    """One input or output port of an op schema.
+
+    ``types``: the element types allowed (None: any). ``optional``: may be left unconnected
+    (trailing inputs only). ``variadic``: this port repeats (Concat's inputs, Split's outputs).
+    """
+
+    name: str
+    types: tuple[ElementType, ...] | None = None
+    optional: bool = False
+    variadic: bool = False
+    description: str = ""
+
+    def allows(self, element_type: ElementType) -> bool:
+        return self.types is None or element_type.is_dynamic or element_type in self.types
+
+
+def types(*names: str) -> tuple[ElementType, ...]:
+    """Shorthand for a port's allowed element types: ``types("f32", "f16", "bf16")``."""
+    return tuple(ElementType.parse(n) for n in names)
+
+
+REAL = types("f32", "f16", "bf16", "f64", "f8e4m3", "f8e5m2")
+INTEGRAL = types("i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64")
+NUMERIC = REAL + INTEGRAL
+INDEX = types("i32", "i64")
+
+
+class Op(BaseModel):
+    """Base of every op schema. Fields are attributes; class variables are metadata."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_assignment=True,
+        arbitrary_types_allowed=True,
+        populate_by_name=True,
+        use_enum_values=False,
+    )
+
+    dialect: ClassVar[str] = "openvino"
+    type_name: ClassVar[str] = ""
+    version: ClassVar[str] = ""
+    inputs: ClassVar[tuple[Port, ...]] = ()
+    outputs: ClassVar[tuple[Port, ...]] = ()
+    #: the type name a file format writes when it differs (OpenVINO IR: Const, ReLU, SoftMax)
+    serialized_type_names: ClassVar[dict[str, str]] = {}
+    #: True for ops with no numpy semantics here (backward ops): they infer and load but not run
+    runnable: ClassVar[bool] = True
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"attribute '{'.'.join(str(p) for p in err['loc']) or '?'}': {err['msg']}"
+                for err in exc.errors()
+            )
+            raise OpDefinitionError(f"{type(self).describe()}: {problems}") from None
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.__dict__.get("type_name"):
+            from graphir.ops.registry import register
+
+            register(cls)
+
+    # --- metadata ---------------------------------------------------------------------------
+    @classmethod
+    def describe(cls) -> str:
+        """``openvino::Select-opset1``."""
+        return f"{cls.dialect}::{cls.type_name or cls.__name__}-{cls.version}"
+
+    @classmethod
+    def input_port(cls, index: int) -> Port:
+        if index < len(cls.inputs):
+            return cls.inputs[index]
+        if cls.inputs and cls.inputs[-1].variadic:
+            return cls.inputs[-1]
+        raise OpDefinitionError(f"{cls.describe()} has no input port {index}")
+
+    @classmethod
+    def input_count_range(cls) -> tuple[int, int | None]:
+        """(minimum, maximum) number of connected inputs; maximum None when variadic."""
+        required = sum(1 for p in cls.inputs if not p.optional and not p.variadic)
+        if cls.inputs and cls.inputs[-1].variadic:
+            return (required + (0 if cls.inputs[-1].optional else 1), None)
+        return (required, len(cls.inputs))
+
+    def num_outputs(self) -> int:
+        """Number of outputs of this instance (ops with variadic outputs override it)."""
+        return len(self.outputs)
+
+    def output_port(self, index: int) -> Port:
+        if index < len(self.outputs):
+            return self.outputs[index]
+        if self.outputs and self.outputs[-1].variadic:
+            return self.outputs[-1]
+        raise OpDefinitionError(f"{self.describe()} has no output port {index}")
+
+    def attributes(self) -> dict[str, Any]:
+        """The attribute values by field name."""
+        return {name: getattr(self, name) for name in type(self).model_fields}
+
+    # --- semantics --------------------------------------------------------------------------
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        raise InferenceError(f"{self.describe()} does not implement shape inference")
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        raise NotImplementedError(f"{self.describe()} does not implement evaluate")
+
+    # --- helpers for subclasses -------------------------------------------------------------
+    def fail(self, message: str) -> "InferenceError":
+        """An InferenceError naming this op; raise it: ``raise self.fail('...')``."""
+        return InferenceError(f"{self.describe()}: {message}")
+
+    def check_input_types(self, inputs: list[TensorType]) -> None:
+        """Each input's element type is allowed by its port."""
+        for i, t in enumerate(inputs):
+            port = self.input_port(i)
+            if not port.allows(t.element_type):
+                allowed = ", ".join(str(x) for x in port.types or ())
+                raise self.fail(
+                    f"input {i} ('{port.name}') has element type {t.element_type}; "
+                    f"allowed: {allowed}"
+                )
+
+    def merge_types(self, inputs: list[TensorType], indices: tuple[int, ...]) -> ElementType:
+        """Merge the element types of the given inputs (they must agree, dynamic aside)."""
+        result = ElementType.dynamic
+        for i in indices:
+            merged = result.merge(inputs[i].element_type)
+            if merged is None:
+                listed = ", ".join(
+                    f"{i} ('{self.input_port(i).name}'): {inputs[i].element_type}" for i in indices
+                )
+                raise self.fail(f"inputs must have the same element type; got {listed}")
+            result = merged
+        return result

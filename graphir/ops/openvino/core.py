@@ -1,0 +1,109 @@
+"""The graph's boundary ops: Parameter, Constant (IR ``Const``) and Result."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import Field, PrivateAttr
+
+from graphir.ops.base import Op, Port, TensorType
+from graphir.shapes import PartialShape
+from graphir.types import ElementType
+
+#: constants up to this many elements carry their value through shape inference (constant folding)
+FOLDABLE_CONSTANT_SIZE = 4096
+
+
+class Parameter(Op):
+    """A model input with a declared element type and partial shape."""
+
+    type_name: ClassVar[str] = "Parameter"
+    version: ClassVar[str] = "opset1"
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    shape: PartialShape = Field(default_factory=lambda: PartialShape.dynamic())
+    element_type: ElementType = ElementType.dynamic
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [TensorType(self.element_type, self.shape)]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        raise NotImplementedError("a Parameter's value comes from the model inputs")
+
+
+class Constant(Op):
+    """A tensor known at build time. Its data may be an array or a loader called on first use
+    (the IR reader passes a loader over a memory-mapped .bin, so nothing is read up front)."""
+
+    type_name: ClassVar[str] = "Constant"
+    version: ClassVar[str] = "opset1"
+    serialized_type_names: ClassVar[dict[str, str]] = {"ir": "Const"}
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    element_type: ElementType
+    shape: list[int]
+
+    _data: np.ndarray | None = PrivateAttr(default=None)
+    _loader: Callable[[], np.ndarray] | None = PrivateAttr(default=None)
+
+    @classmethod
+    def from_array(cls, value: Any, element_type: "ElementType | str | None" = None) -> "Constant":
+        et = ElementType.parse(element_type) if element_type is not None else None
+        if et is None:
+            arr = np.asarray(value)
+            et = ElementType.from_numpy(arr.dtype)
+        arr = np.asarray(value, dtype=et.numpy_dtype) if et is not ElementType.string else np.asarray(value, dtype=object)
+        op = cls(element_type=et, shape=list(arr.shape))
+        op._data = arr
+        return op
+
+    @classmethod
+    def lazy(cls, element_type: ElementType, shape: list[int], loader: Callable[[], np.ndarray]) -> "Constant":
+        op = cls(element_type=element_type, shape=shape)
+        op._loader = loader
+        return op
+
+    @property
+    def is_loaded(self) -> bool:
+        return self._data is not None
+
+    @property
+    def value(self) -> np.ndarray:
+        """The data, unpacked (one element per numpy item); loaded on first access."""
+        if self._data is None:
+            if self._loader is None:
+                raise ValueError("Constant has no data")
+            self._data = self._loader()
+        return self._data
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        value = self.value if self.size <= FOLDABLE_CONSTANT_SIZE and self.element_type is not ElementType.string else None
+        return [TensorType(self.element_type, PartialShape(self.shape), value)]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        return [self.value]
+
+    def __deepcopy__(self, memo: dict) -> "Constant":
+        clone = type(self)(element_type=self.element_type, shape=list(self.shape))
+        clone._data, clone._loader = self._data, self._loader  # data is immutable: share it
+        return clone
+
+
+class Result(Op):
+    """A model output. Its one output mirrors its input (as in OpenVINO); files write no output port."""
+
+    type_name: ClassVar[str] = "Result"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("input"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [TensorType(inputs[0].element_type, inputs[0].shape, inputs[0].value)]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        return [arrays[0]]

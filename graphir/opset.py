@@ -1,0 +1,91 @@
+"""Builder functions over the OpenVINO dialect, mirroring ``openvino.opset13``.
+
+``x = opset.parameter("[?,3]", "f32", name="x")`` returns an :class:`Output`; every call infers
+its output types at once, as OpenVINO validates each node on construction. Builders for ops that
+have no function here come from :func:`make`, or from ``opset.<snake_case_name>`` which is derived
+from the registry on first use.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from graphir.node import Node, Output
+from graphir.ops.openvino.core import Constant, Parameter, Result
+from graphir.ops.registry import all_ops, lookup
+from graphir.shapes import PartialShape
+from graphir.types import ElementType
+
+
+def _outputs(node: Node) -> "Output | list[Output]":
+    return node.output(0) if len(node.output_types) == 1 else node.outputs()
+
+
+def _as_input(value: Any) -> Output:
+    if isinstance(value, Output):
+        return value
+    if isinstance(value, Node):
+        return value.output(0)
+    return constant(value)
+
+
+def parameter(shape: Any, dtype: "ElementType | str | type" = "f32", name: str | None = None) -> Output:
+    """A model input: ``parameter("[?,3]", "f32", name="x")``; the name also becomes its tensor name."""
+    from graphir.types import as_element_type
+
+    node = Node(Parameter(shape=PartialShape.parse(shape), element_type=as_element_type(dtype)), name=name)
+    if name:
+        node.output_names[0] = {name}
+    return node.output(0)
+
+
+def constant(value: Any, dtype: "ElementType | str | type | None" = None, name: str | None = None) -> Output:
+    """A constant from a numpy array, list or scalar (element type from its dtype unless given)."""
+    from graphir.types import as_element_type
+
+    et = None if dtype is None else as_element_type(dtype)
+    if et is None and not isinstance(value, np.ndarray):
+        arr = np.asarray(value)
+        if arr.dtype == np.float64:
+            et = ElementType.f32  # like OpenVINO's opset.constant for Python floats
+        elif arr.dtype == np.int64 and not isinstance(value, np.generic):
+            et = ElementType.i64
+    return Node(Constant.from_array(value, et), name=name).output(0)
+
+
+def result(value: "Output | Node", name: str | None = None) -> Node:
+    return Node(Result(), [_as_input(value)], name=name)
+
+
+def make(type_name: str, *inputs: Any, version: str | None = None, name: str | None = None,
+         dialect: str = "openvino", **attributes: Any) -> "Output | list[Output]":
+    """Build any registered op: ``make("Select", c, a, b, auto_broadcast="none")``."""
+    cls = lookup(dialect, type_name, version)
+    node = Node(cls(**attributes), [_as_input(x) for x in inputs], name=name)
+    return _outputs(node)
+
+
+def select(cond: Any, then: Any, else_: Any, auto_broadcast: str = "numpy", name: str | None = None) -> Output:
+    """OpenVINO Select-1."""
+    return make("Select", cond, then, else_, auto_broadcast=auto_broadcast, name=name)  # type: ignore[return-value]
+
+
+def _snake(name: str) -> str:
+    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
+    return s.lower()
+
+
+def __getattr__(attr: str) -> Any:
+    """``opset.add``, ``opset.max_pool``...: a builder for the newest openvino op of that name."""
+    for cls in reversed(all_ops("openvino")):
+        if _snake(cls.type_name) == attr:
+            def builder(*inputs: Any, name: str | None = None, _cls: Any = cls, **attributes: Any) -> Any:
+                node = Node(_cls(**attributes), [_as_input(x) for x in inputs], name=name)
+                return _outputs(node)
+
+            builder.__name__ = attr
+            builder.__doc__ = f"Build {cls.describe()}."
+            return builder
+    raise AttributeError(f"graphir.opset has no builder '{attr}'")

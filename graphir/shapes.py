@@ -1,0 +1,351 @@
+"""Dimensions and partial shapes, printed and parsed exactly as OpenVINO does.
+
+A ``Dimension`` is an interval ``[min, max]`` of non-negative lengths; ``max=None`` means unbounded.
+``3`` is static, ``?`` is ``[0, inf)``, ``1..10``, ``..10`` (``0..10``) and ``2..`` are intervals.
+A ``PartialShape`` is a tuple of dimensions, or ``dims=None`` for a dynamic rank (``[...]``).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Union
+
+from graphir.errors import ShapeError
+
+_INTERVAL = re.compile(r"^(\d*)\.\.(\d*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Dimension:
+    min: int = 0
+    max: int | None = None  # None: unbounded
+
+    def __post_init__(self) -> None:
+        if self.min < 0 or (self.max is not None and self.max < self.min):
+            raise ShapeError(f"invalid dimension interval {self.min}..{self.max}")
+
+    # --- construction -----------------------------------------------------------------------
+    @classmethod
+    def static(cls, length: int) -> "Dimension":
+        return cls(int(length), int(length))
+
+    @classmethod
+    def dynamic(cls) -> "Dimension":
+        return cls(0, None)
+
+    @classmethod
+    def parse(cls, text: "str | int | Dimension") -> "Dimension":
+        """``3``, ``?``, ``-1``, ``1..10``, ``..10``, ``2..`` (the forms OpenVINO prints and IR uses)."""
+        if isinstance(text, Dimension):
+            return text
+        if isinstance(text, int):
+            return cls.dynamic() if text == -1 else cls.static(text) if text >= 0 else cls._bad(text)
+        s = str(text).strip()
+        if s in ("?", "-1"):
+            return cls.dynamic()
+        if s.isdigit():
+            return cls.static(int(s))
+        m = _INTERVAL.match(s)
+        if m:
+            lo = int(m.group(1)) if m.group(1) else 0
+            hi = int(m.group(2)) if m.group(2) else None
+            if hi is not None and hi < lo:
+                raise ShapeError(f"invalid dimension '{text}': upper bound below lower bound")
+            return cls(lo, hi)
+        return cls._bad(text)
+
+    @staticmethod
+    def _bad(text: object) -> "Dimension":
+        raise ShapeError(
+            f"invalid dimension '{text}': expected N, ?, -1, MIN..MAX, ..MAX or MIN.."
+        )
+
+    # --- queries ----------------------------------------------------------------------------
+    @property
+    def is_static(self) -> bool:
+        return self.max == self.min
+
+    @property
+    def is_dynamic(self) -> bool:
+        return not self.is_static
+
+    def get_length(self) -> int:
+        if not self.is_static:
+            raise ShapeError(f"dimension {self} is not static")
+        return self.min
+
+    def contains(self, length: int) -> bool:
+        return self.min <= length and (self.max is None or length <= self.max)
+
+    def __str__(self) -> str:
+        if self.is_static:
+            return str(self.min)
+        if self.max is None:
+            return "?" if self.min == 0 else f"{self.min}.."
+        return f"..{self.max}" if self.min == 0 else f"{self.min}..{self.max}"
+
+    def __repr__(self) -> str:
+        return f"Dimension({self})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, int):
+            return self.is_static and self.min == other
+        if isinstance(other, Dimension):
+            return self.min == other.min and self.max == other.max
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.min, self.max))
+
+    # --- OpenVINO's merge / relax rules -----------------------------------------------------
+    def merge(self, other: "Dimension") -> "Dimension | None":
+        """Intersection (``Dimension::merge``): ``?``&``3`` is 3, ``1..10``&``5`` is 5; None on conflict."""
+        lo = max(self.min, other.min)
+        hi = _min_hi(self.max, other.max)
+        if hi is not None and hi < lo:
+            return None
+        return Dimension(lo, hi)
+
+    def compatible(self, other: "Dimension") -> bool:
+        return self.merge(other) is not None
+
+    def relaxes(self, other: "Dimension") -> bool:
+        """True when every length ``other`` admits, ``self`` admits too."""
+        return self.min <= other.min and (self.max is None or (other.max is not None and other.max <= self.max))
+
+    def hull(self, other: "Dimension") -> "Dimension":
+        hi = None if self.max is None or other.max is None else max(self.max, other.max)
+        return Dimension(min(self.min, other.min), hi)
+
+    def broadcast_merge(self, other: "Dimension") -> "Dimension | None":
+        """Numpy broadcast of two dimensions as OpenVINO computes it; None when they cannot broadcast.
+
+        Both may be 1: their hull. Only one may be 1: the other one. Neither: their intersection.
+        """
+        a1, b1 = self.contains(1), other.contains(1)
+        if a1 and b1:
+            if self == 1:
+                return other
+            if other == 1:
+                return self
+            return self.hull(other)
+        if a1:
+            return other
+        if b1:
+            return self
+        return self.merge(other)
+
+    # --- arithmetic used by shape inference ------------------------------------------------
+    def __add__(self, other: "Dimension | int") -> "Dimension":
+        o = Dimension.parse(other) if isinstance(other, int) else other
+        hi = None if self.max is None or o.max is None else self.max + o.max
+        return Dimension(self.min + o.min, hi)
+
+    __radd__ = __add__
+
+    def __mul__(self, other: "Dimension | int") -> "Dimension":
+        o = Dimension.static(other) if isinstance(other, int) else other
+        if self == 0 or o == 0:
+            return Dimension.static(0)
+        hi = None if self.max is None or o.max is None else self.max * o.max
+        return Dimension(self.min * o.min, hi)
+
+    __rmul__ = __mul__
+
+    def __sub__(self, other: "Dimension | int") -> "Dimension":
+        o = Dimension.static(other) if isinstance(other, int) else other
+        lo = max(0, self.min - (o.max if o.max is not None else self.min))
+        hi = None if self.max is None else max(0, self.max - o.min)
+        return Dimension(lo, hi)
+
+    def __floordiv__(self, other: int) -> "Dimension":
+        hi = None if self.max is None else self.max // other
+        return Dimension(self.min // other, hi)
+
+
+def _min_hi(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+ShapeLike = Union["PartialShape", str, Iterable[Any], None]
+
+
+class PartialShape:
+    """A shape whose rank and dimensions may be unknown. ``str()`` prints OpenVINO's form."""
+
+    __slots__ = ("_dims", "_hash")
+
+    def __init__(self, dims: "Iterable[Dimension | int | str] | None") -> None:
+        self._dims: tuple[Dimension, ...] | None = (
+            None if dims is None else tuple(Dimension.parse(d) for d in dims)
+        )
+        self._hash: int | None = None
+
+    # --- construction -----------------------------------------------------------------------
+    @classmethod
+    def dynamic(cls, rank: int | None = None) -> "PartialShape":
+        return cls(None) if rank is None else cls([Dimension.dynamic()] * rank)
+
+    @classmethod
+    def parse(cls, value: ShapeLike) -> "PartialShape":
+        """``[2,3]``, ``[?,3]``, ``[1..10,4]``, ``[...]``, ``[]``, ``2,3``, a list of ints/strings, or None."""
+        if isinstance(value, PartialShape):
+            return value
+        if value is None:
+            return cls(None)
+        if isinstance(value, str):
+            s = value.strip()
+            if s and s[0] in "[(" and s[-1:] in "])":
+                s = s[1:-1].strip()
+            elif s and (s[0] in "[(" or s[-1:] in "])"):
+                raise ShapeError(f"invalid shape '{value}': unbalanced brackets")
+            if s == "...":
+                return cls(None)
+            if s == "":
+                return cls([])
+            try:
+                return cls([Dimension.parse(p) for p in s.split(",")])
+            except ShapeError as exc:
+                raise ShapeError(f"invalid shape '{value}': {exc}") from None
+        try:
+            return cls(list(value))
+        except TypeError:
+            raise ShapeError(f"cannot make a shape from {value!r}") from None
+
+    @classmethod
+    def parse_ir(cls, text: str | None) -> "PartialShape":
+        """A Parameter's IR ``shape`` attribute: ``?,1..10,-1,3``; ``""`` or missing is a scalar."""
+        if text is None:
+            return cls([])
+        return cls.parse(text)
+
+    # --- queries ----------------------------------------------------------------------------
+    @property
+    def rank_is_static(self) -> bool:
+        return self._dims is not None
+
+    @property
+    def rank_is_dynamic(self) -> bool:
+        return self._dims is None
+
+    @property
+    def rank(self) -> Dimension:
+        return Dimension.dynamic() if self._dims is None else Dimension.static(len(self._dims))
+
+    @property
+    def dims(self) -> tuple[Dimension, ...]:
+        if self._dims is None:
+            raise ShapeError("a shape of dynamic rank has no dimensions")
+        return self._dims
+
+    @property
+    def is_static(self) -> bool:
+        return self._dims is not None and all(d.is_static for d in self._dims)
+
+    @property
+    def is_dynamic(self) -> bool:
+        return not self.is_static
+
+    def to_shape(self) -> tuple[int, ...]:
+        """The static shape as a tuple of ints; a ShapeError when anything is dynamic."""
+        if not self.is_static:
+            raise ShapeError(f"shape {self} is not static")
+        return tuple(d.min for d in self._dims)  # type: ignore[union-attr]
+
+    def get_min_shape(self) -> tuple[int, ...]:
+        return tuple(d.min for d in self.dims)
+
+    def compatible_with_shape(self, shape: Iterable[int]) -> bool:
+        """Whether a concrete array shape fits this partial shape."""
+        shape = tuple(shape)
+        if self._dims is None:
+            return True
+        return len(shape) == len(self._dims) and all(d.contains(n) for d, n in zip(self._dims, shape))
+
+    def __len__(self) -> int:
+        return len(self.dims)
+
+    def __iter__(self) -> Iterator[Dimension]:
+        return iter(self.dims)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return PartialShape(self.dims[index])
+        return self.dims[index]
+
+    def __str__(self) -> str:
+        if self._dims is None:
+            return "[...]"
+        return "[" + ",".join(str(d) for d in self._dims) + "]"
+
+    def to_ir(self) -> str:
+        """The form of a Parameter's IR ``shape`` attribute (``?,1..10,3``; ``...`` for dynamic rank)."""
+        return "..." if self._dims is None else ",".join(str(d) for d in self._dims)
+
+    def __repr__(self) -> str:
+        return f"PartialShape('{self}')"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (str, list, tuple)):
+            try:
+                other = PartialShape.parse(other)
+            except ShapeError:
+                return False
+        if not isinstance(other, PartialShape):
+            return NotImplemented
+        return self._dims == other._dims
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(self._dims)
+        return self._hash
+
+    # --- OpenVINO's merge / relax rules -----------------------------------------------------
+    def merge(self, other: "PartialShape") -> "PartialShape | None":
+        """``PartialShape::merge_into``: dynamic rank takes the other; dims intersect; None on conflict."""
+        if self._dims is None:
+            return other
+        if other._dims is None:
+            return self
+        if len(self._dims) != len(other._dims):
+            return None
+        out = []
+        for a, b in zip(self._dims, other._dims):
+            m = a.merge(b)
+            if m is None:
+                return None
+            out.append(m)
+        return PartialShape(out)
+
+    def compatible(self, other: "PartialShape") -> bool:
+        return self.merge(other) is not None
+
+    def relaxes(self, other: "PartialShape") -> bool:
+        if self._dims is None:
+            return True
+        if other._dims is None or len(self._dims) != len(other._dims):
+            return False
+        return all(a.relaxes(b) for a, b in zip(self._dims, other._dims))
+
+    # --- pydantic integration: attributes typed PartialShape validate from str/list --------
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(
+            cls.parse,
+            serialization=core_schema.plain_serializer_function_ser_schema(str),
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        return {"type": "string", "description": "OpenVINO partial shape, e.g. [?,3] or [1..10,4]"}
+
+
+def as_partial_shape(value: ShapeLike) -> PartialShape:
+    return PartialShape.parse(value)
