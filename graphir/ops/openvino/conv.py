@@ -1,0 +1,335 @@
+"""OpenVINO convolutions: ``Convolution-1``, ``GroupConvolution-1``, ``ConvolutionBackpropData-1``,
+``GroupConvolutionBackpropData-1``, plus the sliding-window arithmetic that pooling shares.
+
+Evaluation pads once, takes a strided window view (no copies per pixel) and contracts it with the
+filters in one ``einsum``; a transposed convolution is a convolution of the stride-dilated input
+with the flipped filters.
+"""
+from __future__ import annotations
+
+import math
+from typing import ClassVar, Literal
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from graphir.ops.base import REAL, INDEX, Op, Port, TensorType
+from graphir.shapes import Dimension, PartialShape
+
+AutoPad = Literal["explicit", "notset", "same_upper", "same_lower", "valid"]
+
+
+# --- window arithmetic (shared with pooling) ---------------------------------------------------
+def window_out_length(length: int, k_eff: int, stride: int, pad_begin: int, pad_end: int,
+                      auto_pad: str, ceil: bool = False) -> int:
+    """Output length of a sliding window over ``length`` (may be < 1 when the window does not fit)."""
+    if auto_pad in ("same_upper", "same_lower"):
+        return -(-length // stride)
+    if auto_pad == "valid":
+        pad_begin = pad_end = 0
+    span = length + pad_begin + pad_end - k_eff
+    if span < 0:
+        return 0
+    return (-(-span // stride) if ceil else span // stride) + 1
+
+
+def window_out_dim(dim: Dimension, k_eff: int, stride: int, pad_begin: int, pad_end: int,
+                   auto_pad: str, ceil: bool = False) -> Dimension:
+    """:func:`window_out_length` mapped over an interval dimension (it is monotonic)."""
+    lo = window_out_length(dim.min, k_eff, stride, pad_begin, pad_end, auto_pad, ceil)
+    hi = None if dim.max is None else window_out_length(dim.max, k_eff, stride, pad_begin, pad_end, auto_pad, ceil)
+    if dim.is_dynamic:
+        lo = max(lo, 1) if hi is None or hi >= 1 else lo
+        lo = min(lo, hi) if hi is not None else lo
+    return Dimension(lo, hi)
+
+
+def resolve_pads(lengths: tuple[int, ...], kernel_eff: list[int], strides: list[int],
+                 pads_begin: list[int], pads_end: list[int], auto_pad: str) -> tuple[list[int], list[int]]:
+    """The explicit pads that ``auto_pad`` stands for, at concrete input lengths."""
+    if auto_pad == "valid":
+        return [0] * len(lengths), [0] * len(lengths)
+    if auto_pad not in ("same_upper", "same_lower"):
+        return list(pads_begin), list(pads_end)
+    begin, end = [], []
+    for length, k, s in zip(lengths, kernel_eff, strides):
+        out = -(-length // s)
+        total = max((out - 1) * s + k - length, 0)
+        small, big = total // 2, total - total // 2
+        begin.append(small if auto_pad == "same_upper" else big)
+        end.append(big if auto_pad == "same_upper" else small)
+    return begin, end
+
+
+def pad_spatial(x: np.ndarray, begin: list[int], end: list[int], value: float = 0.0) -> np.ndarray:
+    """Pad (or, for negative amounts, crop) every axis after the first two."""
+    widths = [(0, 0), (0, 0)] + [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)]
+    if any(w != (0, 0) for w in widths):
+        x = np.pad(x, widths, constant_values=value)
+    if any(b < 0 or e < 0 for b, e in zip(begin, end)):
+        x = x[(slice(None), slice(None)) + tuple(
+            slice(max(-b, 0), x.shape[2 + i] - max(-e, 0)) for i, (b, e) in enumerate(zip(begin, end)))]
+    return x
+
+
+def windows(x: np.ndarray, kernel: list[int], strides: list[int], dilations: list[int]) -> np.ndarray:
+    """A view ``[N, C, out..., k...]`` of the (already padded) input's windows."""
+    k_eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilations)]
+    view = sliding_window_view(x, k_eff, axis=tuple(range(2, x.ndim)))
+    return view[(slice(None), slice(None))
+                + tuple(slice(None, None, s) for s in strides)
+                + tuple(slice(None, None, d) for d in dilations)]
+
+
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
+
+
+def grouped_conv(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int],
+                 pads_begin: list[int], pads_end: list[int]) -> np.ndarray:
+    """``x [N, G*Ci, D...]`` convolved with ``w [G, Co, Ci, K...]`` -> ``[N, G*Co, O...]``."""
+    out_dtype = x.dtype
+    ct = _compute_dtype(x.dtype)
+    x = pad_spatial(x.astype(ct, copy=False), pads_begin, pads_end)
+    groups, co, ci = w.shape[:3]
+    win = windows(x, list(w.shape[3:]), strides, dilations)
+    n = win.shape[0]
+    spatial = win.shape[2:2 + len(strides)]
+    win = win.reshape((n, groups, ci) + win.shape[2:])
+    letters = "defhjklmpqrstuvwxyz"
+    o = letters[: len(strides)]
+    k = letters[len(strides): 2 * len(strides)]
+    out = np.einsum(f"ngc{o}{k},gac{k}->nga{o}", win, w.astype(ct, copy=False), optimize=True)
+    return out.reshape((n, groups * co) + spatial).astype(out_dtype, copy=False)
+
+
+def grouped_conv_transpose(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int],
+                           pads_begin: list[int], pads_end: list[int], output_padding: list[int]) -> np.ndarray:
+    """``x [N, G*Ci, D...]`` with ``w [G, Ci, Co, K...]``: the gradient of a strided convolution."""
+    n, c = x.shape[:2]
+    spatial = x.shape[2:]
+    dilated = np.zeros((n, c) + tuple((d - 1) * s + 1 for d, s in zip(spatial, strides)), dtype=x.dtype)
+    dilated[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in strides)] = x
+    kernel = w.shape[3:]
+    full = [dl * (k - 1) for k, dl in zip(kernel, dilations)]
+    begin = [f - b for f, b in zip(full, pads_begin)]
+    end = [f - e + op for f, e, op in zip(full, pads_end, output_padding)]
+    flipped = np.flip(w, axis=tuple(range(3, w.ndim))).swapaxes(1, 2)
+    return grouped_conv(dilated, np.ascontiguousarray(flipped), [1] * len(strides), dilations, begin, end)
+
+
+# --- shared validation -------------------------------------------------------------------------
+class _ConvBase(Op):
+    strides: list[int]
+    pads_begin: list[int]
+    pads_end: list[int]
+    dilations: list[int]
+    auto_pad: AutoPad = "explicit"
+
+    def _check_attrs(self, spatial: int) -> None:
+        for name in ("strides", "dilations", "pads_begin", "pads_end"):
+            values = getattr(self, name)
+            if len(values) != spatial:
+                raise self.fail(
+                    f"attribute '{name}' has {len(values)} values {values}; the data has {spatial} spatial dims"
+                )
+        if any(s < 1 for s in self.strides) or any(d < 1 for d in self.dilations):
+            raise self.fail(f"strides {self.strides} and dilations {self.dilations} must be positive")
+
+    def _spatial_out(self, data: PartialShape, kernel: list[Dimension]) -> list[Dimension]:
+        out = []
+        for i, (d, k) in enumerate(zip(data.dims[2:], kernel)):
+            if k.is_dynamic:
+                out.append(Dimension.dynamic())
+                continue
+            k_eff = self.dilations[i] * (k.min - 1) + 1
+            dim = window_out_dim(d, k_eff, self.strides[i], self.pads_begin[i], self.pads_end[i], self.auto_pad)
+            if d.is_static and dim.min < 1:
+                raise self.fail(
+                    f"window of size {k_eff} (kernel {k}, dilation {self.dilations[i]}) is larger than the padded "
+                    f"data along spatial axis {i}: data {data}, pads_begin {self.pads_begin}, pads_end {self.pads_end}"
+                )
+            out.append(dim)
+        return out
+
+    def _pads(self, x: np.ndarray, kernel: tuple[int, ...]) -> tuple[list[int], list[int]]:
+        k_eff = [d * (k - 1) + 1 for k, d in zip(kernel, self.dilations)]
+        return resolve_pads(x.shape[2:], k_eff, self.strides, self.pads_begin, self.pads_end, self.auto_pad)
+
+
+def _rank_of(*shapes: PartialShape) -> int | None:
+    for s in shapes:
+        if s.rank_is_static:
+            return len(s)
+    return None
+
+
+class Convolution(_ConvBase):
+    """2-D/3-D/1-D convolution, ``data [N, C, D...]`` with ``filters [Co, C, K...]``."""
+
+    type_name: ClassVar[str] = "Convolution"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL), Port("filters", REAL))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    groups_in_filter: ClassVar[int] = 0
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        et = self.merge_types(inputs, (0, 1))
+        data, filters = inputs[0].shape, inputs[1].shape
+        g = self.groups_in_filter
+        rank = _rank_of(data) or (len(filters) - g if filters.rank_is_static else None)
+        if rank is None:
+            return [TensorType(et, PartialShape.dynamic())]
+        if rank < 3:
+            raise self.fail(f"data must have rank >= 3 ([N, C, spatial...]); data {data}")
+        if filters.rank_is_static and len(filters) != rank + g:
+            raise self.fail(f"filters rank {len(filters)} must be data rank {rank} + {g}: data {data}, filters {filters}")
+        self._check_attrs(rank - 2)
+        dd = list(data.dims) if data.rank_is_static else [Dimension.dynamic()] * rank
+        fd = list(filters.dims) if filters.rank_is_static else [Dimension.dynamic()] * (rank + g)
+        if g:
+            groups, out_c, in_c = fd[0], fd[0] * fd[1], fd[0] * fd[2]
+        else:
+            out_c, in_c = fd[0], fd[1]
+        if dd[1].merge(in_c) is None:
+            raise self.fail(
+                f"data channels {dd[1]} do not match the filters' input channels {in_c}: data {data}, filters {filters}"
+            )
+        spatial = self._spatial_out(PartialShape(dd), fd[2 + g:])
+        return [TensorType(et, PartialShape([dd[0], out_c] + spatial))]
+
+    def evaluate(self, x: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
+        kernel = w.shape[2 + self.groups_in_filter:]
+        begin, end = self._pads(x, kernel)
+        wg = w[None] if not self.groups_in_filter else w
+        return [grouped_conv(x, wg, self.strides, self.dilations, begin, end)]
+
+
+class GroupConvolution(Convolution):
+    """Grouped convolution: ``filters [G, Co/G, C/G, K...]`` (depthwise when C/G is 1)."""
+
+    type_name: ClassVar[str] = "GroupConvolution"
+    groups_in_filter: ClassVar[int] = 1
+
+
+class ConvolutionBackpropData(_ConvBase):
+    """Transposed convolution, ``data [N, C, D...]`` with ``filters [C, Co, K...]``; the optional
+    ``output_shape`` input fixes the spatial output size (pads then follow from ``auto_pad``)."""
+
+    type_name: ClassVar[str] = "ConvolutionBackpropData"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("data", REAL), Port("filters", REAL), Port("output_shape", INDEX, optional=True),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    output_padding: list[int] = []
+    groups_in_filter: ClassVar[int] = 0
+
+    def _check_attrs(self, spatial: int) -> None:
+        super()._check_attrs(spatial)
+        if self.output_padding and len(self.output_padding) != spatial:
+            raise self.fail(f"attribute 'output_padding' {self.output_padding} must have {spatial} values")
+
+    def _out_padding(self, spatial: int) -> list[int]:
+        return list(self.output_padding) or [0] * spatial
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        et = self.merge_types(inputs, (0, 1))
+        data, filters = inputs[0].shape, inputs[1].shape
+        g = self.groups_in_filter
+        rank = _rank_of(data) or (len(filters) - g if filters.rank_is_static else None)
+        if rank is None and len(inputs) > 2 and inputs[2].shape.rank_is_static and inputs[2].shape.dims[0].is_static:
+            rank = inputs[2].shape.dims[0].min + 2
+        if rank is None:
+            return [TensorType(et, PartialShape.dynamic())]
+        if rank < 3:
+            raise self.fail(f"data must have rank >= 3 ([N, C, spatial...]); data {data}")
+        if filters.rank_is_static and len(filters) != rank + g:
+            raise self.fail(f"filters rank {len(filters)} must be data rank {rank} + {g}: data {data}, filters {filters}")
+        spatial_count = rank - 2
+        self._check_attrs(spatial_count)
+        dd = list(data.dims) if data.rank_is_static else [Dimension.dynamic()] * rank
+        fd = list(filters.dims) if filters.rank_is_static else [Dimension.dynamic()] * (rank + g)
+        if g:
+            in_c, out_c = fd[0] * fd[1], fd[0] * fd[2]
+        else:
+            in_c, out_c = fd[0], fd[1]
+        if dd[1].merge(in_c) is None:
+            raise self.fail(
+                f"data channels {dd[1]} do not match the filters' input channels {in_c}: data {data}, filters {filters}"
+            )
+        if len(inputs) > 2:
+            value = inputs[2].value
+            if value is not None:
+                sizes = [int(v) for v in np.asarray(value).reshape(-1)]
+                if len(sizes) != spatial_count:
+                    raise self.fail(f"output_shape {sizes} must have {spatial_count} values (data {data})")
+                spatial = [Dimension.static(v) for v in sizes]
+            else:
+                spatial = [Dimension.dynamic()] * spatial_count
+        else:
+            spatial = []
+            op = self._out_padding(spatial_count)
+            for i, (d, k) in enumerate(zip(dd[2:], fd[2 + g:])):
+                if k.is_dynamic or d.is_dynamic and d.min == 0 and d.max is None:
+                    spatial.append(Dimension.dynamic())
+                    continue
+                pb, pe = (0, 0) if self.auto_pad in ("valid", "same_upper", "same_lower") else (
+                    self.pads_begin[i], self.pads_end[i])
+                extra = self.dilations[i] * (k.min - 1) + 1 - pb - pe + op[i]
+
+                def size(n: int) -> int:
+                    return max(self.strides[i] * (n - 1) + extra, 0)
+
+                if self.auto_pad in ("same_upper", "same_lower"):
+                    def size(n: int) -> int:  # noqa: F811 - same padding keeps in * stride
+                        return n * self.strides[i]
+                spatial.append(Dimension(size(d.min) if d.min > 0 else 0, None if d.max is None else size(d.max)))
+        return [TensorType(et, PartialShape([dd[0], out_c] + spatial))]
+
+    def evaluate(self, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None) -> list[np.ndarray]:
+        g = self.groups_in_filter
+        kernel = w.shape[2 + g:]
+        spatial_count = x.ndim - 2
+        op = self._out_padding(spatial_count)
+        wg = w if g else w[None]
+        if output_shape is not None or self.auto_pad in ("same_upper", "same_lower", "valid"):
+            if output_shape is not None:
+                sizes = [int(v) for v in np.asarray(output_shape).reshape(-1)]
+            else:
+                sizes = [n * s for n, s in zip(x.shape[2:], self.strides)]
+            begin, end = [], []
+            for i, (n, k) in enumerate(zip(x.shape[2:], kernel)):
+                if self.auto_pad == "valid":
+                    begin.append(0)
+                    end.append(0)
+                    continue
+                total = self.strides[i] * (n - 1) + self.dilations[i] * (k - 1) + 1 - sizes[i] + op[i]
+                if output_shape is None and self.auto_pad == "valid":
+                    total = 0
+                small, big = total // 2, total - total // 2
+                if self.auto_pad == "same_lower":
+                    begin.append(big)
+                    end.append(small)
+                elif self.auto_pad == "same_upper":
+                    begin.append(small)
+                    end.append(big)
+                else:
+                    begin.append(self.pads_begin[i])
+                    end.append(total - self.pads_begin[i])
+            out = grouped_conv_transpose(x, wg, self.strides, self.dilations, begin, end, op)
+            if output_shape is not None:
+                out = out[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]
+            return [out]
+        return [grouped_conv_transpose(x, wg, self.strides, self.dilations, self.pads_begin, self.pads_end, op)]
+
+
+class GroupConvolutionBackpropData(ConvolutionBackpropData):
+    """Grouped transposed convolution: ``filters [G, C/G, Co/G, K...]``."""
+
+    type_name: ClassVar[str] = "GroupConvolutionBackpropData"
+    groups_in_filter: ClassVar[int] = 1

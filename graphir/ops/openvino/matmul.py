@@ -1,0 +1,153 @@
+"""OpenVINO ``MatMul-1`` and ``Einsum-7``: numpy-style batched products over partial shapes."""
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+import numpy as np
+
+from graphir.broadcast import broadcast_merge
+from graphir.ops.base import NUMERIC, Op, Port, TensorType
+from graphir.shapes import Dimension, PartialShape
+
+
+class MatMul(Op):
+    """``A @ B`` with optional transposes of the two innermost dims; 1-D inputs are promoted
+    (A to ``[1,K]``, B to ``[K,1]``) and the added dim is dropped again, as numpy does."""
+
+    type_name: ClassVar[str] = "MatMul"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("A", NUMERIC), Port("B", NUMERIC))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    transpose_a: bool = False
+    transpose_b: bool = False
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        et = self.merge_types(inputs, (0, 1))
+        a, b = inputs[0].shape, inputs[1].shape
+        if a.rank_is_dynamic or b.rank_is_dynamic:
+            return [TensorType(et, PartialShape.dynamic())]
+        if len(a) == 0 or len(b) == 0:
+            raise self.fail(f"inputs must not be scalars: A {a}, B {b}")
+        ad, bd = list(a.dims), list(b.dims)
+        a1, b1 = len(ad) == 1, len(bd) == 1
+        if a1:
+            ad = [Dimension.static(1)] + ad
+        elif self.transpose_a:
+            ad[-2], ad[-1] = ad[-1], ad[-2]
+        if b1:
+            bd = bd + [Dimension.static(1)]
+        elif self.transpose_b:
+            bd[-2], bd[-1] = bd[-1], bd[-2]
+        if ad[-1].merge(bd[-2]) is None:
+            raise self.fail(
+                f"incompatible MatMul matrix dimension: K of A ({ad[-1]}) != K of B ({bd[-2]}); "
+                f"A {a} (transpose_a={self.transpose_a}), B {b} (transpose_b={self.transpose_b})"
+            )
+        batch = broadcast_merge(PartialShape(ad[:-2]), PartialShape(bd[:-2]), "numpy")
+        if batch is None:
+            raise self.fail(f"batch dimensions do not broadcast: A {a}, B {b}")
+        out = list(batch.dims)
+        if not a1:
+            out.append(ad[-2])
+        if not b1:
+            out.append(bd[-1])
+        return [TensorType(et, PartialShape(out))]
+
+    def evaluate(self, a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+        if self.transpose_a and a.ndim > 1:
+            a = np.swapaxes(a, -1, -2)
+        if self.transpose_b and b.ndim > 1:
+            b = np.swapaxes(b, -1, -2)
+        return [np.asarray(np.matmul(a, b), dtype=np.result_type(a.dtype, b.dtype))]
+
+
+_LABELS = re.compile(r"\.\.\.|[A-Za-z]")
+
+
+def _parse_term(term: str) -> list[str]:
+    labels = _LABELS.findall(term)
+    if "".join(labels) != term or labels.count("...") > 1:
+        raise ValueError(term)
+    return labels
+
+
+class Einsum(Op):
+    """Einstein summation over an ``equation`` such as ``"ij,jk->ik"`` (explicit or implicit mode)."""
+
+    type_name: ClassVar[str] = "Einsum"
+    version: ClassVar[str] = "opset7"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("inputs", NUMERIC, variadic=True),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    equation: str
+
+    def _terms(self, count: int) -> tuple[list[list[str]], list[str]]:
+        eq = self.equation.replace(" ", "")
+        try:
+            lhs, arrow, rhs = eq.partition("->")
+            ins = [_parse_term(t) for t in lhs.split(",")]
+            if arrow:
+                out = _parse_term(rhs)
+            else:
+                flat = [x for t in ins for x in t if x != "..."]
+                out = (["..."] if any("..." in t for t in ins) else []) + sorted(
+                    x for x in set(flat) if flat.count(x) == 1
+                )
+        except ValueError:
+            raise self.fail(f"invalid equation '{self.equation}'") from None
+        if len(ins) != count:
+            raise self.fail(f"equation '{self.equation}' has {len(ins)} operands but {count} inputs are given")
+        return ins, out
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        et = self.merge_types(inputs, tuple(range(len(inputs))))
+        terms, out = self._terms(len(inputs))
+        dims: dict[str, Dimension] = {}
+        ellipsis: PartialShape | None = PartialShape([])
+        for i, (term, t) in enumerate(zip(terms, inputs)):
+            if t.shape.rank_is_dynamic:
+                if "..." in term:
+                    ellipsis = None
+                continue
+            n_named = len(term) - (1 if "..." in term else 0)
+            rank = len(t.shape)
+            if ("..." in term and rank < n_named) or ("..." not in term and rank != n_named):
+                raise self.fail(f"input {i} shape {t.shape} does not match term '{''.join(term)}' of '{self.equation}'")
+            pos = 0
+            for label in term:
+                if label == "...":
+                    width = rank - n_named
+                    if ellipsis is not None:
+                        ellipsis = broadcast_merge(ellipsis, PartialShape(t.shape.dims[pos:pos + width]),
+                                                   "numpy")
+                        if ellipsis is None:
+                            raise self.fail(f"ellipsis dimensions of input {i} {t.shape} do not broadcast")
+                    pos += width
+                    continue
+                d = t.shape.dims[pos]
+                merged = dims[label].merge(d) if label in dims else d
+                if merged is None:
+                    raise self.fail(f"label '{label}' has dimension {dims[label]} and {d} (input {i} {t.shape})")
+                dims[label] = merged
+                pos += 1
+        if ellipsis is None and "..." in out:
+            return [TensorType(et, PartialShape.dynamic())]
+        shape: list[Dimension] = []
+        for label in out:
+            if label == "...":
+                shape.extend(ellipsis.dims)  # type: ignore[union-attr]
+            elif label in dims:
+                shape.append(dims[label])
+            else:
+                if any(t.shape.rank_is_dynamic for t in inputs):
+                    shape.append(Dimension.dynamic())
+                else:
+                    raise self.fail(f"output label '{label}' of '{self.equation}' is on no input")
+        return [TensorType(et, PartialShape(shape))]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        dtype = np.result_type(*arrays)
+        return [np.asarray(np.einsum(self.equation.replace(" ", ""), *arrays), dtype=dtype)]

@@ -1,0 +1,297 @@
+"""OpenVINO pooling: ``MaxPool-1/8/14``, ``AvgPool-1/14``, ``AdaptiveAvgPool-8``, ``AdaptiveMaxPool-8``.
+
+Windows come from the strided view in :mod:`graphir.ops.openvino.conv`. Ceil rounding pads the
+end so the last window fits; that extra area never counts (max: -inf, average: not in the divisor).
+``ceil_torch`` (v14) also drops a last window that would start in the end padding, as PyTorch does.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import ClassVar, Literal
+
+import numpy as np
+from pydantic import Field
+
+from graphir.ops.base import INDEX, NUMERIC, REAL, Op, Port, TensorType
+from graphir.ops.openvino.conv import AutoPad, resolve_pads, window_out_dim, window_out_length, windows
+from graphir.shapes import Dimension, PartialShape
+from graphir.types import ElementType
+
+
+class _PoolBase(Op):
+    strides: list[int]
+    pads_begin: list[int]
+    pads_end: list[int]
+    kernel: list[int]
+    rounding_type: Literal["floor", "ceil"] = "floor"
+    auto_pad: AutoPad = "explicit"
+
+    def _dilations(self) -> list[int]:
+        return [1] * len(self.kernel)
+
+    def _out_length(self, length: int, i: int) -> int:
+        k_eff = self._dilations()[i] * (self.kernel[i] - 1) + 1
+        ceil = self.rounding_type != "floor"
+        pb, pe = self.pads_begin[i], self.pads_end[i]
+        out = window_out_length(length, k_eff, self.strides[i], pb, pe, self.auto_pad, ceil)
+        if self.rounding_type == "ceil_torch" and self.auto_pad not in ("same_upper", "same_lower", "valid"):
+            if out > 1 and (out - 1) * self.strides[i] >= length + pb:
+                out -= 1
+        return out
+
+    def _spatial(self, data: PartialShape) -> list[Dimension]:
+        n = len(self.kernel)
+        for name in ("strides", "pads_begin", "pads_end"):
+            if len(getattr(self, name)) != n:
+                raise self.fail(f"attribute '{name}' {getattr(self, name)} must have {n} values like kernel {self.kernel}")
+        if data.rank_is_static and len(data) != n + 2:
+            raise self.fail(f"data {data} must have rank {n + 2} for kernel {self.kernel}")
+        if any(k < 1 for k in self.kernel) or any(s < 1 for s in self.strides):
+            raise self.fail(f"kernel {self.kernel} and strides {self.strides} must be positive")
+        out = []
+        for i, d in enumerate(data.dims[2:]):
+            lo = self._out_length(d.min, i)
+            hi = None if d.max is None else self._out_length(d.max, i)
+            if d.is_static and lo < 1:
+                raise self.fail(
+                    f"kernel {self.kernel} (dilations {self._dilations()}) does not fit the padded data along "
+                    f"spatial axis {i}: data {data}, pads_begin {self.pads_begin}, pads_end {self.pads_end}"
+                )
+            if d.is_dynamic:
+                lo = max(lo, 1) if hi is None or hi >= 1 else lo
+            out.append(Dimension(min(lo, hi) if hi is not None else lo, hi))
+        return out
+
+    def _out_shape(self, data: PartialShape) -> PartialShape:
+        if data.rank_is_dynamic:
+            n = len(self.kernel)
+            self._spatial(PartialShape.dynamic(n + 2))
+            return PartialShape([Dimension.dynamic()] * 2 + [Dimension.dynamic()] * n)
+        return PartialShape(list(data.dims[:2]) + self._spatial(data))
+
+    def _padded(self, x: np.ndarray, fill: float) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """The input padded for every window (explicit + ceil extra), a validity mask of the same
+        spatial shape (1: real data, 2: explicit pad, 0: ceil extra), and the begin pads."""
+        dil = self._dilations()
+        k_eff = [d * (k - 1) + 1 for k, d in zip(self.kernel, dil)]
+        begin, end = resolve_pads(x.shape[2:], k_eff, self.strides, self.pads_begin, self.pads_end, self.auto_pad)
+        outs = [self._out_length(n, i) for i, n in enumerate(x.shape[2:])]
+        extra = [max((o - 1) * s + k - (n + b + e), 0)
+                 for o, s, k, n, b, e in zip(outs, self.strides, k_eff, x.shape[2:], begin, end)]
+        widths = [(0, 0), (0, 0)] + [(b, e + ex) for b, e, ex in zip(begin, end, extra)]
+        padded = np.pad(x, widths, constant_values=fill)
+        mask = np.zeros(padded.shape[2:], dtype=np.int8)
+        mask[tuple(slice(0, b + n + e) for b, n, e in zip(begin, x.shape[2:], end))] = 2
+        mask[tuple(slice(b, b + n) for b, n in zip(begin, x.shape[2:]))] = 1
+        # trim windows beyond the output count (ceil_torch may have dropped one)
+        return padded, mask, begin
+
+    def _windows(self, padded: np.ndarray, outs: list[int]) -> np.ndarray:
+        win = windows(padded, self.kernel, self.strides, self._dilations())
+        return win[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
+
+
+def _lowest(dtype: np.dtype) -> float:
+    return -np.inf if np.issubdtype(dtype, np.floating) or dtype.kind == "V" else np.iinfo(dtype).min
+
+
+class MaxPool(_PoolBase):
+    """Max over each window; padding never wins."""
+
+    type_name: ClassVar[str] = "MaxPool"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", NUMERIC),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        return [TensorType(inputs[0].element_type, self._out_shape(inputs[0].shape))]
+
+    def _max(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Maxima and, per window, the flat position of the winner in the padded spatial grid."""
+        work = x.astype(np.float32) if x.dtype.kind == "V" or x.dtype == np.float16 else x
+        padded, _, begin = self._padded(work, _lowest(work.dtype))
+        outs = [self._out_length(n, i) for i, n in enumerate(x.shape[2:])]
+        win = self._windows(padded, outs)
+        n_sp = len(self.kernel)
+        flat = win.reshape(win.shape[: 2 + n_sp] + (-1,))
+        arg = np.argmax(flat, axis=-1)
+        values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+        return values.astype(x.dtype), (arg, begin, outs)  # type: ignore[return-value]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        return [self._max(x)[0]]
+
+
+class MaxPool8(MaxPool):
+    """MaxPool with dilations and a second output: each maximum's flat index in the input,
+    counted from dimension ``axis`` on."""
+
+    type_name: ClassVar[str] = "MaxPool"
+    version: ClassVar[str] = "opset8"
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"), Port("output_indices"))
+
+    dilations: list[int] = []
+    index_element_type: Literal["i32", "i64"] = "i64"
+    axis: int = 0
+
+    def _dilations(self) -> list[int]:
+        return list(self.dilations) or [1] * len(self.kernel)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        if self.dilations and len(self.dilations) != len(self.kernel):
+            raise self.fail(f"attribute 'dilations' {self.dilations} must have {len(self.kernel)} values")
+        data = inputs[0].shape
+        if data.rank_is_static and not -len(data) <= self.axis < len(data):
+            raise self.fail(f"axis {self.axis} is out of range for data {data}")
+        shape = self._out_shape(data)
+        return [TensorType(inputs[0].element_type, shape),
+                TensorType(ElementType.parse(self.index_element_type), shape)]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        values, (arg, begin, outs) = self._max(x)  # type: ignore[misc]
+        dil = self._dilations()
+        spatial = x.shape[2:]
+        # window-local flat index -> padded coordinates -> input coordinates
+        local = np.unravel_index(arg, tuple(self.kernel))
+        index = np.zeros(arg.shape, dtype=np.int64)
+        grids = np.meshgrid(*[np.arange(o) for o in outs], indexing="ij")
+        for i in range(len(self.kernel)):
+            coord = grids[i] * self.strides[i] + local[i] * dil[i] - begin[i]
+            index = index * spatial[i] + coord
+        axis = self.axis % x.ndim
+        n_idx = np.arange(x.shape[0])[:, None]
+        c_idx = np.arange(x.shape[1])[None, :]
+        extra = index.reshape(x.shape[:2] + (-1,))
+        sp = int(np.prod(spatial))
+        if axis == 0:
+            extra = extra + ((n_idx * x.shape[1] + c_idx) * sp)[..., None]
+        elif axis == 1:
+            extra = extra + (c_idx * sp)[..., None]
+        dtype = np.int32 if self.index_element_type == "i32" else np.int64
+        return [values, extra.reshape(index.shape).astype(dtype)]
+
+
+class MaxPool14(MaxPool8):
+    """MaxPool-8 plus ``rounding_type="ceil_torch"``."""
+
+    type_name: ClassVar[str] = "MaxPool"
+    version: ClassVar[str] = "opset14"
+    rounding_type: Literal["floor", "ceil", "ceil_torch"] = "floor"  # type: ignore[assignment]
+
+
+class AvgPool(_PoolBase):
+    """Mean over each window; ``exclude-pad`` leaves the explicit padding out of the divisor."""
+
+    type_name: ClassVar[str] = "AvgPool"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    exclude_pad: bool = Field(alias="exclude-pad")
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        return [TensorType(inputs[0].element_type, self._out_shape(inputs[0].shape))]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        ct = np.float64 if x.dtype == np.float64 else np.float32
+        padded, mask, _ = self._padded(x.astype(ct), 0.0)
+        outs = [self._out_length(n, i) for i, n in enumerate(x.shape[2:])]
+        n_sp = len(self.kernel)
+        axes = tuple(range(-n_sp, 0))
+        sums = self._windows(padded, outs).sum(axis=axes)
+        valid = (mask == 1) if self.exclude_pad else (mask >= 1)
+        counts = self._windows(valid[None, None].astype(ct), outs).sum(axis=axes)
+        return [(sums / np.maximum(counts, 1)).astype(x.dtype)]
+
+
+class AvgPool14(AvgPool):
+    """AvgPool-1 plus ``rounding_type="ceil_torch"``."""
+
+    type_name: ClassVar[str] = "AvgPool"
+    version: ClassVar[str] = "opset14"
+    rounding_type: Literal["floor", "ceil", "ceil_torch"] = "floor"  # type: ignore[assignment]
+
+
+class _AdaptiveBase(Op):
+    def _out(self, inputs: list[TensorType]) -> PartialShape:
+        self.check_input_types(inputs)
+        data, size = inputs[0].shape, inputs[1]
+        if size.shape.rank_is_static and len(size.shape) != 1:
+            raise self.fail(f"output_shape must be 1-D, got {size.shape}")
+        if data.rank_is_static and len(data) not in (3, 4, 5):
+            raise self.fail(f"data must have rank 3, 4 or 5, got {data}")
+        if data.rank_is_static and size.shape.rank_is_static and size.shape.dims[0].is_static \
+                and size.shape.dims[0].min != len(data) - 2:
+            raise self.fail(f"output_shape {size.shape} must hold {len(data) - 2} values for data {data}")
+        if data.rank_is_dynamic:
+            return PartialShape.dynamic()
+        if size.value is not None:
+            spatial = [Dimension.static(int(v)) for v in np.asarray(size.value).reshape(-1)]
+        else:
+            spatial = [Dimension.dynamic()] * (len(data) - 2)
+        return PartialShape(list(data.dims[:2]) + spatial)
+
+    @staticmethod
+    def _bins(length: int, count: int) -> list[tuple[int, int]]:
+        return [(i * length // count, -(-(i + 1) * length // count)) for i in range(count)]
+
+    def _pool(self, x: np.ndarray, sizes: np.ndarray, reduce: str) -> tuple[np.ndarray, np.ndarray]:
+        counts = [int(v) for v in np.asarray(sizes).reshape(-1)]
+        spatial = x.shape[2:]
+        out = np.empty(x.shape[:2] + tuple(counts), dtype=x.dtype)
+        idx = np.empty(x.shape[:2] + tuple(counts), dtype=np.int64)
+        bins = [self._bins(n, c) for n, c in zip(spatial, counts)]
+        for pos in itertools.product(*[range(c) for c in counts]):
+            region = tuple(slice(*bins[i][p]) for i, p in enumerate(pos))
+            block = x[(slice(None), slice(None)) + region]
+            flat = block.reshape(block.shape[:2] + (-1,))
+            if reduce == "avg":
+                out[(slice(None), slice(None)) + pos] = flat.astype(np.float64).mean(axis=-1)
+            else:
+                arg = np.argmax(flat, axis=-1)
+                out[(slice(None), slice(None)) + pos] = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
+                local = np.unravel_index(arg, block.shape[2:])
+                flat_index = np.zeros(arg.shape, dtype=np.int64)
+                for i, p in enumerate(pos):
+                    flat_index = flat_index * spatial[i] + local[i] + bins[i][p][0]
+                idx[(slice(None), slice(None)) + pos] = flat_index
+        return out, idx
+
+
+class AdaptiveAvgPool(_AdaptiveBase):
+    """Average over ``output_shape`` bins: bin i spans ``[floor(i*L/n), ceil((i+1)*L/n))``."""
+
+    type_name: ClassVar[str] = "AdaptiveAvgPool"
+    version: ClassVar[str] = "opset8"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL), Port("output_shape", INDEX))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [TensorType(inputs[0].element_type, self._out(inputs))]
+
+    def evaluate(self, x: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
+        return [self._pool(x, sizes, "avg")[0]]
+
+
+class AdaptiveMaxPool(_AdaptiveBase):
+    """Max over adaptive bins, with each maximum's flat spatial index (per batch and channel)."""
+
+    type_name: ClassVar[str] = "AdaptiveMaxPool"
+    version: ClassVar[str] = "opset8"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL), Port("output_shape", INDEX))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"), Port("output_indices"))
+
+    index_element_type: Literal["i32", "i64"] = "i64"
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        shape = self._out(inputs)
+        return [TensorType(inputs[0].element_type, shape),
+                TensorType(ElementType.parse(self.index_element_type), shape)]
+
+    def evaluate(self, x: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
+        out, idx = self._pool(x, sizes, "max")
+        return [out, idx.astype(np.int32 if self.index_element_type == "i32" else np.int64)]
