@@ -74,31 +74,31 @@ def one_way_merge(target: PartialShape, src: PartialShape) -> PartialShape | Non
 
 
 def pdpd_merge(dst: PartialShape, src: PartialShape, axis: int = -1) -> PartialShape | None:
-    """PaddlePaddle broadcast of ``src`` into ``dst`` starting at ``axis`` (-1: trailing alignment)."""
+    """PaddlePaddle broadcast of ``src`` into ``dst`` starting at ``axis`` (-1: trailing alignment).
+
+    As OpenVINO 2026 computes it (pinned by tests/test_select_differential.py): a dynamic rank on
+    either side gives a dynamic rank; ``src`` may not out-rank ``dst`` nor run past its end; an
+    axis below -1 fails; two static dims fail when the source one is larger (so a source 1 does
+    not fit a target 0); otherwise each pair takes :meth:`Dimension.broadcast_merge` (which lets
+    a static source widen a dynamic target that may be 1: ``[5]`` into ``[1..4]`` gives ``[5]``).
+    """
     if dst.rank_is_dynamic or src.rank_is_dynamic:
-        return dst
+        return PartialShape.dynamic()
     d, s = dst.dims, src.dims
-    if len(s) > len(d):
+    if len(s) > len(d) or axis < -1:
         return None
     start = len(d) - len(s) if axis == -1 else axis
-    if start < 0 or start + len(s) > len(d):
+    if start + len(s) > len(d):
         return None
     out = list(d)
     for i, ds in enumerate(s):
         dd = d[start + i]
-        if ds == 1:
-            continue
-        if dd.is_dynamic and ds.is_static:
-            out[start + i] = ds  # OpenVINO widens a dynamic target dim to the static source
-            continue
-        if ds.is_static and dd.is_static:
-            if ds.min > dd.min:
-                return None
-            continue
-        m = dd.merge(ds)
-        if m is None:
+        if ds.is_static and dd.is_static and ds.min > dd.min:
             return None
-        out[start + i] = m
+        merged = dd.broadcast_merge(ds)
+        if merged is None:
+            return None
+        out[start + i] = merged
     return PartialShape(out)
 
 

@@ -3,7 +3,10 @@
 numpy mode: the result starts as ``else``; ``then`` and then ``cond`` are broadcast into it
 bidirectionally (so cond may raise the rank: the runtime's rule, not the spec text's one-way one).
 none mode: all shapes merge. pdpd mode: the result starts as ``then``; ``else`` and ``cond`` are
-one-way broadcast into it starting at ``axis``.
+one-way broadcast into it starting at ``axis`` (see :func:`graphir.broadcast.pdpd_merge`). The
+Python factory ``openvino.opset1.select(..., "pdpd")`` and an IR without the axis attribute both
+give axis 0 (leading alignment); only the IR attribute ``auto_broadcast.auto_broadcast_axis``
+gives -1 (trailing) or any other axis. tests/test_select_differential.py pins all of it.
 """
 from __future__ import annotations
 
@@ -15,7 +18,11 @@ from pydantic import Field
 from graphir.broadcast import AutoBroadcastSpec, broadcast_merge
 from graphir.kernels.select import select
 from graphir.ops.base import Op, Port, TensorType, types
+from graphir.shapes import PartialShape
 from graphir.types import ElementType
+
+#: constant folding is attempted only up to this many output elements
+_FOLD_LIMIT = 4096
 
 
 class Select(Op):
@@ -53,37 +60,57 @@ class Select(Op):
                 f"Argument 1 and 2 element types must match: input 1 ('then') is "
                 f"{then.element_type}, input 2 ('else') is {other.element_type}"
             )
+        shape = self._infer_shape(cond.shape, then.shape, other.shape)
+        return [TensorType(et, shape, self._fold(cond, then, other, et, shape))]
+
+    def _infer_shape(self, cond: PartialShape, then: PartialShape, other: PartialShape) -> PartialShape:
         spec = self.broadcast_spec
         if spec.type == "pdpd":
-            result = broadcast_merge(then.shape, other.shape, spec)
+            rule = f"pdpd broadcast from axis {spec.axis}: rank <= {then.rank}, each dim fits or is 1"
+            result = broadcast_merge(then, other, spec)
             if result is None:
                 raise self.fail(
-                    f"'Else' tensor shape is not broadcastable: else {other.shape} into then "
-                    f"{then.shape} (pdpd, axis {spec.axis})"
+                    f"'Else' tensor shape is not broadcastable: input 2 ('else') {other} into "
+                    f"input 1 ('then') {then} ({rule})"
                 )
-            merged = broadcast_merge(result, cond.shape, spec)
+            merged = broadcast_merge(result, cond, spec)
             if merged is None:
                 raise self.fail(
-                    f"'Cond' tensor shape is not broadcastable: cond {cond.shape} into {result} "
-                    f"(pdpd, axis {spec.axis})"
+                    f"'Cond' tensor shape is not broadcastable: input 0 ('cond') {cond} into "
+                    f"{result} ({rule})"
                 )
-            return [TensorType(et, merged)]
-        result = other.shape
-        for index, tensor in ((1, then), (0, cond)):
-            merged = broadcast_merge(result, tensor.shape, spec)
+            return merged
+        rule = (
+            "none: shapes must be equal" if spec.type == "none"
+            else "numpy: right-aligned, each dim equal or 1"
+        )
+        result = other
+        for index, shape in ((1, then), (0, cond)):
+            merged = broadcast_merge(result, shape, spec)
             if merged is None:
                 raise self.fail(
-                    f"Argument shapes are inconsistent: cond {cond.shape}, then {then.shape}, "
-                    f"else {other.shape} ({spec.type} broadcast; input {index} "
-                    f"('{self.inputs[index].name}') {tensor.shape} does not fit {result})"
+                    f"Argument shapes are inconsistent: cond {cond}, then {then}, else {other} "
+                    f"({rule}; input {index} ('{self.inputs[index].name}') {shape} does not fit "
+                    f"{result})"
                 )
             result = merged
-        return [TensorType(et, result)]
+        return result
+
+    def _fold(self, cond: TensorType, then: TensorType, other: TensorType, et: ElementType,
+              shape: PartialShape) -> np.ndarray | None:
+        """The output value when all three inputs are known and small (shape subgraphs)."""
+        if cond.value is None or then.value is None or other.value is None or not shape.is_static:
+            return None
+        if int(np.prod(shape.to_shape(), dtype=np.int64)) > _FOLD_LIMIT or et.is_dynamic:
+            return None
+        try:
+            return self.evaluate(np.asarray(cond.value), np.asarray(then.value), np.asarray(other.value))[0]
+        except (ValueError, TypeError):
+            return None
 
     def evaluate(self, cond: np.ndarray, then: np.ndarray, other: np.ndarray) -> list[np.ndarray]:
         if self.auto_broadcast == "pdpd":
-            target = np.broadcast_shapes(then.shape)
-            rank = len(target)
+            rank = then.ndim
             other = _pdpd_align(other, rank, self.axis)
             cond = _pdpd_align(cond, rank, self.axis)
         return [select(cond, then, other)]
