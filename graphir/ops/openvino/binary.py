@@ -1,0 +1,161 @@
+"""The binary-elementwise pattern OpenVINO's Add, Less, LogicalAnd... share.
+
+Each op has an ``auto_broadcast`` attribute (numpy, none or pdpd with an axis); its output shape
+is ``broadcast_merge_into(A, B)`` under that rule (pdpd broadcasts B into A). Three families:
+
+- arithmetic: A and B merge to one element type, which may not be boolean or string
+  ("This operation does not support inputs with element type: boolean"); output has that type;
+- comparison: A and B merge to one element type (boolean allowed); output is boolean;
+- logical: A and B must be boolean; output is boolean.
+
+Element types and messages follow OpenVINO 2026.4 (tests/ops/test_elementwise.py pins them).
+Outputs fold (``TensorType.value``) when both input values are known and the result is small.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field
+
+from graphir.broadcast import AutoBroadcastSpec, broadcast_merge
+from graphir.errors import GraphirError
+from graphir.ops.base import Op, Port, TensorType
+from graphir.shapes import PartialShape
+from graphir.types import ElementType
+
+#: constant folding is attempted only up to this many output elements
+FOLD_LIMIT = 4096
+
+_RULES = {
+    "none": "none: shapes must be equal",
+    "numpy": "numpy: right-aligned, each dim equal or 1",
+    "pdpd": "pdpd: B fits into A from the axis, each dim equal or 1",
+}
+
+
+def fold(op: Op, inputs: list[TensorType], shape: PartialShape, et: ElementType) -> Any:
+    """Evaluate ``op`` on its inputs' known values when all are known and the result is small."""
+    if et.is_dynamic or not shape.is_static or any(t.value is None for t in inputs):
+        return None
+    if int(np.prod(shape.to_shape(), dtype=np.int64)) > FOLD_LIMIT:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            return op.evaluate(*(np.asarray(t.value) for t in inputs))[0]
+    except (GraphirError, ValueError, TypeError, ArithmeticError):
+        return None
+
+
+def pdpd_align(array: np.ndarray, rank: int, axis: int) -> np.ndarray:
+    """Reshape a lower-rank array so numpy broadcasting places its dims starting at ``axis``."""
+    if array.ndim >= rank:
+        return array
+    start = rank - array.ndim if axis == -1 else axis
+    return array.reshape((1,) * start + array.shape + (1,) * (rank - start - array.ndim))
+
+
+class BinaryElementwise(Op):
+    """Base of the binary elementwise ops: broadcast attribute, shape rule, folding."""
+
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("A"), Port("B"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    auto_broadcast: Literal["none", "numpy", "pdpd"] = "numpy"
+    auto_broadcast_axis: int = Field(
+        default=0,
+        alias="auto_broadcast.auto_broadcast_axis",
+        description="pdpd only: the axis of A where B's dims start (-1: trailing alignment)",
+    )
+
+    @property
+    def broadcast_spec(self) -> AutoBroadcastSpec:
+        return AutoBroadcastSpec(type=self.auto_broadcast, axis=self.auto_broadcast_axis)
+
+    # --- inference --------------------------------------------------------------------------
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        et = self.output_element_type(inputs)
+        shape = self.infer_shape(inputs[0].shape, inputs[1].shape)
+        return [TensorType(et, shape, fold(self, inputs, shape, et))]
+
+    def output_element_type(self, inputs: list[TensorType]) -> ElementType:
+        return self.merged_element_type(inputs)
+
+    def merged_element_type(self, inputs: list[TensorType]) -> ElementType:
+        a, b = inputs[0].element_type, inputs[1].element_type
+        et = a.merge(b)
+        if et is None:
+            raise self.fail(
+                f"Arguments do not have the same element type (arg0 element type: {a}, arg1 "
+                f"element type: {b}); input 0 ('A') is {inputs[0]}, input 1 ('B') is {inputs[1]}"
+            )
+        return et
+
+    def infer_shape(self, a: PartialShape, b: PartialShape) -> PartialShape:
+        spec = self.broadcast_spec
+        merged = broadcast_merge(a, b, spec)
+        if merged is None:
+            rule = _RULES[spec.type] + (f" {spec.axis}" if spec.type == "pdpd" else "")
+            raise self.fail(
+                f"Argument shapes are inconsistent: input 0 ('A') {a} and input 1 ('B') {b} "
+                f"({rule})"
+            )
+        return merged
+
+    # --- evaluation -------------------------------------------------------------------------
+    def evaluate(self, a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+        a, b = np.asarray(a), np.asarray(b)
+        if self.auto_broadcast == "pdpd":
+            b = pdpd_align(b, a.ndim, self.auto_broadcast_axis)
+        elif self.auto_broadcast == "none" and a.shape != b.shape:
+            raise self.fail(f"auto_broadcast none: input shapes {list(a.shape)} and {list(b.shape)} differ")
+        with np.errstate(all="ignore"):
+            out = self.compute(a, b)
+        return [np.asarray(out)]
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class BinaryArithmetic(BinaryElementwise):
+    """Same-type numeric inputs (no boolean, no string); output of that type."""
+
+    def output_element_type(self, inputs: list[TensorType]) -> ElementType:
+        et = self.merged_element_type(inputs)
+        if et in (ElementType.boolean, ElementType.string):
+            raise self.fail(
+                f"This operation does not support inputs with element type: {et} "
+                f"(input 0 ('A') is {inputs[0]}, input 1 ('B') is {inputs[1]})"
+            )
+        return et
+
+    def evaluate(self, a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+        out = super().evaluate(a, b)[0]
+        return [out.astype(np.result_type(a, b), copy=False)]
+
+
+class BinaryComparison(BinaryElementwise):
+    """Same-type inputs (boolean allowed); boolean output."""
+
+    def output_element_type(self, inputs: list[TensorType]) -> ElementType:
+        self.merged_element_type(inputs)
+        return ElementType.boolean
+
+
+class BinaryLogical(BinaryElementwise):
+    """Boolean inputs; boolean output."""
+
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("A", (ElementType.boolean,)),
+        Port("B", (ElementType.boolean,)),
+    )
+
+    def output_element_type(self, inputs: list[TensorType]) -> ElementType:
+        et = self.merged_element_type(inputs)
+        if et not in (ElementType.boolean, ElementType.dynamic):
+            raise self.fail(
+                f"Operands for logical operators must have boolean element type but have element "
+                f"type {et} (input 0 ('A') is {inputs[0]}, input 1 ('B') is {inputs[1]})"
+            )
+        return ElementType.boolean

@@ -1,0 +1,215 @@
+"""OpenVINO binary elementwise ops (all opset1) and LogicalNot-1.
+
+Integer semantics follow OpenVINO's reference evaluators (the ones constant folding uses):
+arithmetic wraps around; Divide with ``m_pythondiv`` floors, without it truncates; Mod truncates
+(C ``fmod``), FloorMod floors (Python ``%``); an integer division or modulo by zero is an error;
+an integer Power with a negative exponent is ``pow`` in floating point truncated back (so 0 unless
+the base is 1 or -1). The CPU plugin differs in places (it saturates i8/u8 and divides i32 through
+floats): tests compare those cases against these exact values instead.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from graphir.errors import EvaluationError
+from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.openvino.binary import (
+    BinaryArithmetic,
+    BinaryComparison,
+    BinaryLogical,
+    fold,
+)
+
+
+def _is_integer(a: np.ndarray) -> bool:
+    return np.issubdtype(a.dtype, np.integer)
+
+
+def _check_divisor(op: Op, b: np.ndarray) -> None:
+    if np.any(b == 0):
+        raise EvaluationError(f"{op.describe()}: integer division by zero (input 1 ('B') has a zero)")
+
+
+# --- arithmetic ------------------------------------------------------------------------------
+class Add(BinaryArithmetic):
+    type_name: ClassVar[str] = "Add"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.add(a, b)
+
+
+class Subtract(BinaryArithmetic):
+    type_name: ClassVar[str] = "Subtract"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.subtract(a, b)
+
+
+class Multiply(BinaryArithmetic):
+    type_name: ClassVar[str] = "Multiply"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.multiply(a, b)
+
+
+class Divide(BinaryArithmetic):
+    """``m_pythondiv`` (default true): integer division floors (Python ``//``); false truncates."""
+
+    type_name: ClassVar[str] = "Divide"
+
+    m_pythondiv: bool = True
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if not _is_integer(a):
+            return np.divide(a, b)
+        _check_divisor(self, b)
+        quotient = np.floor_divide(a, b)
+        if not self.m_pythondiv:
+            inexact = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+            quotient = quotient + inexact.astype(quotient.dtype)
+        return quotient
+
+
+class Power(BinaryArithmetic):
+    type_name: ClassVar[str] = "Power"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if not _is_integer(a):
+            return np.power(a, b)
+        negative = b < 0
+        if not np.any(negative):
+            return np.power(a, b)
+        a, b = np.broadcast_arrays(a, b)
+        out = np.power(a, np.where(negative, 0, b))
+        # pow(x, -n) truncated: 1 for x == 1, +-1 for x == -1, 0 otherwise
+        odd = (b % 2) != 0
+        special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)).astype(out.dtype)
+        return np.where(negative, special, out)
+
+
+class Maximum(BinaryArithmetic):
+    type_name: ClassVar[str] = "Maximum"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.maximum(a, b)
+
+
+class Minimum(BinaryArithmetic):
+    type_name: ClassVar[str] = "Minimum"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.minimum(a, b)
+
+
+class SquaredDifference(BinaryArithmetic):
+    type_name: ClassVar[str] = "SquaredDifference"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        d = np.subtract(a, b)
+        return np.multiply(d, d)
+
+
+class FloorMod(BinaryArithmetic):
+    """Remainder with the sign of the divisor (Python ``%``)."""
+
+    type_name: ClassVar[str] = "FloorMod"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if _is_integer(a):
+            _check_divisor(self, b)
+        return np.mod(a, b)
+
+
+class Mod(BinaryArithmetic):
+    """Remainder with the sign of the dividend (C ``fmod``)."""
+
+    type_name: ClassVar[str] = "Mod"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if _is_integer(a):
+            _check_divisor(self, b)
+        return np.fmod(a, b)
+
+
+# --- comparison ------------------------------------------------------------------------------
+class Equal(BinaryComparison):
+    type_name: ClassVar[str] = "Equal"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.equal(a, b)
+
+
+class NotEqual(BinaryComparison):
+    type_name: ClassVar[str] = "NotEqual"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.not_equal(a, b)
+
+
+class Less(BinaryComparison):
+    type_name: ClassVar[str] = "Less"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.less(a, b)
+
+
+class LessEqual(BinaryComparison):
+    type_name: ClassVar[str] = "LessEqual"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.less_equal(a, b)
+
+
+class Greater(BinaryComparison):
+    type_name: ClassVar[str] = "Greater"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.greater(a, b)
+
+
+class GreaterEqual(BinaryComparison):
+    type_name: ClassVar[str] = "GreaterEqual"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.greater_equal(a, b)
+
+
+# --- logical ---------------------------------------------------------------------------------
+class LogicalAnd(BinaryLogical):
+    type_name: ClassVar[str] = "LogicalAnd"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.logical_and(a, b)
+
+
+class LogicalOr(BinaryLogical):
+    type_name: ClassVar[str] = "LogicalOr"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.logical_or(a, b)
+
+
+class LogicalXor(BinaryLogical):
+    type_name: ClassVar[str] = "LogicalXor"
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.logical_xor(a, b)
+
+
+class LogicalNot(Op):
+    """Negation; OpenVINO 2026 accepts any element type and keeps it (``!x`` as 0/1 of that type)."""
+
+    type_name: ClassVar[str] = "LogicalNot"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("arg"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        t = inputs[0]
+        return [TensorType(t.element_type, t.shape, fold(self, inputs, t.shape, t.element_type))]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
+        return [np.logical_not(x).astype(x.dtype, copy=False)]
