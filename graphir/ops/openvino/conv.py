@@ -38,9 +38,8 @@ def window_out_dim(dim: Dimension, k_eff: int, stride: int, pad_begin: int, pad_
     """:func:`window_out_length` mapped over an interval dimension (it is monotonic)."""
     lo = window_out_length(dim.min, k_eff, stride, pad_begin, pad_end, auto_pad, ceil)
     hi = None if dim.max is None else window_out_length(dim.max, k_eff, stride, pad_begin, pad_end, auto_pad, ceil)
-    if dim.is_dynamic:
-        lo = max(lo, 1) if hi is None or hi >= 1 else lo
-        lo = min(lo, hi) if hi is not None else lo
+    if dim.is_dynamic and auto_pad not in ("same_upper", "same_lower") and (hi is None or hi >= 1):
+        lo = max(lo, 1)  # OpenVINO assumes a dynamic input fits at least one window
     return Dimension(lo, hi)
 
 
@@ -278,6 +277,7 @@ class ConvolutionBackpropData(_ConvBase):
                 if k.is_dynamic or d.is_dynamic and d.min == 0 and d.max is None:
                     spatial.append(Dimension.dynamic())
                     continue
+                # without output_shape, OpenVINO treats same_upper/same_lower as zero padding
                 pb, pe = (0, 0) if self.auto_pad in ("valid", "same_upper", "same_lower") else (
                     self.pads_begin[i], self.pads_end[i])
                 extra = self.dilations[i] * (k.min - 1) + 1 - pb - pe + op[i]
@@ -285,9 +285,6 @@ class ConvolutionBackpropData(_ConvBase):
                 def size(n: int) -> int:
                     return max(self.strides[i] * (n - 1) + extra, 0)
 
-                if self.auto_pad in ("same_upper", "same_lower"):
-                    def size(n: int) -> int:  # noqa: F811 - same padding keeps in * stride
-                        return n * self.strides[i]
                 spatial.append(Dimension(size(d.min) if d.min > 0 else 0, None if d.max is None else size(d.max)))
         return [TensorType(et, PartialShape([dd[0], out_c] + spatial))]
 
@@ -297,30 +294,19 @@ class ConvolutionBackpropData(_ConvBase):
         spatial_count = x.ndim - 2
         op = self._out_padding(spatial_count)
         wg = w if g else w[None]
-        if output_shape is not None or self.auto_pad in ("same_upper", "same_lower", "valid"):
-            if output_shape is not None:
-                sizes = [int(v) for v in np.asarray(output_shape).reshape(-1)]
-            else:
-                sizes = [n * s for n, s in zip(x.shape[2:], self.strides)]
+        if output_shape is None and self.auto_pad != "explicit" and self.auto_pad != "notset":
+            zeros = [0] * spatial_count
+            return [grouped_conv_transpose(x, wg, self.strides, self.dilations, zeros, zeros, op)]
+        if output_shape is not None:
+            sizes = [int(v) for v in np.asarray(output_shape).reshape(-1)]
             begin, end = [], []
             for i, (n, k) in enumerate(zip(x.shape[2:], kernel)):
-                if self.auto_pad == "valid":
-                    begin.append(0)
-                    end.append(0)
-                    continue
                 total = self.strides[i] * (n - 1) + self.dilations[i] * (k - 1) + 1 - sizes[i] + op[i]
-                if output_shape is None and self.auto_pad == "valid":
-                    total = 0
                 small, big = total // 2, total - total // 2
-                if self.auto_pad == "same_lower":
-                    begin.append(big)
-                    end.append(small)
-                elif self.auto_pad == "same_upper":
-                    begin.append(small)
-                    end.append(big)
-                else:
-                    begin.append(self.pads_begin[i])
-                    end.append(total - self.pads_begin[i])
+                # measured on OpenVINO 2026.4: same_upper puts the larger half first (unlike Convolution)
+                first = {"same_upper": big, "same_lower": small, "valid": 0}.get(self.auto_pad, self.pads_begin[i])
+                begin.append(first)
+                end.append(total - first)
             out = grouped_conv_transpose(x, wg, self.strides, self.dilations, begin, end, op)
             if output_shape is not None:
                 out = out[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]

@@ -58,8 +58,6 @@ class _PoolBase(Op):
                     f"kernel {self.kernel} (dilations {self._dilations()}) does not fit the padded data along "
                     f"spatial axis {i}: data {data}, pads_begin {self.pads_begin}, pads_end {self.pads_end}"
                 )
-            if d.is_dynamic:
-                lo = max(lo, 1) if hi is None or hi >= 1 else lo
             out.append(Dimension(min(lo, hi) if hi is not None else lo, hi))
         return out
 

@@ -1,0 +1,182 @@
+"""OpenVINO normalizations: ``BatchNormInference-1/5``, ``MVN-1/6`` and ``NormalizeL2-1``."""
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import numpy as np
+
+from graphir.errors import InferenceError
+from graphir.ops.base import INDEX, REAL, Op, Port, TensorType
+from graphir.ops.openvino.reduction import normalize_axes
+from graphir.shapes import PartialShape
+
+
+def _work(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype == np.float64 else x.astype(np.float32)
+
+
+class BatchNormInference(Op):
+    """``gamma * (x - mean) / sqrt(variance + epsilon) + beta`` per channel (axis 1).
+    Version 5 takes ``data`` first; version 1 took ``gamma, beta`` before it."""
+
+    type_name: ClassVar[str] = "BatchNormInference"
+    version: ClassVar[str] = "opset5"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("data", REAL), Port("gamma", REAL), Port("beta", REAL), Port("mean", REAL), Port("variance", REAL),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+    data_index: ClassVar[int] = 0
+
+    epsilon: float
+
+    def _order(self, items: list) -> tuple:  # type: ignore[type-arg]
+        """(data, gamma, beta, mean, variance) whatever the version's port order."""
+        if self.data_index == 0:
+            return tuple(items)
+        gamma, beta, data, mean, var = items
+        return data, gamma, beta, mean, var
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        et = self.merge_types(inputs, tuple(range(5)))
+        if self.epsilon < 0:
+            raise self.fail(f"epsilon must be non-negative, got {self.epsilon}")
+        data, *params = self._order(inputs)
+        channel = None
+        if data.shape.rank_is_static:
+            if len(data.shape) < 2:
+                raise self.fail(f"data must have rank >= 2 (channels on axis 1), got {data.shape}")
+            channel = data.shape.dims[1]
+        names = ("gamma", "beta", "mean", "variance")
+        for name, p in zip(names, params):
+            if p.shape.rank_is_dynamic:
+                continue
+            if len(p.shape) != 1:
+                raise self.fail(f"'{name}' must be 1-D, got {p.shape}")
+            merged = p.shape.dims[0] if channel is None else channel.merge(p.shape.dims[0])
+            if merged is None:
+                raise self.fail(f"'{name}' has {p.shape.dims[0]} channels but data {data.shape} has {channel}")
+            channel = merged
+        shape = data.shape
+        if shape.rank_is_static and channel is not None:
+            shape = PartialShape([shape.dims[0], channel] + list(shape.dims[2:]))
+        return [TensorType(et, shape)]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        x, gamma, beta, mean, var = self._order(list(arrays))
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        g, b, m, v = (_work(a).reshape(shape) for a in (gamma, beta, mean, var))
+        out = g * (_work(x) - m) / np.sqrt(v + self.epsilon) + b
+        return [out.astype(x.dtype)]
+
+
+class BatchNormInference1(BatchNormInference):
+    type_name: ClassVar[str] = "BatchNormInference"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("gamma", REAL), Port("beta", REAL), Port("data", REAL), Port("mean", REAL), Port("variance", REAL),
+    )
+    data_index: ClassVar[int] = 2
+
+
+def _mvn(x: np.ndarray, axes: tuple[int, ...], normalize_variance: bool, eps: float, inside: bool) -> np.ndarray:
+    w = _work(x)
+    centered = w - w.mean(axis=axes, keepdims=True)
+    if normalize_variance:
+        var = (centered * centered).mean(axis=axes, keepdims=True)
+        centered = centered / (np.sqrt(var + eps) if inside else np.sqrt(var) + eps)
+    return centered.astype(x.dtype)
+
+
+class MVN1(Op):
+    """Mean-variance normalization over the spatial axes (and channels when ``across_channels``),
+    or over ``reduction_axes`` when given; eps is added inside the square root."""
+
+    type_name: ClassVar[str] = "MVN"
+    version: ClassVar[str] = "opset2"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    across_channels: bool = False
+    normalize_variance: bool = True
+    eps: float = 1e-9
+    reduction_axes: list[int] | None = None
+
+    def _axes(self, rank: int) -> tuple[int, ...]:
+        if self.reduction_axes:
+            return tuple(normalize_axes(self.reduction_axes, rank, "reduction_axes"))
+        return tuple(range(1 if self.across_channels else 2, rank))
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        data = inputs[0].shape
+        if data.rank_is_static:
+            try:
+                self._axes(len(data))
+            except InferenceError as exc:
+                raise self.fail(f"{exc} (data {data})") from None
+        return [TensorType(inputs[0].element_type, data)]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        return [_mvn(x, self._axes(x.ndim), self.normalize_variance, self.eps, True)]
+
+
+class MVN(Op):
+    """MVN-6: normalization over the ``axes`` input, eps ``inside_sqrt`` or ``outside_sqrt``."""
+
+    type_name: ClassVar[str] = "MVN"
+    version: ClassVar[str] = "opset6"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL), Port("axes", INDEX))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    normalize_variance: bool
+    eps: float
+    eps_mode: Literal["inside_sqrt", "outside_sqrt", "INSIDE_SQRT", "OUTSIDE_SQRT"]
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        data, axes = inputs[0].shape, inputs[1]
+        if axes.shape.rank_is_static and len(axes.shape) != 1:
+            raise self.fail(f"axes must be 1-D, got {axes.shape}")
+        if data.rank_is_static and axes.value is not None:
+            try:
+                normalize_axes(axes.value, len(data))
+            except InferenceError as exc:
+                raise self.fail(f"{exc} (data {data})") from None
+        return [TensorType(inputs[0].element_type, data)]
+
+    def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
+        ax = tuple(normalize_axes(axes, x.ndim))
+        return [_mvn(x, ax, self.normalize_variance, self.eps, self.eps_mode.lower() == "inside_sqrt")]
+
+
+class NormalizeL2(Op):
+    """``x / sqrt(max(sum(x^2), eps))`` (``eps_mode="max"``) or ``sqrt(sum + eps)`` (``"add"``)
+    over the ``axes`` input; empty axes normalize each element by itself."""
+
+    type_name: ClassVar[str] = "NormalizeL2"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL), Port("axes", INDEX))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    eps: float
+    eps_mode: Literal["add", "max", "ADD", "MAX"]
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        data, axes = inputs[0].shape, inputs[1]
+        if axes.shape.rank_is_static and len(axes.shape) > 1:
+            raise self.fail(f"axes must be a scalar or 1-D, got {axes.shape}")
+        if data.rank_is_static and axes.value is not None:
+            try:
+                normalize_axes(axes.value, len(data))
+            except InferenceError as exc:
+                raise self.fail(f"{exc} (data {data})") from None
+        return [TensorType(inputs[0].element_type, data)]
+
+    def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
+        ax = tuple(normalize_axes(axes, x.ndim))
+        w = _work(x)
+        sq = np.sum(w * w, axis=ax, keepdims=True) if ax else w * w
+        norm = np.sqrt(np.maximum(sq, self.eps) if self.eps_mode.lower() == "max" else sq + self.eps)
+        return [(w / norm).astype(x.dtype)]

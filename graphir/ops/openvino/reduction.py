@@ -1,0 +1,171 @@
+"""OpenVINO reductions: ``ReduceMean/Sum/Max/Min/Prod/LogicalAnd/LogicalOr-1`` and ``ReduceL1/L2-4``.
+
+They share one rule for the ``axes`` input (negative axes count from the end, repeats are allowed,
+out of range is an error) and one for ``keep_dims``; the rule lives in :func:`reduced_shape`.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+import numpy as np
+
+from graphir.errors import InferenceError
+from graphir.ops.base import INDEX, NUMERIC, Op, Port, TensorType, types
+from graphir.shapes import Dimension, PartialShape
+
+
+def normalize_axes(axes: "np.ndarray | list[int]", rank: int, what: str = "axes") -> list[int]:
+    """Axes in ``[0, rank)`` (sorted, unique); an InferenceError names any out of range."""
+    out = set()
+    for a in np.asarray(axes).reshape(-1).tolist():
+        a = int(a)
+        if not -rank <= a < rank:
+            raise InferenceError(f"{what} value {a} is out of the range [{-rank}, {rank - 1}] for rank {rank}")
+        out.add(a % rank if rank else a)
+    return sorted(out)
+
+
+def reduced_shape(data: PartialShape, axes: TensorType, keep_dims: bool) -> PartialShape:
+    """The output shape of a reduction of ``data`` over the ``axes`` tensor."""
+    if axes.shape.rank_is_static and len(axes.shape) > 1:
+        raise InferenceError(f"axes must be a scalar or 1-D tensor, got shape {axes.shape}")
+    if data.rank_is_dynamic:
+        return PartialShape.dynamic()
+    rank = len(data)
+    if axes.value is None:
+        if keep_dims:
+            return PartialShape.dynamic(rank)
+        count = axes.shape.dims[0] if axes.shape.rank_is_static and len(axes.shape) == 1 else Dimension.static(1)
+        if axes.shape.rank_is_static and len(axes.shape) == 0:
+            return PartialShape.dynamic(max(rank - 1, 0))
+        return PartialShape.dynamic()  # repeated axes make the rank unknowable from the count
+    reduced = normalize_axes(axes.value, rank)
+    dims = []
+    for i, d in enumerate(data.dims):
+        if i in reduced:
+            if keep_dims:
+                dims.append(Dimension.static(1))
+        else:
+            dims.append(d)
+    return PartialShape(dims)
+
+
+class _Reduce(Op):
+    """A reduction over the axes given by input 1."""
+
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", NUMERIC), Port("axes", INDEX))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    keep_dims: bool = False
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        try:
+            shape = reduced_shape(inputs[0].shape, inputs[1], self.keep_dims)
+        except InferenceError as exc:
+            raise self.fail(f"{exc} (data {inputs[0].shape}, axes input {inputs[1].shape})") from None
+        value = None
+        if inputs[0].value is not None and inputs[1].value is not None and shape.is_static:
+            value = self.evaluate(np.asarray(inputs[0].value), np.asarray(inputs[1].value))[0]
+        return [TensorType(inputs[0].element_type, shape, value)]
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        raise NotImplementedError
+
+    def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
+        ax = tuple(normalize_axes(axes, x.ndim))
+        if x.ndim == 0:
+            return [x.copy()]
+        out = self._reduce(x, ax)
+        if self.keep_dims:
+            out = np.expand_dims(out, ax) if ax else out
+        return [np.asarray(out).astype(x.dtype, copy=False)]
+
+
+def _acc(x: np.ndarray) -> np.ndarray:
+    """Half-precision inputs accumulate in f32, as OpenVINO's CPU plugin does."""
+    return x.astype(np.float32) if x.dtype == np.float16 or x.dtype.kind == "V" or str(x.dtype) == "bfloat16" else x
+
+
+class ReduceSum(_Reduce):
+    type_name: ClassVar[str] = "ReduceSum"
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        return np.sum(_acc(x), axis=axes)
+
+
+class ReduceMean(_Reduce):
+    type_name: ClassVar[str] = "ReduceMean"
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        if x.dtype.kind in "iu":
+            count = int(np.prod([x.shape[a] for a in axes])) if axes else 1
+            return np.sum(x, axis=axes) // max(count, 1)
+        return np.mean(_acc(x), axis=axes)
+
+
+class ReduceProd(_Reduce):
+    type_name: ClassVar[str] = "ReduceProd"
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        return np.prod(_acc(x), axis=axes)
+
+
+class ReduceMax(_Reduce):
+    type_name: ClassVar[str] = "ReduceMax"
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        if x.size == 0:
+            return np.full([n for i, n in enumerate(x.shape) if i not in axes], _extreme(x.dtype, low=True), x.dtype)
+        return np.max(x, axis=axes)
+
+
+class ReduceMin(_Reduce):
+    type_name: ClassVar[str] = "ReduceMin"
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        if x.size == 0:
+            return np.full([n for i, n in enumerate(x.shape) if i not in axes], _extreme(x.dtype, low=False), x.dtype)
+        return np.min(x, axis=axes)
+
+
+def _extreme(dtype: np.dtype, low: bool) -> object:
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if low else info.max
+    return -np.inf if low else np.inf
+
+
+class ReduceL1(_Reduce):
+    type_name: ClassVar[str] = "ReduceL1"
+    version: ClassVar[str] = "opset4"
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        return np.sum(np.abs(_acc(x)), axis=axes)
+
+
+class ReduceL2(_Reduce):
+    type_name: ClassVar[str] = "ReduceL2"
+    version: ClassVar[str] = "opset4"
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        a = _acc(x)
+        return np.sqrt(np.sum(a * a, axis=axes))
+
+
+class ReduceLogicalAnd(_Reduce):
+    type_name: ClassVar[str] = "ReduceLogicalAnd"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", types("boolean")), Port("axes", INDEX))
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        return np.all(x, axis=axes)
+
+
+class ReduceLogicalOr(_Reduce):
+    type_name: ClassVar[str] = "ReduceLogicalOr"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", types("boolean")), Port("axes", INDEX))
+
+    def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        return np.any(x, axis=axes)
