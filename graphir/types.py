@@ -10,10 +10,12 @@ import numpy as np
 from graphir.errors import ElementTypeError
 
 
+# oneDNN Graph's logical_tensor::data_type has f16 bf16 f32 s32 s8 u8 boolean f8_e5m2 f8_e4m3 s4 u4
+# (no f64, no s64); DirectML has no boolean and no bf16.
 @dataclass(frozen=True)
 class _Info:
     bits: int
-    kind: str  # "real", "int", "uint", "bool", "string", "dynamic", "nf4"
+    kind: str  # "real", "int", "uint", "bool", "string", "dynamic", "nf4" (a quantized code)
     numpy: object  # numpy dtype of the *unpacked* element (None when there is none)
     ir_precision: str
     onednn: str | None
@@ -22,17 +24,17 @@ class _Info:
 
 _U, _S = "uint", "int"
 _TABLE: dict[str, _Info] = {
-    "dynamic": _Info(0, "dynamic", None, "UNSPECIFIED", None, None),
+    "dynamic": _Info(0, "dynamic", None, "UNSPECIFIED", "undef", None),
     "boolean": _Info(8, "bool", np.bool_, "BOOL", "boolean", None),
     "bf16": _Info(16, "real", ml_dtypes.bfloat16, "BF16", "bf16", None),
     "f16": _Info(16, "real", np.float16, "FP16", "f16", "DML_TENSOR_DATA_TYPE_FLOAT16"),
     "f32": _Info(32, "real", np.float32, "FP32", "f32", "DML_TENSOR_DATA_TYPE_FLOAT32"),
-    "f64": _Info(64, "real", np.float64, "FP64", "f64", "DML_TENSOR_DATA_TYPE_FLOAT64"),
+    "f64": _Info(64, "real", np.float64, "FP64", None, "DML_TENSOR_DATA_TYPE_FLOAT64"),
     "i4": _Info(4, _S, ml_dtypes.int4, "I4", "s4", None),
     "i8": _Info(8, _S, np.int8, "I8", "s8", "DML_TENSOR_DATA_TYPE_INT8"),
     "i16": _Info(16, _S, np.int16, "I16", None, "DML_TENSOR_DATA_TYPE_INT16"),
     "i32": _Info(32, _S, np.int32, "I32", "s32", "DML_TENSOR_DATA_TYPE_INT32"),
-    "i64": _Info(64, _S, np.int64, "I64", "s64", "DML_TENSOR_DATA_TYPE_INT64"),
+    "i64": _Info(64, _S, np.int64, "I64", None, "DML_TENSOR_DATA_TYPE_INT64"),
     "u1": _Info(1, _U, np.uint8, "BIN", None, None),
     "u2": _Info(2, _U, ml_dtypes.uint2, "U2", None, None),
     "u3": _Info(3, _U, np.uint8, "U3", None, None),
@@ -106,20 +108,24 @@ class ElementType(str, enum.Enum):
 
     @property
     def is_real(self) -> bool:
-        return self._info.kind in ("real", "nf4")
+        """Floating point (nf4 is not: OpenVINO counts its 4-bit codes as integral)."""
+        return self._info.kind == "real"
 
     @property
     def is_integral(self) -> bool:
-        """Integers and boolean, as OpenVINO's ``is_integral`` counts them."""
-        return self._info.kind in ("int", "uint", "bool")
+        """Integers, boolean and nf4, as OpenVINO's ``is_integral`` (``!is_real``) counts them,
+        except that ``dynamic`` and ``string`` are not integral here (OpenVINO says they are)."""
+        return self._info.kind in ("int", "uint", "bool", "nf4")
 
     @property
     def is_integral_number(self) -> bool:
-        return self._info.kind in ("int", "uint")
+        """Integral and not boolean."""
+        return self._info.kind in ("int", "uint", "nf4")
 
     @property
     def is_signed(self) -> bool:
-        return self._info.kind in ("int", "real", "nf4")
+        """As OpenVINO's table has it: reals, signed ints and boolean (stored as ``char``)."""
+        return self._info.kind in ("int", "real", "bool")
 
     @property
     def is_numeric(self) -> bool:
