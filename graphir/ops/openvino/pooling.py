@@ -51,6 +51,9 @@ class _PoolBase(Op):
             raise self.fail(f"kernel {self.kernel} and strides {self.strides} must be positive")
         out = []
         for i, d in enumerate(data.dims[2:]):
+            if d.is_dynamic and self.auto_pad in ("same_upper", "same_lower"):
+                out.append(Dimension.dynamic())  # OpenVINO keeps no interval here
+                continue
             lo = self._out_length(d.min, i)
             hi = None if d.max is None else self._out_length(d.max, i)
             if d.is_static and lo < 1:
@@ -58,6 +61,8 @@ class _PoolBase(Op):
                     f"kernel {self.kernel} (dilations {self._dilations()}) does not fit the padded data along "
                     f"spatial axis {i}: data {data}, pads_begin {self.pads_begin}, pads_end {self.pads_end}"
                 )
+            if d.is_dynamic and (hi is None or hi >= 1):
+                lo = max(lo, 1)  # OpenVINO assumes a dynamic input fits at least one window
             out.append(Dimension(min(lo, hi) if hi is not None else lo, hi))
         return out
 
@@ -68,9 +73,13 @@ class _PoolBase(Op):
             return PartialShape([Dimension.dynamic()] * 2 + [Dimension.dynamic()] * n)
         return PartialShape(list(data.dims[:2]) + self._spatial(data))
 
-    def _padded(self, x: np.ndarray, fill: float) -> tuple[np.ndarray, np.ndarray, list[int]]:
-        """The input padded for every window (explicit + ceil extra), a validity mask of the same
-        spatial shape (1: real data, 2: explicit pad, 0: ceil extra), and the begin pads."""
+    def _padded(self, x: np.ndarray, fill: float, exclude_pad: bool = True) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """The input padded for every window (explicit pads plus the ceil extra at the end), the
+        mask of positions an average counts, and the begin pads.
+
+        Measured on OpenVINO 2026.4: with ``exclude-pad`` false, an axis that has any padding
+        divides by the whole kernel (ceil extra included); an axis without padding counts data only.
+        """
         dil = self._dilations()
         k_eff = [d * (k - 1) + 1 for k, d in zip(self.kernel, dil)]
         begin, end = resolve_pads(x.shape[2:], k_eff, self.strides, self.pads_begin, self.pads_end, self.auto_pad)
@@ -79,10 +88,14 @@ class _PoolBase(Op):
                  for o, s, k, n, b, e in zip(outs, self.strides, k_eff, x.shape[2:], begin, end)]
         widths = [(0, 0), (0, 0)] + [(b, e + ex) for b, e, ex in zip(begin, end, extra)]
         padded = np.pad(x, widths, constant_values=fill)
-        mask = np.zeros(padded.shape[2:], dtype=np.int8)
-        mask[tuple(slice(0, b + n + e) for b, n, e in zip(begin, x.shape[2:], end))] = 2
-        mask[tuple(slice(b, b + n) for b, n in zip(begin, x.shape[2:]))] = 1
-        # trim windows beyond the output count (ceil_torch may have dropped one)
+        mask = np.ones((), dtype=np.int8)
+        for b, n, e, ex in zip(begin, x.shape[2:], end, extra):
+            axis_mask = np.zeros(b + n + e + ex, dtype=np.int8)
+            if not exclude_pad and (b or e):
+                axis_mask[:] = 1
+            else:
+                axis_mask[b:b + n] = 1
+            mask = np.multiply.outer(mask, axis_mask)
         return padded, mask, begin
 
     def _windows(self, padded: np.ndarray, outs: list[int]) -> np.ndarray:
@@ -91,7 +104,9 @@ class _PoolBase(Op):
 
 
 def _lowest(dtype: np.dtype) -> float:
-    return -np.inf if np.issubdtype(dtype, np.floating) or dtype.kind == "V" else np.iinfo(dtype).min
+    """The pad value of max pooling: the lowest finite value (OpenVINO yields it, not -inf,
+    for a window that holds only padding)."""
+    return float(np.finfo(dtype).min) if np.issubdtype(dtype, np.floating) else int(np.iinfo(dtype).min)
 
 
 class MaxPool(_PoolBase):
@@ -196,14 +211,14 @@ class AvgPool(_PoolBase):
 
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
         ct = np.float64 if x.dtype == np.float64 else np.float32
-        padded, mask, _ = self._padded(x.astype(ct), 0.0)
+        padded, mask, _ = self._padded(x.astype(ct), 0.0, self.exclude_pad)
         outs = [self._out_length(n, i) for i, n in enumerate(x.shape[2:])]
         n_sp = len(self.kernel)
         axes = tuple(range(-n_sp, 0))
         sums = self._windows(padded, outs).sum(axis=axes)
-        valid = (mask == 1) if self.exclude_pad else (mask >= 1)
-        counts = self._windows(valid[None, None].astype(ct), outs).sum(axis=axes)
-        return [(sums / np.maximum(counts, 1)).astype(x.dtype)]
+        counts = self._windows(mask[None, None].astype(ct), outs).sum(axis=axes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return [(sums / counts).astype(x.dtype)]  # a window of padding only is 0/0 = nan, as in OpenVINO
 
 
 class AvgPool14(AvgPool):
