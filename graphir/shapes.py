@@ -6,6 +6,7 @@ A ``PartialShape`` is a tuple of dimensions, or ``dims=None`` for a dynamic rank
 """
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -89,14 +90,14 @@ class Dimension:
         return f"Dimension({self})"
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, int):
-            return self.is_static and self.min == other
+        if isinstance(other, numbers.Integral):
+            return self.is_static and self.min == int(other)
         if isinstance(other, Dimension):
             return self.min == other.min and self.max == other.max
         return NotImplemented
 
-    def __hash__(self) -> int:
-        return hash((self.min, self.max))
+    def __hash__(self) -> int:  # a static dimension hashes like the int it equals
+        return hash(self.min) if self.is_static else hash((self.min, self.max))
 
     # --- OpenVINO's merge / relax rules -----------------------------------------------------
     def merge(self, other: "Dimension") -> "Dimension | None":
@@ -113,6 +114,10 @@ class Dimension:
     def relaxes(self, other: "Dimension") -> bool:
         """True when every length ``other`` admits, ``self`` admits too."""
         return self.min <= other.min and (self.max is None or (other.max is not None and other.max <= self.max))
+
+    def refines(self, other: "Dimension") -> bool:
+        """True when ``self`` admits only lengths ``other`` admits (the converse of relaxes)."""
+        return other.relaxes(self)
 
     def hull(self, other: "Dimension") -> "Dimension":
         hi = None if self.max is None or other.max is None else max(self.max, other.max)
@@ -138,7 +143,7 @@ class Dimension:
 
     # --- arithmetic used by shape inference ------------------------------------------------
     def __add__(self, other: "Dimension | int") -> "Dimension":
-        o = Dimension.parse(other) if isinstance(other, int) else other
+        o = Dimension.static(other) if isinstance(other, int) else other
         hi = None if self.max is None or o.max is None else self.max + o.max
         return Dimension(self.min + o.min, hi)
 
@@ -331,6 +336,10 @@ class PartialShape:
         if other._dims is None or len(self._dims) != len(other._dims):
             return False
         return all(a.relaxes(b) for a, b in zip(self._dims, other._dims))
+
+    def refines(self, other: "PartialShape") -> bool:
+        """The converse of :meth:`relaxes`: every shape ``self`` admits, ``other`` admits too."""
+        return other.relaxes(self)
 
     # --- pydantic integration: attributes typed PartialShape validate from str/list --------
     @classmethod
