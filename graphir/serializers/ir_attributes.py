@@ -1,0 +1,250 @@
+"""IR ``<data>`` attributes <-> op fields, driven by the op's pydantic field annotations.
+
+For op authors:
+
+* A field's name is the OpenVINO attribute name. When that spelling is not a Python identifier,
+  give it as the alias: ``axis: int = Field(0, alias="auto_broadcast.auto_broadcast_axis")``.
+* Decoding follows the annotation: ``bool`` reads ``true``/``false``; ``int``/``float`` as numbers;
+  ``list[...]``/``tuple[...]`` split on commas (OpenVINO writes ``"1, 1"``); ``Literal``/``str``/
+  enums take the string; ``ElementType`` the lower-case name; ``PartialShape`` OpenVINO's form.
+  ``X | None`` fields are left unset when the attribute is absent.
+* Encoding writes bools as ``true``/``false``, floats as ``%.17g`` (as OpenVINO's serializer does),
+  vectors joined with ``", "``, element types lower-case, partial shapes in IR form; ``None`` is
+  not written. A value read from a file and left unchanged is written back with its original text.
+* Attributes a known op does not declare are kept (``node.extra["ir_unknown_attributes"]``) and
+  written back unchanged.
+* Ops whose attributes need more than this register a hook::
+
+      from graphir.serializers.ir_attributes import register_ir_hook
+      register_ir_hook("Select", read=fn(raw: dict[str, str]) -> dict[str, str],
+                       write=fn(op, encoded: dict[str, str]) -> dict[str, str])
+
+  ``read`` rewrites the raw attribute strings before the generic decoding (its keys must then be
+  field names or aliases); ``write`` adjusts the generically encoded strings (add, drop, rename).
+  The hook is keyed by the op's ``type_name`` (not the IR spelling); ``version`` may narrow it.
+"""
+from __future__ import annotations
+
+import enum
+import math
+import types as pytypes
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from graphir.errors import GraphirError, SerializationError
+from graphir.ops.base import Op
+from graphir.shapes import PartialShape
+from graphir.types import ElementType
+
+ReadHook = Callable[[dict[str, str]], dict[str, str]]
+WriteHook = Callable[[Op, dict[str, str]], dict[str, str]]
+
+
+@dataclass(frozen=True)
+class IRHook:
+    read: ReadHook | None = None
+    write: WriteHook | None = None
+
+
+_HOOKS: dict[tuple[str, str | None], IRHook] = {}
+
+#: fields never written as <data> attributes (handled by the serializer itself)
+STRUCTURAL_FIELDS = {"body", "then_body", "else_body", "input_descriptions", "output_descriptions",
+                     "back_edges"}
+
+
+def register_ir_hook(type_name: str, read: ReadHook | None = None, write: WriteHook | None = None,
+                     version: str | None = None) -> None:
+    """Register special IR attribute handling for op ``type_name`` (optionally one version)."""
+    _HOOKS[(type_name, version)] = IRHook(read, write)
+
+
+def _hook(cls: type[Op]) -> IRHook | None:
+    return _HOOKS.get((cls.type_name, cls.version)) or _HOOKS.get((cls.type_name, None))
+
+
+# --- encoding --------------------------------------------------------------------------------
+def format_float(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return "%.17g" % value
+
+
+def encode_value(value: Any) -> str | None:
+    """One attribute value as IR text; None means: do not write it."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, ElementType):
+        return value.value
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_float(value)
+    if isinstance(value, PartialShape):
+        return value.to_ir()
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return ", ".join(encode_value(v) or "" for v in value)
+    if hasattr(value, "item"):  # numpy scalar
+        return encode_value(value.item())
+    return str(value)
+
+
+def encode_attributes(node: Any) -> dict[str, str]:
+    """The ``<data>`` attributes of a node's op, in field order, unknown ones appended."""
+    op: Op = node.op
+    cls = type(op)
+    original: dict[str, str] = node.extra.get("ir_attribute_text", {})
+    out: dict[str, str] = {}
+    for name, info in cls.model_fields.items():
+        if name in STRUCTURAL_FIELDS:
+            continue
+        key = info.alias or name
+        value = getattr(op, name)
+        text = original.get(key)
+        if text is not None:
+            try:
+                if _decode(text, info.annotation) == value:
+                    out[key] = text
+                    continue
+            except (ValueError, TypeError, GraphirError):
+                pass
+        encoded = encode_value(value)
+        if encoded is not None:
+            out[key] = encoded
+    hook = _hook(cls)
+    if hook is not None and hook.write is not None:
+        out = hook.write(op, out)
+    if "auto_broadcast" in cls.model_fields and getattr(op, "auto_broadcast", None) != "pdpd":
+        out.pop(_AXIS, None)  # OpenVINO writes the axis only for pdpd
+    for key, text in node.extra.get("ir_unknown_attributes", {}).items():
+        out.setdefault(key, text)
+    return out
+
+
+# --- decoding --------------------------------------------------------------------------------
+def _strip_optional(annotation: Any) -> Any:
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, pytypes.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def _split(text: str) -> list[str]:
+    s = text.strip()
+    if s in ("", "[]"):
+        return []
+    if s[0] in "[(" and s[-1] in "])":
+        s = s[1:-1]
+    return [p.strip() for p in s.split(",")]
+
+
+def _decode(text: str, annotation: Any) -> Any:
+    """The Python value for ``text`` under ``annotation`` (pydantic then validates it)."""
+    ann = _strip_optional(annotation)
+    origin = typing.get_origin(ann)
+    if ann is bool:
+        low = text.strip().lower()
+        if low in ("true", "1"):
+            return True
+        if low in ("false", "0"):
+            return False
+        raise ValueError(f"'{text}' is not a boolean (true/false)")
+    if ann is int:
+        return int(text.strip())
+    if ann is float:
+        return float(text.strip())
+    if origin in (list, tuple) or ann in (list, tuple):
+        args = typing.get_args(ann)
+        inner = args[0] if args else str
+        return [_decode(p, inner) for p in _split(text)]
+    if origin is Literal:
+        options = typing.get_args(ann)
+        if text in options:
+            return text
+        low = text.lower()
+        for opt in options:
+            if isinstance(opt, str) and opt.lower() == low:
+                return opt
+        return text
+    if isinstance(ann, type) and issubclass(ann, ElementType):
+        return ElementType.parse(text)
+    if ann is PartialShape:
+        return PartialShape.parse_ir(text)
+    if origin in (typing.Union, pytypes.UnionType):
+        for arm in typing.get_args(ann):
+            if arm is type(None):
+                continue
+            try:
+                return _decode(text, arm)
+            except (ValueError, TypeError, GraphirError):
+                continue
+        return text
+    return text
+
+
+def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """(field values by field name, unknown attributes, original text of the known ones)."""
+    hook = _hook(cls)
+    if "auto_broadcast" in cls.model_fields:
+        raw = _autobroadcast_read(dict(raw))
+    if hook is not None and hook.read is not None:
+        raw = hook.read(dict(raw))
+    by_key = {}
+    for name, info in cls.model_fields.items():
+        by_key[info.alias or name] = name
+        by_key.setdefault(name, name)
+    values: dict[str, Any] = {}
+    unknown: dict[str, str] = {}
+    original: dict[str, str] = {}
+    for key, text in raw.items():
+        name = by_key.get(key)
+        if name is None or name in STRUCTURAL_FIELDS:
+            unknown[key] = text
+            continue
+        try:
+            values[name] = _decode(text, cls.model_fields[name].annotation)
+        except (ValueError, TypeError, GraphirError) as exc:
+            raise SerializationError(f"{where}: attribute {key}=\"{text}\" is not valid for "
+                                     f"{cls.describe()}: {exc}") from None
+        original[key] = text
+    return values, unknown, original
+
+
+# --- auto_broadcast (every op that has it) and Select's pdpd axis (its field is named `axis`)
+_AXIS = "auto_broadcast.auto_broadcast_axis"
+
+
+def _autobroadcast_read(raw: dict[str, str]) -> dict[str, str]:
+    """Any op with ``auto_broadcast``: the value is case-insensitive and "explicit" means none."""
+    if "auto_broadcast" in raw:
+        value = raw["auto_broadcast"].strip().lower()
+        raw["auto_broadcast"] = "none" if value == "explicit" else value
+    return raw
+
+
+def _select_read(raw: dict[str, str]) -> dict[str, str]:
+    if _AXIS in raw:
+        raw["axis"] = raw.pop(_AXIS)
+    return raw
+
+
+def _autobroadcast_write(op: Op, encoded: dict[str, str]) -> dict[str, str]:
+    axis = encoded.pop("axis", None)
+    if getattr(op, "auto_broadcast", None) == "pdpd" and axis is not None:
+        encoded[_AXIS] = axis
+    return encoded
+
+
+register_ir_hook("Select", read=_select_read, write=_autobroadcast_write)

@@ -1,0 +1,183 @@
+"""The IR ``.bin``: Constant blobs, packed as OpenVINO packs them, read lazily.
+
+Layout facts (measured on OpenVINO 2026.4): blobs lie back to back with no alignment; identical
+blobs share one offset; little-endian. Sub-byte types are packed: u1 MSB-first, u2 LSB-first,
+u4/i4/nf4/f4e2m1 low nibble first. u3/u6 are kept as raw bytes (no numpy view; they round-trip).
+string: i32 count, count+1 i32 offsets, then the bytes back to back.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphir.errors import SerializationError
+from graphir.types import ElementType
+
+_LITTLE = {ElementType.bf16, ElementType.f16, ElementType.f32, ElementType.f64, ElementType.i16,
+           ElementType.i32, ElementType.i64, ElementType.u16, ElementType.u32, ElementType.u64}
+
+
+class BinSource:
+    """A .bin opened on demand: a path (memory-mapped on first use) or bytes given in memory."""
+
+    def __init__(self, where: str, path: Path | None = None, data: bytes | None = None) -> None:
+        self.where = where
+        self.path = path
+        self._data: Any = None if data is None else memoryview(data)
+        self._size: int | None = None if data is None else len(data)
+
+    @property
+    def size(self) -> int:
+        if self._size is None:
+            if self.path is None:
+                self._size = 0
+            else:
+                try:
+                    self._size = os.stat(self.path).st_size
+                except OSError as exc:
+                    raise SerializationError(f"{self.where}: cannot open weights: {exc.strerror}") from None
+        return self._size
+
+    @property
+    def exists(self) -> bool:
+        if self._data is not None:
+            return True
+        return self.path is not None and self.path.is_file()
+
+    def buffer(self) -> Any:
+        """The whole .bin as a buffer (memory map: pages are read only when touched)."""
+        if self._data is None:
+            if self.path is None or not self.path.is_file():
+                raise SerializationError(f"{self.where}: the weights file is missing")
+            if self.size == 0:
+                self._data = memoryview(b"")
+            else:
+                with open(self.path, "rb") as fh:
+                    self._data = memoryview(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
+        return self._data
+
+    def read(self, offset: int, size: int) -> memoryview:
+        buf = self.buffer()
+        if offset + size > len(buf):
+            raise SerializationError(f"{self.where}: bytes {offset}..{offset + size} lie outside the "
+                                     f"weights file ({len(buf)} bytes)")
+        return buf[offset:offset + size]
+
+
+def expected_size(et: ElementType, shape: list[int]) -> int | None:
+    """Bytes ``shape`` elements of ``et`` take in the .bin; None for strings (variable)."""
+    if et is ElementType.string:
+        return None
+    return et.packed_size(int(np.prod(shape, dtype=np.int64)))
+
+
+def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[int]) -> np.ndarray:
+    """The values of a blob, one element per numpy item, shaped; read-only views where possible."""
+    count = int(np.prod(shape, dtype=np.int64))
+    data = np.frombuffer(raw, dtype=np.uint8)
+    if et is ElementType.string:
+        return _unpack_strings(data, count).reshape(shape)
+    if not et.is_sub_byte or et in (ElementType.u3,):
+        if et in (ElementType.u3, ElementType.u6):
+            return data.copy()  # no per-element view: raw packed bytes
+        dt = et.numpy_dtype
+        if et in _LITTLE:
+            dt = dt.newbyteorder("<") if dt.byteorder not in ("|",) else dt
+        return data[: count * dt.itemsize].view(dt).reshape(shape)
+    if et is ElementType.u1:
+        return np.unpackbits(data, bitorder="big")[:count].reshape(shape)
+    if et is ElementType.u2:
+        codes = ((data[:, None] >> np.array([0, 2, 4, 6], np.uint8)) & 3).reshape(-1)[:count]
+        return codes.view(et.numpy_dtype).reshape(shape)
+    # 4-bit types, low nibble first
+    codes = np.stack([data & 0x0F, data >> 4], axis=1).reshape(-1)[:count]
+    if et is ElementType.nf4:
+        return codes.reshape(shape)
+    return codes.view(et.numpy_dtype).reshape(shape)
+
+
+def pack(value: np.ndarray, et: ElementType) -> bytes:
+    """The .bin bytes of ``value`` as element type ``et`` (the inverse of :func:`unpack`)."""
+    if et is ElementType.string:
+        return _pack_strings(np.asarray(value, dtype=object).reshape(-1))
+    if et in (ElementType.u3, ElementType.u6):
+        return np.ascontiguousarray(value, dtype=np.uint8).tobytes()
+    if not et.is_sub_byte:
+        arr = np.ascontiguousarray(value, dtype=et.numpy_dtype)
+        if arr.dtype.byteorder == ">":
+            arr = arr.astype(arr.dtype.newbyteorder("<"))
+        return arr.tobytes()
+    flat = np.asarray(value).reshape(-1)
+    if et is ElementType.u1:
+        return np.packbits(flat.astype(np.uint8) & 1, bitorder="big").tobytes()
+    if flat.dtype != np.uint8 or et is not ElementType.nf4:
+        flat = np.asarray(flat, dtype=et.numpy_dtype) if et is not ElementType.nf4 else flat
+    codes = flat.view(np.uint8) if flat.dtype.itemsize == 1 else flat.astype(np.uint8)
+    if et is ElementType.u2:
+        codes = np.concatenate([codes & 3, np.zeros((-len(codes)) % 4, np.uint8)]).reshape(-1, 4)
+        return (codes[:, 0] | codes[:, 1] << 2 | codes[:, 2] << 4 | codes[:, 3] << 6).astype(np.uint8).tobytes()
+    codes = np.concatenate([codes & 0x0F, np.zeros(len(codes) % 2, np.uint8)]).reshape(-1, 2)
+    return (codes[:, 0] | codes[:, 1] << 4).astype(np.uint8).tobytes()
+
+
+def _unpack_strings(data: np.ndarray, count: int) -> np.ndarray:
+    if len(data) < 4:
+        raise ValueError(f"a string blob needs at least 4 bytes, has {len(data)}")
+    n = int(data[:4].view("<i4")[0])
+    if n != count or len(data) < 4 * (n + 2):
+        raise ValueError(f"the string blob holds {n} strings in {len(data)} bytes; shape needs {count}")
+    offsets = data[4: 4 * (n + 2)].view("<i4")
+    body = data[4 * (n + 2):].tobytes()
+    if np.any(np.diff(offsets) < 0) or offsets[0] < 0 or offsets[-1] > len(body):
+        raise ValueError("the string blob's offsets are not increasing within the blob")
+    out = np.empty(count, dtype=object)
+    for i in range(count):
+        out[i] = body[offsets[i]:offsets[i + 1]].decode("utf-8", errors="surrogateescape")
+    return out
+
+
+def _pack_strings(values: np.ndarray) -> bytes:
+    encoded = [v if isinstance(v, bytes) else str(v).encode("utf-8", errors="surrogateescape") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype="<i4")
+    offsets[1:] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+    return np.array([len(encoded)], "<i4").tobytes() + offsets.tobytes() + b"".join(encoded)
+
+
+def lazy_loader(source: BinSource, offset: int, size: int, et: ElementType, shape: list[int],
+                where: str) -> Callable[[], np.ndarray]:
+    """A loader that reads and unpacks the blob on first use; errors name the layer."""
+
+    def load() -> np.ndarray:
+        raw = source.read(offset, size)
+        try:
+            return unpack(raw, et, shape)
+        except (ValueError, TypeError) as exc:
+            raise SerializationError(f"{where}: cannot decode {et}{shape} at offset {offset}: {exc}") from None
+
+    load.ir_blob = (source, offset, size)  # type: ignore[attr-defined]
+    return load
+
+
+class BinWriter:
+    """Collects blobs, deduplicating identical ones, as OpenVINO does."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self._seen: dict[bytes, int] = {}
+
+    def add(self, blob: bytes) -> int:
+        blob = bytes(blob)
+        known = self._seen.get(blob)
+        if known is not None:
+            return known
+        offset = self.size
+        self._seen[blob] = offset
+        self.chunks.append(blob)
+        self.size += len(blob)
+        return offset
