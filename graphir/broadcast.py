@@ -15,6 +15,7 @@ from graphir.errors import BroadcastError
 from graphir.shapes import Dimension, PartialShape
 
 BroadcastMode = Literal["none", "numpy", "pdpd"]
+_MODES: tuple[str, ...] = ("none", "numpy", "pdpd")
 
 
 class AutoBroadcastSpec(BaseModel):
@@ -107,6 +108,8 @@ def broadcast_merge(
 ) -> PartialShape | None:
     """``PartialShape::broadcast_merge_into`` for any mode; None on failure."""
     if isinstance(spec, str):
+        if spec not in _MODES:
+            raise BroadcastError(f"unknown broadcast mode '{spec}'; expected one of: {', '.join(_MODES)}")
         spec = AutoBroadcastSpec(type=spec)
     if spec.type == "numpy":
         return numpy_merge(dst, src)
