@@ -1,0 +1,82 @@
+"""A tiny pool of worker threads, created once, for numpy kernels split into halves.
+
+numpy releases the GIL inside its ufunc loops, so a memory-bound kernel split into contiguous
+parts runs on several cores from plain Python. The pool is deliberately minimal: one call runs
+``parts[0]`` on the calling thread and the others on the workers, then waits for all of them.
+If the workers are busy (a kernel called from several user threads at once), the caller simply
+runs every part itself, so nothing ever queues behind another call.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable, Sequence
+
+_Task = Callable[[], None]
+
+_lock = threading.Lock()  # held while one call owns the workers
+_workers: list["_Worker"] = []
+_num_threads: int = max(1, min(2, os.cpu_count() or 1))
+_env = os.environ.get("GRAPHIR_NUM_THREADS", "")
+if _env.isdigit() and int(_env) > 0:
+    _num_threads = int(_env)
+
+
+class _Worker:
+    """A daemon thread that runs one task at a time and reports its exception, if any."""
+
+    def __init__(self) -> None:
+        self.tasks: queue.SimpleQueue[_Task] = queue.SimpleQueue()
+        self.done: queue.SimpleQueue[BaseException | None] = queue.SimpleQueue()
+        threading.Thread(target=self._loop, name="graphir-kernel", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            task = self.tasks.get()
+            try:
+                task()
+            except BaseException as exc:  # handed back to the caller, re-raised there
+                self.done.put(exc)
+            else:
+                self.done.put(None)
+
+
+def num_threads() -> int:
+    """How many threads a kernel may use (default: min(2, cpu count); env GRAPHIR_NUM_THREADS)."""
+    return _num_threads
+
+
+def set_num_threads(count: int) -> None:
+    """Set how many threads kernels may use; 1 turns threading off."""
+    global _num_threads
+    if count < 1:
+        raise ValueError(f"set_num_threads: count must be >= 1, got {count}")
+    _num_threads = count
+
+
+def run_parts(parts: Sequence[_Task]) -> None:
+    """Run every callable in ``parts``, in parallel where workers are free; re-raise failures."""
+    if len(parts) <= 1 or not _lock.acquire(blocking=False):
+        for part in parts:
+            part()
+        return
+    try:
+        while len(_workers) < len(parts) - 1:
+            _workers.append(_Worker())
+        used = _workers[: len(parts) - 1]
+        for worker, part in zip(used, parts[1:]):
+            worker.tasks.put(part)
+        first: BaseException | None = None
+        try:
+            parts[0]()
+        except BaseException as exc:
+            first = exc
+        for worker in used:
+            failure = worker.done.get()
+            if first is None and failure is not None:
+                first = failure
+        if first is not None:
+            raise first
+    finally:
+        _lock.release()
