@@ -1,67 +1,198 @@
-"""Shape/type propagation over a whole model, and OpenVINO-style ``reshape``.
+"""Shape/type propagation over a whole model, OpenVINO-style ``reshape``, and constant folding.
 
-Each node re-infers from its inputs in topological order. Constants up to a size carry their
-values (``TensorType.value``) so that value-dependent shapes (ShapeOf -> Reshape) can fold.
+Each node re-infers from its inputs in topological order (``Node.infer`` names the node and its
+input types in any error). Small constants carry their values (``TensorType.value``); ops that
+know how propagate values themselves, and where an op did not, a node whose inputs all have known
+values is evaluated here when its result is small — as OpenVINO's shape inference does — so that
+value-dependent shapes (ShapeOf -> Gather -> Concat -> Reshape) resolve to static shapes.
+
+Ops with subgraph bodies (TensorIterator, Loop, If) call :func:`infer_body` from their ``infer``:
+strict inference reaches into the bodies and an error there names the inner node, wrapped by the
+outer node's description.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from graphir.errors import InputError
-from graphir.ops.openvino.core import Parameter
+import numpy as np
+
+from graphir.errors import GraphirError, InferenceError, InputError, ShapeError
+from graphir.ops.base import TensorType
+from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.shapes import PartialShape
 
 if TYPE_CHECKING:
     from graphir.model import Model
-    from graphir.node import Node
+    from graphir.node import Node, Output
+
+#: boundary ops: never folded here (Constant and Result carry values themselves)
+_NOT_FOLDED = (Parameter, Constant, Result)
 
 
-def infer_shapes(model: "Model") -> None:
-    """Re-infer every node; the first inconsistency raises an InferenceError naming the node."""
+def infer_shapes(model: "Model", *, fold: bool = True) -> None:
+    """Re-infer every node in topological order; the first inconsistency raises an
+    InferenceError naming the node and its input types. ``fold``: evaluate nodes whose inputs
+    all have known values (and whose result is small) when the op's infer left the value out."""
     for node in model.get_ordered_ops():
-        node.infer()
+        types_ = node.infer()
+        if fold and not isinstance(node.op, _NOT_FOLDED):
+            fold_node(node, types_)
 
 
-def find_parameter(model: "Model", key: str) -> "Node":
-    """A Parameter by friendly name or by tensor name."""
-    for p in model.get_parameters():
+def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
+    """Evaluate ``node`` on its inputs' known values and attach the results as output values.
+
+    Only when every input value is known, some output value is not, the op is runnable and the
+    results are at most FOLDABLE_CONSTANT_SIZE elements. A failing evaluate folds nothing (the
+    node's infer already accepted the types; evaluation is an optimisation here). Where the
+    evaluated shape is more precise than the inferred one (value-dependent shapes), it wins.
+    Returns whether values were attached.
+    """
+    if types_ is None:
+        types_ = node.output_types
+    if not types_ or all(t.value is not None for t in types_):
+        return False
+    op = node.op
+    if not type(op).runnable or not getattr(type(op), "foldable", True):
+        return False
+    args = []
+    for src in node.inputs:
+        if src is None:
+            continue
+        value = src.node.output_types[src.index].value
+        if value is None:
+            return False
+        args.append(value)
+    if not args:
+        return False  # a node without inputs (e.g. a random generator) is not a constant
+    try:
+        with np.errstate(all="ignore"):
+            outs = op.evaluate(*(np.asarray(a) for a in args))
+    except Exception:  # noqa: BLE001 - folding is best effort; infer already validated the node
+        return False
+    if len(outs) < len(types_):
+        return False
+    folded: list[TensorType] = []
+    for t, out in zip(types_, outs):
+        array = np.asarray(out)
+        if array.size > FOLDABLE_CONSTANT_SIZE or not t.shape.compatible_with_shape(array.shape):
+            return False
+        shape = t.shape if t.shape.is_static else PartialShape(list(array.shape))
+        folded.append(TensorType(t.element_type, shape, array))
+    node.output_types = folded
+    return True
+
+
+def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> list[TensorType]:
+    """Infer a subgraph body given the types its Parameters receive; returns its Result types.
+
+    For ops with bodies (TensorIterator, Loop, If): call from ``infer``. The body's Parameters take
+    the given element types and shapes (values are kept, so folding reaches into bodies); any
+    inconsistency raises an InferenceError that names ``where`` and the inner node.
+    """
+    params = body.get_parameters()
+    if len(input_types) != len(params):
+        raise InferenceError(f"{where}: has {len(params)} parameters, given {len(input_types)} input types")
+    for param, t in zip(params, input_types):
+        op = param.op
+        assert isinstance(op, Parameter)
+        if op.element_type != t.element_type or op.shape != t.shape:
+            op.element_type, op.shape = t.element_type, t.shape
+        param.output_types = [TensorType(t.element_type, t.shape, t.value)]
+    body._plan = None
+    try:
+        for node in body.get_ordered_ops():
+            if isinstance(node.op, Parameter):
+                continue
+            types_ = node.infer()
+            if not isinstance(node.op, _NOT_FOLDED):
+                fold_node(node, types_)
+    except InferenceError as exc:
+        raise InferenceError(f"{where}: {exc}") from None
+    return [r.output_types[0] for r in body.get_results()]
+
+
+def find_parameter(model: "Model", key: Any) -> "Node":
+    """A Parameter by friendly name, tensor name, index or Output/Node handle."""
+    from graphir.node import Node, Output
+
+    params = model.get_parameters()
+    if isinstance(key, (Output, Node)):
+        node = key.node if isinstance(key, Output) else key
+        if any(p is node for p in params):
+            return node
+        raise InputError(f"model '{model.name}': {node.describe()} is not one of its inputs")
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        if -len(params) <= key < len(params):
+            return params[int(key)]
+        raise InputError(f"model '{model.name}' has {len(params)} inputs; input index {key} is out of range")
+    for p in params:
         if p.name == key:
             return p
-    for p in model.get_parameters():
+    for p in params:
         if key in p.output_names[0]:
             return p
-    known = ", ".join(p.name for p in model.get_parameters())
-    raise InputError(f"model '{model.name}' has no input '{key}' (inputs: {known})")
+    known = ", ".join(f"'{p.name}'" for p in params) or "none"
+    raise InputError(f"model '{model.name}' has no input {key!r} (inputs: {known})")
+
+
+def _parse_shape(node: "Node", shape: Any) -> PartialShape:
+    try:
+        return PartialShape.parse(shape)
+    except (ShapeError, ValueError, TypeError) as exc:
+        raise InputError(f"reshape of input '{node.name}': {exc}") from None
+
+
+def _is_single_shape(shapes: Any) -> bool:
+    if isinstance(shapes, (str, PartialShape)):
+        return True
+    return isinstance(shapes, Sequence) and all(
+        isinstance(d, (int, np.integer, str)) or type(d).__name__ == "Dimension" for d in shapes
+    )
 
 
 def reshape(model: "Model", shapes: Any) -> None:
-    """Set Parameter shapes and re-infer.
+    """Set Parameter shapes and re-infer (OpenVINO's ``Model.reshape``).
 
-    ``shapes``: a mapping from input name (friendly or tensor) or index to a shape (string such as
-    ``"[8,64]"`` or ``"?,3"``, list, or PartialShape); or one shape, when the model has one input;
-    or a list of shapes in Parameter order.
+    ``shapes``: a mapping from input (friendly name, tensor name, index or Output) to a shape
+    (``"[8,64]"``, ``"?,3"``, ``"1..10,3"``, a list, or a PartialShape); or one shape, when the
+    model has one input; or a list of shapes in Parameter order. If re-inference fails, the old shapes are restored (as OpenVINO does) and
+    the error, naming the first inconsistent layer, is raised.
     """
     params = model.get_parameters()
     if isinstance(shapes, Mapping):
         items = []
         for key, shape in shapes.items():
-            node = params[key] if isinstance(key, int) else find_parameter(model, key)
-            items.append((node, shape))
-    elif isinstance(shapes, (str, PartialShape)) or (
-        isinstance(shapes, Sequence) and all(isinstance(d, int) for d in shapes)
-    ):
+            node = find_parameter(model, key)
+            items.append((node, _parse_shape(node, shape)))
+    elif _is_single_shape(shapes):
         if len(params) != 1:
             raise InputError(
-                f"model '{model.name}' has {len(params)} inputs; give reshape a mapping of name -> shape"
+                f"model '{model.name}' has {len(params)} inputs "
+                f"({', '.join(repr(p.name) for p in params)}); give reshape a mapping of name -> shape"
             )
-        items = [(params[0], shapes)]
-    else:
-        shapes = list(shapes)
+        items = [(params[0], _parse_shape(params[0], shapes))]
+    elif isinstance(shapes, Sequence):
         if len(shapes) != len(params):
             raise InputError(f"model '{model.name}' has {len(params)} inputs; reshape got {len(shapes)} shapes")
-        items = list(zip(params, shapes))
+        items = [(p, _parse_shape(p, s)) for p, s in zip(params, shapes)]
+    else:
+        raise InputError(f"model '{model.name}': reshape takes a shape, a list of shapes or a mapping "
+                         f"of input -> shape, got {type(shapes).__name__}")
+    old = [(p, p.op.shape) for p in params]
     for node, shape in items:
         assert isinstance(node.op, Parameter)
-        node.op.shape = PartialShape.parse(shape)
-    infer_shapes(model)
+        node.op.shape = shape
+    model._plan = None  # the run plan caches input checks
+    try:
+        infer_shapes(model)
+    except GraphirError:
+        for node, shape in old:
+            node.op.shape = shape
+        try:
+            infer_shapes(model)
+        except GraphirError:  # pragma: no cover - the model was consistent before
+            pass
+        raise
+

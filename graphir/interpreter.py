@@ -2,10 +2,15 @@
 
 A run plan is built once per model structure: the nodes in topological order, where each input
 value comes from, and after which step each value is last used (so it is dropped there and peak
-memory is the live set). A run is then a plain loop over the plan.
+memory is the live set). A run is then a plain loop over tuples, with no networkx, no attribute
+look-ups on pydantic objects and no per-node allocations beyond the argument list.
+
+Constants are placed in the value table from a template built with the plan (their arrays are
+shared, never copied); Parameters from the checked inputs.
 """
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,30 +19,41 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import EvaluationError, GraphirError, InputError, UnsupportedOpError
-from graphir.ops.openvino.core import Parameter, Result
+from graphir.ops.openvino.core import Constant, Parameter, Result
 
 if TYPE_CHECKING:
     from graphir.model import Model
     from graphir.node import Node
 
+#: a plan step: (evaluate, arity, first three input slots (-1: none), all input slots, first output
+#: slot, number of outputs, slots freed after it, node). Arity and the first slots let the hot loop
+#: call ``evaluate`` without building an argument list for nodes of up to three inputs.
+Step = tuple[Any, int, int, int, int, tuple[int, ...], int, int, tuple[int, ...], "Node"]
 
-@dataclass
-class _Step:
-    node: "Node"
-    evaluate: Any
-    input_slots: tuple[int, ...]
-    output_slot: int  # first slot of this node's outputs
-    num_outputs: int
-    release: tuple[int, ...]  # slots whose last use is this step
+
+@dataclass(frozen=True)
+class InputSpec:
+    """What one Parameter accepts, precomputed for a cheap per-run check."""
+
+    index: int
+    name: str
+    element_type: Any
+    dtype: np.dtype | None  # None: dynamic or string element type (any array accepted)
+    static_shape: tuple[int, ...] | None  # set when the shape is fully static
+    shape: Any  # the PartialShape, for dynamic checks and messages
 
 
 @dataclass
 class RunPlan:
-    steps: list[_Step]
+    steps: list[Step]
+    inputs: list[InputSpec]
+    input_index: dict[str, int]  # friendly and tensor names -> Parameter index
     parameter_slots: list[int]
     result_slots: list[int]
     result_keys: list[str]
-    num_slots: int
+    template: list[Any]  # the value table before a run: constants filled in, the rest None
+    result_pairs: tuple[tuple[str, int], ...] = ()  # (result key, slot), in Result order
+    show_progress: bool = False  # whether a progress bar may be worth it (more than one step)
 
 
 @dataclass
@@ -54,8 +70,19 @@ class NodeProfile:
 
 @dataclass
 class RunResult:
+    """What ``run(..., profile=True)`` returns: the outputs and one record per executed node."""
+
     outputs: dict[str, np.ndarray]
     profile: list[NodeProfile] = field(default_factory=list)
+
+    def table(self) -> str:
+        """The profile as a readable table, slowest first."""
+        rows = sorted(self.profile, key=lambda r: -r.seconds)
+        lines = [f"{'id':>6}  {'name':<30} {'type':<24} {'us':>10} {'bytes':>12}"]
+        for r in rows:
+            lines.append(f"{r.id:>6}  {r.name[:30]:<30} {(r.type + '-' + r.version)[:24]:<24} "
+                         f"{r.seconds * 1e6:>10.1f} {r.output_bytes:>12}")
+        return "\n".join(lines)
 
 
 def result_key(result: "Node") -> str:
@@ -65,6 +92,7 @@ def result_key(result: "Node") -> str:
 
 
 def build_plan(model: "Model") -> RunPlan:
+    """The run plan of ``model``: slots for every output, steps in topological order, releases."""
     order = model.get_ordered_ops()
     slot_of: dict[tuple[int, int], int] = {}
     next_slot = 0
@@ -72,142 +100,274 @@ def build_plan(model: "Model") -> RunPlan:
         for i in range(len(node.output_types)):
             slot_of[(node.id, i)] = next_slot
             next_slot += 1
+    results = model.get_results()
+    # a Result passes its input through: its output slot aliases its input's slot
+    for r in results:
+        src = r.inputs[0]
+        slot_of[(r.id, 0)] = slot_of[(src.node.id, src.index)]
     last_use: dict[int, int] = {}
-    for step_index, node in enumerate(order):
+    executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant))]
+    for step_index, node in enumerate(executed):
         for src in node.inputs:
             if src is not None:
                 last_use[slot_of[(src.node.id, src.index)]] = step_index
-    result_slots = [slot_of[(r.inputs[0].node.id, r.inputs[0].index)] for r in model.get_results()]
+    result_slots = [slot_of[(r.id, 0)] for r in results]
     keep = set(result_slots)
+    template: list[Any] = [None] * next_slot
+    for node in order:
+        if isinstance(node.op, Constant):
+            slot = slot_of[(node.id, 0)]
+            template[slot] = node.op.value
+            keep.add(slot)  # constants live in the template; nothing to free
     releases: dict[int, list[int]] = {}
     for slot, step_index in last_use.items():
         if slot not in keep:
             releases.setdefault(step_index, []).append(slot)
-    steps = []
-    for step_index, node in enumerate(order):
-        if isinstance(node.op, (Parameter, Result)):
-            continue
-        inputs = tuple(slot_of[(s.node.id, s.index)] for s in node.inputs if s is not None)
-        steps.append(_Step(node, node.op.evaluate, inputs, slot_of[(node.id, 0)] if node.output_types else -1,
-                           len(node.output_types), tuple(releases.get(step_index, ()))))
+    steps: list[Step] = []
+    for step_index, node in enumerate(executed):
+        ins = tuple(slot_of[(s.node.id, s.index)] for s in node.inputs if s is not None)
+        base = slot_of[(node.id, 0)] if node.output_types else -1
+        first = (ins + (-1, -1, -1))[:3]
+        steps.append((node.op.evaluate, len(ins), *first, ins, base, len(node.output_types),
+                      tuple(sorted(releases.get(step_index, ()))), node))
+    params = model.get_parameters()
+    specs = [_input_spec(i, p) for i, p in enumerate(params)]
+    index: dict[str, int] = {}
+    for i, p in enumerate(params):  # tensor names first, so friendly names win on a clash
+        for name in p.output_names[0]:
+            index.setdefault(name, i)
+    for i, p in enumerate(params):
+        index[p.name] = i
     return RunPlan(
         steps=steps,
-        parameter_slots=[slot_of[(p.id, 0)] for p in model.get_parameters()],
+        inputs=specs,
+        input_index=index,
+        parameter_slots=[slot_of[(p.id, 0)] for p in params],
         result_slots=result_slots,
-        result_keys=[result_key(r) for r in model.get_results()],
-        num_slots=next_slot,
+        result_keys=[result_key(r) for r in results],
+        template=template,
+        result_pairs=tuple(zip([result_key(r) for r in results], result_slots)),
+        show_progress=len(steps) > 1,
     )
 
 
-def _plan(model: "Model") -> RunPlan:
-    if model._plan is None:
+def _input_spec(index: int, param: "Node") -> InputSpec:
+    op = param.op
+    assert isinstance(op, Parameter)
+    et = op.element_type
+    dtype = None if et.is_dynamic or et.value == "string" else np.dtype(et.numpy_dtype)
+    static = tuple(op.shape.to_shape()) if op.shape.is_static else None
+    return InputSpec(index, param.name, et, dtype, static, op.shape)
+
+
+def get_plan(model: "Model") -> RunPlan:
+    """The cached plan (built, after validating the model, on first use)."""
+    plan = model._plan
+    if plan is None:
         model.validate()
-        model._plan = build_plan(model)
-    return model._plan
+        plan = model._plan = build_plan(model)
+    return plan
 
 
-def prepare_inputs(model: "Model", inputs: Any) -> list[np.ndarray]:
+def prepare_inputs(model: "Model", inputs: Any, plan: RunPlan | None = None) -> list[np.ndarray]:
     """Inputs in Parameter order, checked against each Parameter's element type and shape."""
-    params = model.get_parameters()
-    if inputs is None:
-        inputs = []
-    if isinstance(inputs, np.ndarray) and len(params) == 1:
-        inputs = [inputs]
-    if isinstance(inputs, Mapping):
-        from graphir.inference import find_parameter
+    if plan is None:
+        plan = get_plan(model)
+    values: list[Any] = [None] * len(plan.inputs)
+    _place_inputs(model, plan, inputs, values, list(range(len(plan.inputs))))
+    return values
 
-        by_id: dict[int, Any] = {}
+
+def _place_inputs(model: "Model", plan: RunPlan, inputs: Any, values: list[Any], slots: list[int]) -> None:
+    """Check each input and store it in ``values[slots[i]]`` (i: Parameter index)."""
+    specs = plan.inputs
+    n = len(specs)
+    if type(inputs) is dict or isinstance(inputs, Mapping):
+        index = plan.input_index
+        seen = 0
         for key, value in inputs.items():
-            node = params[key] if isinstance(key, int) else find_parameter(model, key)
-            by_id[node.id] = value
-        missing = [p.name for p in params if p.id not in by_id]
-        if missing:
-            raise InputError(f"model '{model.name}': no value given for input(s) {', '.join(missing)}")
-        values = [by_id[p.id] for p in params]
+            i = index.get(key) if type(key) is str else _int_key(model, key, n)
+            if i is None:
+                known = ", ".join(f"'{s.name}'" for s in specs) or "none"
+                raise InputError(f"model '{model.name}' has no input {key!r} (inputs: {known})")
+            bit = 1 << i
+            if seen & bit:
+                raise InputError(f"model '{model.name}': input '{specs[i].name}' is given twice "
+                                 f"(by friendly name, tensor name or index)")
+            seen |= bit
+            values[slots[i]] = _check(specs[i], value)
+        if seen != (1 << n) - 1:
+            missing = ", ".join(f"'{s.name}'" for i, s in enumerate(specs) if not seen & (1 << i))
+            raise InputError(f"model '{model.name}': no value given for input(s) {missing}")
+        return
+    if inputs is None:
+        given: list[Any] = []
+    elif isinstance(inputs, np.ndarray) and n == 1:
+        given = [inputs]
     else:
-        values = list(inputs)
-        if len(values) != len(params):
-            raise InputError(f"model '{model.name}' has {len(params)} inputs, got {len(values)} values")
-    checked = []
-    for param, value in zip(params, values):
-        op = param.op
-        assert isinstance(op, Parameter)
-        et = op.element_type
-        if isinstance(value, np.ndarray):
-            array = value
-            if not et.is_dynamic and et.value != "string" and array.dtype != et.numpy_dtype:
-                raise InputError(
-                    f"input '{param.name}': expected element type {et} ({et.numpy_dtype}), "
-                    f"got an array of {array.dtype}"
-                )
-        else:
-            array = np.asarray(value, dtype=None if et.is_dynamic or et.value == "string" else et.numpy_dtype)
-        if not op.shape.compatible_with_shape(array.shape):
-            raise InputError(
-                f"input '{param.name}': expected shape {op.shape}, got {list(array.shape)}"
-            )
-        checked.append(array)
-    return checked
+        given = list(inputs)
+    if len(given) != n:
+        raise InputError(f"model '{model.name}' has {n} inputs "
+                         f"({', '.join(repr(s.name) for s in specs) or 'none'}), got {len(given)} values")
+    for i, value in enumerate(given):
+        values[slots[i]] = _check(specs[i], value)
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def _int_key(model: "Model", key: Any, count: int) -> int | None:
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        if -count <= key < count:
+            return int(key) % count
+        raise InputError(f"model '{model.name}' has {count} inputs; input index {key} is out of range")
+    return None
+
+
+def _check(spec: InputSpec, value: Any) -> np.ndarray:
+    """``value`` as an array of the Parameter's type; an InputError naming input, expected, got."""
+    dtype = spec.dtype
+    if type(value) is np.ndarray:
+        array = value
+        if dtype is not None and array.dtype != dtype:
+            raise InputError(f"input '{spec.name}': expected element type {spec.element_type} "
+                             f"({dtype}), got an array of {array.dtype} with shape {list(array.shape)}")
+    else:
+        array = _convert(spec, value)
+    if spec.static_shape is not None:
+        if array.shape != spec.static_shape:
+            raise InputError(f"input '{spec.name}': expected shape {spec.shape}, got {list(array.shape)}")
+    elif not spec.shape.compatible_with_shape(array.shape):
+        raise InputError(f"input '{spec.name}': expected shape {spec.shape}, got {list(array.shape)}")
+    return array
+
+
+def _convert(spec: InputSpec, value: Any) -> np.ndarray:
+    """A list/scalar/array-like converted to the Parameter's dtype when no value would change kind."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"input '{spec.name}': cannot make an array of the given value: {exc}") from None
+    dtype = spec.dtype
+    if dtype is None:
+        if spec.element_type.value == "string" and array.dtype.kind not in "UOS":
+            raise InputError(f"input '{spec.name}': expected strings, got values of {array.dtype}")
+        return array
+    if array.dtype == dtype:
+        return array
+    ok = (array.size == 0 or np.can_cast(array.dtype, dtype, "same_kind")
+          or (dtype.kind == "V" and array.dtype.kind in "fiu")  # ml_dtypes (bf16, f8, ...)
+          or (dtype.kind in "fV" and array.dtype.kind in "iu"))
+    if not ok:
+        raise InputError(f"input '{spec.name}': expected element type {spec.element_type} ({dtype}), "
+                         f"got values of {array.dtype} with shape {list(array.shape)}")
+    return array.astype(dtype)
 
 
 def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None) -> Any:
     """Run ``model``; returns {result tensor name: array} in Result order.
 
     ``inputs``: a dict keyed by Parameter friendly name or tensor name (or index), or a list in
-    Parameter order. With ``profile=True`` returns a :class:`RunResult` with per-node timings.
+    Parameter order (a single array for a one-input model). With ``profile=True`` returns a
+    :class:`RunResult` with per-node time and output bytes. ``progress``: None shows a tqdm bar on
+    a terminal once a run passes one second; True/False force it on/off.
     """
-    plan = _plan(model)
-    values: list[Any] = [None] * plan.num_slots
-    for slot, array in zip(plan.parameter_slots, prepare_inputs(model, inputs)):
-        values[slot] = array
-    records: list[NodeProfile] = []
-    bar = _progress_bar(len(plan.steps), progress)
-    for step in plan.steps:
-        args = [values[s] for s in step.input_slots]
-        start = time.perf_counter() if profile else 0.0
-        try:
-            outs = step.evaluate(*args)
-        except UnsupportedOpError:
-            raise
-        except GraphirError as exc:
-            raise EvaluationError(_describe_failure(step.node, args, exc)) from None
-        except Exception as exc:
-            raise EvaluationError(_describe_failure(step.node, args, exc)) from exc
-        base = step.output_slot
-        for i in range(step.num_outputs):
-            values[base + i] = outs[i]
-        for s in step.release:
-            values[s] = None
-        if profile:
-            elapsed = time.perf_counter() - start
-            n = step.node
-            records.append(NodeProfile(n.id, n.name, n.type_name, n.version, elapsed,
-                                       sum(int(getattr(o, "nbytes", 0)) for o in outs)))
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
-    outputs = {key: values[slot] for key, slot in zip(plan.result_keys, plan.result_slots)}
+    plan = model._plan
+    if plan is None:
+        plan = get_plan(model)
+    values = plan.template.copy()
+    _place_inputs(model, plan, inputs, values, plan.parameter_slots)
+    if profile:
+        records = _run_profiled(plan.steps, values)
+    else:
+        bar = _progress_bar(len(plan.steps), progress) if plan.show_progress and progress is not False else None
+        if bar is None:
+            _run_steps(plan.steps, values)
+        else:
+            try:
+                _run_steps(plan.steps, values, bar.update)
+            finally:
+                bar.close()
+    outputs = {}
+    for key, slot in plan.result_pairs:
+        outputs[key] = values[slot]
     return RunResult(outputs, records) if profile else outputs
 
 
-def _describe_failure(node: "Node", args: Sequence[Any], exc: Exception) -> str:
+def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
+    """The hot loop: one ``evaluate`` per step, values freed after their last use."""
+    for evaluate, arity, a, b, c, ins, base, count, release, node in steps:
+        try:
+            if arity == 2:
+                outs = evaluate(values[a], values[b])
+            elif arity == 1:
+                outs = evaluate(values[a])
+            elif arity == 3:
+                outs = evaluate(values[a], values[b], values[c])
+            else:
+                outs = evaluate(*[values[s] for s in ins])
+        except Exception as exc:
+            _reraise(node, [values[s] for s in ins], exc)
+        if count == 1:
+            values[base] = outs[0]
+        else:
+            values[base:base + count] = outs[:count]
+        if release:
+            for s in release:
+                values[s] = None
+        if tick is not None:
+            tick(1)
+
+
+def _run_profiled(steps: list[Step], values: list[Any]) -> list[NodeProfile]:
+    records: list[NodeProfile] = []
+    clock = time.perf_counter
+    for evaluate, _, _, _, _, ins, base, count, release, node in steps:
+        start = clock()
+        try:
+            outs = evaluate(*[values[s] for s in ins])
+        except Exception as exc:
+            _reraise(node, [values[s] for s in ins], exc)
+        elapsed = clock() - start
+        values[base:base + count] = outs[:count]
+        records.append(NodeProfile(node.id, node.name, node.type_name, node.version, elapsed,
+                                   sum(int(getattr(o, "nbytes", 0)) for o in outs[:count])))
+        for s in release:
+            values[s] = None
+    return records
+
+
+def _reraise(node: "Node", args: Sequence[Any], exc: Exception) -> None:
+    """Re-raise a node's failure as a graphir error naming the node and its inputs."""
+    if isinstance(exc, UnsupportedOpError):
+        raise exc
+    message = describe_failure(node, args, exc)
+    if isinstance(exc, GraphirError):
+        raise EvaluationError(message) from None
+    raise EvaluationError(message) from exc
+
+
+def describe_failure(node: "Node", args: Sequence[Any], exc: Exception) -> str:
+    """``node 5 'sel' (Select-opset1) failed on inputs (bool[2], f32[3]): ...``."""
     shown = ", ".join(
         f"{getattr(a, 'dtype', type(a).__name__)}{list(getattr(a, 'shape', ()))}" for a in args
     )
-    return f"{node.describe()} failed on inputs ({shown}): {type(exc).__name__}: {exc}"
+    detail = str(exc) if isinstance(exc, GraphirError) else f"{type(exc).__name__}: {exc}"
+    return f"{node.describe()} failed on inputs ({shown}): {detail}"
 
 
 def _progress_bar(total: int, progress: bool | None) -> Any:
     """A tqdm bar on a terminal that appears only once the run takes longer than a second."""
-    if progress is False or total < 2:
-        return None
-    import sys
-
     if progress is None and not sys.stderr.isatty():
         return None
     try:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is a dependency
         return None
-    return tqdm(total=total, delay=1.0, unit="node", leave=False)
+    return tqdm(total=total, delay=0.0 if progress else 1.0, unit="node", leave=False,
+                disable=False, file=sys.stderr)

@@ -1,0 +1,114 @@
+"""Per-node dispatch overhead of the interpreter on a 1,000-node chain of small tensors.
+
+Builds ``x -> Add(c) -> Add(c) -> ...`` (1,000 Adds on f32[2,2]) and reports, per node:
+the whole run, the ops' own ``evaluate`` cost (the same calls in a bare loop) and the difference
+(the interpreter's dispatch overhead). Also the fixed per-run overhead of a one-node model
+(input checks + plan loop), and, when onnx is installed, onnx.reference.ReferenceEvaluator on the
+equivalent ONNX chain. Usage: ``python benchmarks/dispatch.py [--nodes N] [--repeat R] [--json]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import graphir
+from graphir import opset
+
+
+def best_of(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
+    """The fastest of ``repeat`` timings of ``number`` calls, in seconds per call."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def chain_model(n: int) -> graphir.Model:
+    x = opset.parameter([2, 2], "f32", name="x")
+    c = opset.constant(np.full((2, 2), 0.5, np.float32), name="c")
+    y = x
+    for i in range(n):
+        y = opset.add(y, c, name=f"add{i}")
+    return graphir.Model([y], [x], name=f"chain{n}")
+
+
+def onnx_chain(n: int) -> object | None:
+    try:
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+        from onnx.reference import ReferenceEvaluator
+    except ImportError:
+        return None
+    nodes = [helper.make_node("Add", ["x" if i == 0 else f"t{i - 1}", "c"], [f"t{i}"]) for i in range(n)]
+    graph = helper.make_graph(
+        nodes, "chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
+        [helper.make_tensor_value_info(f"t{n - 1}", TensorProto.FLOAT, [2, 2])],
+        [numpy_helper.from_array(np.full((2, 2), 0.5, np.float32), "c")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return ReferenceEvaluator(model)
+
+
+def measure(n: int = 1000, repeat: int = 7) -> dict[str, float]:
+    model = chain_model(n)
+    x = np.ones((2, 2), np.float32)
+    out = model.run({"x": x})  # builds the plan
+    expected = x + 0.5 * n
+    assert np.allclose(next(iter(out.values())), expected), "chain result is wrong"
+    plan = model._plan
+    steps = [(s[0], s[5]) for s in plan.steps]
+    c = plan.template[steps[0][1][1]]
+
+    def bare() -> None:
+        v = x
+        for evaluate, _ in steps:
+            v = evaluate(v, c)[0]
+
+    run_s = best_of(lambda: model.run({"x": x}), repeat)
+    bare_s = best_of(bare, repeat)
+    figures = {
+        "nodes": n,
+        "run_us_per_node": run_s / n * 1e6,
+        "evaluate_us_per_node": bare_s / n * 1e6,
+        "dispatch_us_per_node": (run_s - bare_s) / n * 1e6,
+    }
+    one = graphir.Model([opset.add(opset.parameter([2, 2], "f32", name="a"), c)], name="one")
+    one.run({"a": x})
+    step = one._plan.steps[0]
+    one_run = best_of(lambda: one.run({"a": x}), repeat, 2000)
+    one_eval = best_of(lambda: step[0](x, c), repeat, 2000)
+    figures["one_node_run_us"] = one_run * 1e6
+    figures["one_node_evaluate_us"] = one_eval * 1e6
+    figures["one_node_overhead_us"] = (one_run - one_eval) * 1e6
+    ref = onnx_chain(n)
+    if ref is not None:
+        ref_s = best_of(lambda: ref.run(None, {"x": x}), max(2, repeat // 3))
+        figures["onnx_reference_us_per_node"] = ref_s / n * 1e6
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    figures = measure(args.nodes, args.repeat)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    for key, value in figures.items():
+        print(f"{key:<30} {value:10.2f}" if isinstance(value, float) else f"{key:<30} {value:>10}")
+
+
+if __name__ == "__main__":
+    main()
