@@ -1,0 +1,249 @@
+"""Select (f32) through graphir's interpreter against the bandwidth limit and its peers.
+
+    python benchmarks/select.py [--sizes 1e3,1e6] [--cases same,broadcast] [--rounds 15]
+
+One OpenVINO IR file per case and size is written and loaded by both graphir
+(``graphir.read_model``, run with ``model.run``: input checks, dispatch and output allocation
+included) and OpenVINO. Contenders, timed round-robin (one sample of each per round, so load
+from other processes hits all of them alike), reported as medians:
+
+- ``graphir``: ``model.run({...})`` on the loaded IR; ``kernel``: graphir.kernels.select alone
+- ``limit``: ``np.copyto`` of as many bytes as Select reads plus writes (13 B/element for
+  same-shape f32) into a preallocated buffer -- the brief's "copy of the same bytes"
+- ``where``: ``numpy.where``
+- ``ov1``/``ov2``: OpenVINO CPU, 1/2 inference threads, compiled once, reused infer request,
+  ``share_inputs=True, share_outputs=True``
+- ``ort1``/``ort2``: ONNX Runtime CPU ``Where``, intra-op threads 1/2 (model from onnx.helper)
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+# run as a script, this file's folder is sys.path[0], where "select" would shadow the stdlib module
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    del sys.path[0]
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import graphir  # noqa: E402
+from graphir.kernels.select import select as select_kernel  # noqa: E402
+
+Runner = Callable[[], object]
+
+CASES = {
+    # name: (cond shape, then shape, else shape) for n elements
+    "same": lambda n: ([n], [n], [n]),
+    "broadcast": lambda n: ([max(1, n // 1000), min(n, 1000)], [min(n, 1000)], []),
+}
+
+
+def ir_xml(shapes: list[list[int]]) -> str:
+    """An OpenVINO IR v11 with three Parameters (cond, then, else), a Select and a Result."""
+    names, types = ("cond", "then", "else"), ("boolean", "f32", "f32")
+    precisions = ("BOOL", "FP32", "FP32")
+    out_shape = list(np.broadcast_shapes(*(tuple(s) for s in shapes)))
+
+    def dims(shape: list[int]) -> str:
+        return "".join(f"<dim>{d}</dim>" for d in shape)
+
+    layers = [
+        f'<layer id="{i}" name="{names[i]}" type="Parameter" version="opset1">'
+        f'<data shape="{",".join(map(str, shapes[i]))}" element_type="{types[i]}"/>'
+        f'<output><port id="0" precision="{precisions[i]}" names="{names[i]}">{dims(shapes[i])}</port>'
+        f"</output></layer>"
+        for i in range(3)
+    ]
+    ports = "".join(f'<port id="{i}" precision="{precisions[i]}">{dims(shapes[i])}</port>' for i in range(3))
+    layers.append(
+        f'<layer id="3" name="select" type="Select" version="opset1"><data auto_broadcast="numpy"/>'
+        f'<input>{ports}</input><output><port id="3" precision="FP32" names="out">{dims(out_shape)}'
+        f"</port></output></layer>"
+    )
+    layers.append(
+        f'<layer id="4" name="out" type="Result" version="opset1"><input><port id="0" precision="FP32">'
+        f"{dims(out_shape)}</port></input></layer>"
+    )
+    edges = "".join(f'<edge from-layer="{i}" from-port="0" to-layer="3" to-port="{i}"/>' for i in range(3))
+    edges += '<edge from-layer="3" from-port="3" to-layer="4" to-port="0"/>'
+    return (f'<?xml version="1.0"?>\n<net name="select" version="11"><layers>{"".join(layers)}</layers>'
+            f"<edges>{edges}</edges></net>\n")
+
+
+def graphir_runner(xml: Path, feed: dict[str, np.ndarray], notes: list[str]) -> Runner:
+    try:
+        model = graphir.read_model(xml)
+    except Exception as exc:  # the IR reader is young: fall back to the builder, and say so
+        from graphir import opset
+
+        notes.append(f"graphir.read_model failed ({type(exc).__name__}: {exc}); model built with graphir.opset")
+        params = [opset.parameter(list(v.shape), "boolean" if v.dtype == np.bool_ else "f32", name=k)
+                  for k, v in feed.items()]
+        model = graphir.Model([opset.select(*params)], [p.node for p in params], name="select")
+    return lambda: model.run(feed)
+
+
+def openvino_runners(xml: Path, feed: dict[str, np.ndarray], notes: list[str]) -> dict[str, Runner]:
+    try:
+        import openvino as ov
+    except ImportError:
+        notes.append("openvino not installed: no OpenVINO columns")
+        return {}
+    core = ov.Core()
+    model = core.read_model(str(xml))
+    inputs = list(feed.values())
+    runners = {}
+    for threads in (1, 2):
+        compiled = core.compile_model(model, "CPU", {"INFERENCE_NUM_THREADS": threads})
+        request = compiled.create_infer_request()
+        runners[f"ov{threads}"] = (
+            lambda request=request: request.infer(inputs, share_inputs=True, share_outputs=True))
+    return runners
+
+
+def onnxruntime_runners(feed: dict[str, np.ndarray], notes: list[str]) -> dict[str, Runner]:
+    try:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+    except ImportError:
+        notes.append("onnxruntime/onnx not installed: no ONNX Runtime columns")
+        return {}
+    kinds = {"cond": TensorProto.BOOL, "then": TensorProto.FLOAT, "else": TensorProto.FLOAT}
+    out_shape = list(np.broadcast_shapes(*(v.shape for v in feed.values())))
+    graph = helper.make_graph(
+        [helper.make_node("Where", list(feed), ["out"])], "select",
+        [helper.make_tensor_value_info(k, kinds[k], list(v.shape)) for k, v in feed.items()],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, out_shape)],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    runners = {}
+    for threads in (1, 2):
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        session = ort.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        runners[f"ort{threads}"] = lambda session=session: session.run(None, feed)
+    return runners
+
+
+def limit_runner(nbytes: int) -> Runner:
+    src = np.ones(nbytes, np.uint8)
+    dst = np.empty_like(src)
+    return lambda: np.copyto(dst, src)
+
+
+def calibrate(fn: Runner, target_s: float) -> int:
+    """Calls per sample so one sample lasts about ``target_s`` (tiny sizes: timer resolution)."""
+    start = time.perf_counter()
+    fn()
+    once = max(time.perf_counter() - start, 1e-7)
+    return max(1, min(1000, int(target_s / once)))
+
+
+def measure(runners: dict[str, Runner], rounds: int) -> dict[str, float]:
+    """Median seconds per call of each runner, sampled round-robin."""
+    for fn in runners.values():  # warm-up: page faults, thread pools, plan building
+        for _ in range(3):
+            fn()
+    loops = {name: calibrate(fn, 2e-3) for name, fn in runners.items()}
+    samples: dict[str, list[float]] = {name: [] for name in runners}
+    for _ in range(rounds):
+        for name, fn in runners.items():
+            count = loops[name]
+            start = time.perf_counter()
+            for _ in range(count):
+                fn()
+            samples[name].append((time.perf_counter() - start) / count)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def check(feed: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
+    want = np.where(feed["cond"], feed["then"], feed["else"])
+    out = next(iter(got.values()))
+    if out.dtype != want.dtype or out.tobytes() != want.tobytes():
+        raise SystemExit("graphir's Select output differs from numpy.where")
+
+
+def bench_case(case: str, n: int, rounds: int, workdir: Path) -> tuple[dict[str, float], list[str]]:
+    rng = np.random.default_rng(n)
+    cshape, tshape, eshape = CASES[case](n)
+    feed = {
+        "cond": rng.random(cshape) < 0.5,
+        "then": rng.standard_normal(tshape, dtype=np.float32),
+        "else": rng.standard_normal(eshape, dtype=np.float32),
+    }
+    xml = workdir / f"select_{case}_{n}.xml"
+    xml.write_text(ir_xml([cshape, tshape, eshape]))
+    notes: list[str] = []
+    graphir_run = graphir_runner(xml, feed, notes)
+    check(feed, graphir_run())
+    nbytes = sum(v.nbytes for v in feed.values()) + int(np.prod(np.broadcast_shapes(cshape, tshape, eshape))) * 4
+    cond, then, other = feed.values()
+    runners: dict[str, Runner] = {
+        "graphir": graphir_run,
+        "kernel": lambda: select_kernel(cond, then, other),
+        "limit": limit_runner(nbytes),
+        "where": lambda: np.where(cond, then, other),
+    }
+    runners.update(openvino_runners(xml, feed, notes))
+    runners.update(onnxruntime_runners(feed, notes))
+    return measure(runners, rounds), notes
+
+
+def report(case: str, n: int, t: dict[str, float], goals: list[str]) -> None:
+    ms = " ".join(f"{k}={v * 1e3:.3f}" for k, v in t.items())
+    g = t["graphir"]
+    ratios = [f"graphir/limit={g / t['limit']:.2f}", f"where/graphir={t['where'] / g:.2f}"]
+    if "ort1" in t:
+        ort = min(t["ort1"], t["ort2"])
+        ratios.append(f"ort/graphir={ort / g:.2f}")
+    if "ov1" in t:
+        ratios += [f"graphir/ov1={g / t['ov1']:.2f}", f"graphir/ov2={g / t['ov2']:.2f}"]
+    print(f"{case:9s} n={n:.0e}  ms: {ms}")
+    print(f"{'':9s}           ratios: {' '.join(ratios)}")
+    big = n >= 10**6
+    if big and "ort1" in t:
+        goals.append(_goal(f"{case} {n:.0e}: >= 1.2x faster than ORT", min(t["ort1"], t["ort2"]) / g >= 1.2))
+    if big and "ov1" in t:
+        goals.append(_goal(f"{case} {n:.0e}: <= 1.2x OpenVINO 1 thread", g / t["ov1"] <= 1.2))
+    if big and case == "same":
+        goals.append(_goal(f"{case} {n:.0e}: within 2.0x of the limit", g / t["limit"] <= 2.0))
+    if n == 10**3 and "ort1" in t:
+        goals.append(_goal(f"{case} {n:.0e}: within 1.5x of ORT's run", g / min(t["ort1"], t["ort2"]) <= 1.5))
+
+
+def _goal(text: str, met: bool) -> str:
+    return f"  [{'met ' if met else 'MISS'}] {text}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1e3,1e4,1e5,1e6,1e7")
+    parser.add_argument("--cases", default="same,broadcast")
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args(argv)
+    sizes = [int(float(s)) for s in args.sizes.split(",")]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"graphir Select benchmark: f32, {os.cpu_count()} cpus, load average {load:.2f}, "
+          f"median of {args.rounds} round-robin rounds, times in ms")
+    goals: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in args.cases.split(","):
+            for n in sizes:
+                times, notes = bench_case(case, n, args.rounds if n < 10**7 else max(5, args.rounds // 2), Path(tmp))
+                for note in notes:
+                    print(f"  note: {note}")
+                report(case, n, times, goals)
+    print("goals:")
+    print("\n".join(goals))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
