@@ -235,7 +235,9 @@ class _Reader:
         return model
 
     def _body(self, element: Any, where: str) -> Model:
-        return self.read_graph(element, where)
+        model = self.read_graph(element, where)
+        model.rt_info = read_net_rt_info(element.find("rt_info"))
+        return model
 
     def _edges(self, root: Any, layers: dict[int, _Layer], where: str) -> dict[tuple[int, str], tuple[int, str]]:
         sources: dict[tuple[int, str], tuple[int, str]] = {}
@@ -319,6 +321,8 @@ class _Reader:
             node.extra["ir_input_rt_info"] = in_rt
         if layer.attrib:
             node.extra["ir_layer_attributes"] = dict(layer.attrib)
+        if layer.children:
+            node.extra["ir_child_order"] = [c.tag for c in layer.element if isinstance(c.tag, str)]
         if isinstance(op, Result) and "output_names" in layer.attrib:
             node.extra["ir_layer_attributes"].pop("output_names")
             if not node.extra["ir_layer_attributes"]:
@@ -541,6 +545,7 @@ class _Writer:
                     names = result_names.get((node.id, i), set())
                 self.port(out_el, n_in + i, t, names, out_rt.get(i, {}))
         self.children(node, el)
+        _order_children(el, node.extra.get("ir_child_order", _CHILD_ORDER))
         return el
 
     def port(self, parent: Any, pid: int, t: TensorType, names: set[str], rt: dict[str, Any]) -> None:
@@ -607,6 +612,7 @@ class _Writer:
         if isinstance(content, Model):
             body = etree.SubElement(el, tag)
             self.graph(content, body)
+            write_net_rt_info(etree.SubElement(body, "rt_info"), content.rt_info)
             return
         if isinstance(content, str):
             el.append(etree.fromstring(content, etree.XMLParser(resolve_entities=False, no_network=True)))
@@ -617,6 +623,21 @@ class _Writer:
             for k, v in d.items():
                 if k != "tag":
                     sub.set(k, str(v))
+
+
+_CHILD_ORDER = ["data", "rt_info", "else_port_map", "then_port_map", "port_map", "back_edges", "input",
+                "output", "then_body", "else_body", "body"]
+
+
+def _order_children(el: Any, order: list[str]) -> None:
+    """Put a layer's children in the order the file had (or OpenVINO's usual order)."""
+    children = list(el)
+    rank = {tag: i for i, tag in enumerate(order)}
+    ordered = sorted(children, key=lambda c: rank.get(c.tag, len(rank)))
+    if ordered != children:
+        for c in children:
+            el.remove(c)
+        el.extend(ordered)
 
 
 def _tree(model: Model, version: int) -> tuple[Any, BinWriter]:
