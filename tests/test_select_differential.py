@@ -226,3 +226,48 @@ def test_pdpd_axis_from_ir_matches_graphir(ov) -> None:
         if ours != theirs:
             mismatches.append(f"{[str(s) for s in shapes]} axis {axis}: graphir {ours} / openvino {theirs}")
     assert not mismatches, "\n".join(mismatches[:20])
+
+
+@pytest.mark.parametrize("dst,src,axis,expected", [
+    ("[2,3,4,5]", "[2,3]", 0, "[2,3,4,5]"),
+    ("[2,3,4,5]", "[4,5]", 0, None),
+    ("[2,3,4,5]", "[4,5]", -1, "[2,3,4,5]"),
+    ("[2,3,4]", "[3,1]", 1, "[2,3,4]"),
+    ("[2,3,4]", "[3,4]", 2, None),  # runs past the end
+    ("[2,3]", "[3]", -2, None),  # axis below -1
+    ("[0,3]", "[1]", 0, None),  # a static source dim above the target's: 1 does not fit 0
+    ("[1,3]", "[0]", 0, "[0,3]"),
+    ("[1..4]", "[5]", 0, "[5]"),  # a target that may be 1 is widened
+    ("[2..4]", "[5]", 0, None),
+    ("[2..4]", "[3]", 0, "[3]"),
+    ("[2,3]", "[...]", 0, "[...]"),
+    ("[...]", "[2]", 0, "[...]"),
+    ("[2]", "[2,3]", 0, None),
+])
+def test_pdpd_merge_rules(dst: str, src: str, axis: int, expected: str | None) -> None:
+    """What OpenVINO 2026.4 does (measured by the grid tests above), pinned without openvino."""
+    from graphir.broadcast import pdpd_merge
+
+    merged = pdpd_merge(PartialShape.parse(dst), PartialShape.parse(src), axis)
+    assert (None if merged is None else str(merged)) == expected
+
+
+@pytest.mark.parametrize("shapes,types_,mode,message", [
+    (("[3,5]", "[2,3,4,5]", "[2,3,4,5]"), ("boolean", "f32", "f32"), "numpy",
+     r"Argument shapes are inconsistent: cond \[3,5\], then \[2,3,4,5\], else \[2,3,4,5\] \(numpy: right-aligned, "
+     r"each dim equal or 1; input 0 \('cond'\) \[3,5\] does not fit \[2,3,4,5\]\)"),
+    (("[2]", "[3]", "[2]"), ("boolean", "f32", "f32"), "none",
+     r"none: shapes must be equal; input 1 \('then'\) \[3\] does not fit \[2\]"),
+    (("[2]", "[2,3]", "[3]"), ("boolean", "f32", "f32"), "pdpd",
+     r"'Else' tensor shape is not broadcastable: input 2 \('else'\) \[3\] into input 1 \('then'\) \[2,3\] "
+     r"\(pdpd broadcast from axis 0"),
+    (("[2]", "[2]", "[2]"), ("u8", "f32", "f32"), "numpy",
+     r"Argument 0 must have boolean element type \(element type: u8\); input 0 \('cond'\) is u8\[2\]"),
+    (("[2]", "[2]", "[2]"), ("boolean", "f32", "i32"), "numpy",
+     r"Argument 1 and 2 element types must match: input 1 \('then'\) is f32, input 2 \('else'\) is i32"),
+])
+def test_error_messages_name_input_shapes_and_rule(shapes, types_, mode: str, message: str) -> None:
+    params = [opset.parameter(s, t) for s, t in zip(shapes, types_)]
+    with pytest.raises(GraphirError, match=message) as info:
+        opset.make("Select", *params, auto_broadcast=mode, name="sel")
+    assert "'sel' (Select-opset1)" in str(info.value)
