@@ -271,3 +271,15 @@ def test_error_messages_name_input_shapes_and_rule(shapes, types_, mode: str, me
     with pytest.raises(GraphirError, match=message) as info:
         opset.make("Select", *params, auto_broadcast=mode, name="sel")
     assert "'sel' (Select-opset1)" in str(info.value)
+
+
+def test_pdpd_axis_survives_an_ir_round_trip_through_openvino(ov, tmp_path) -> None:
+    import graphir
+
+    c, a, b = (opset.parameter(s, t, name=n) for s, t, n in
+               (("[4]", "boolean", "c"), ("[2,3,4]", "f32", "a"), ("[3,4]", "f32", "b")))
+    y = opset.make("Select", c, a, b, auto_broadcast="pdpd", axis=-1, name="sel")
+    graphir.save_model(graphir.Model([y], [c.node, a.node, b.node]), tmp_path / "pdpd.xml")
+    assert str(ov.Core().read_model(str(tmp_path / "pdpd.xml")).output(0).get_partial_shape()) == "[2,3,4]"
+    op = graphir.read_model(tmp_path / "pdpd.xml").node("sel").op
+    assert (op.auto_broadcast, op.axis) == ("pdpd", -1)
