@@ -158,3 +158,17 @@ def test_pdpd_trailing_axis_values_match_openvino_cpu(ov) -> None:
     theirs = _ov_run(ov, model, (cond, then, other), "f32")
     ours = _run(_model(*shapes, "f32", mode="pdpd", axis=-1), cond, then, other)
     np.testing.assert_array_equal(ours, theirs)
+
+
+def test_pdpd_leading_axis_values_match_openvino_cpu(ov) -> None:
+    """The CPU plugin compiles a pdpd Select only with snippets off; then it aligns cond at axis 0."""
+    shapes = ((2, 3), (2, 3, 4), (2, 3, 4))
+    rng = np.random.default_rng(9)
+    cond = rng.random(shapes[0]) < 0.5
+    then = rng.standard_normal(shapes[1]).astype(np.float32)
+    other = rng.standard_normal(shapes[2]).astype(np.float32)
+    theirs = _ov_run(ov, _ov_select(ov, shapes, "f32", "pdpd"), (cond, then, other), "f32",
+                     {"SNIPPETS_MODE": "DISABLE"})
+    ours = _run(_model(*shapes, "f32", mode="pdpd", axis=0), cond, then, other)
+    np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(ours, np.where(cond[:, :, None], then, other))
