@@ -8,7 +8,6 @@ Output spatial size (explicit pads): floor((in + pb + pe - ((k-1)*d+1)) / s) + 1
 """
 from __future__ import annotations
 
-import string
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -123,7 +122,7 @@ def conv_ncx(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[i
     o = w.shape[0]
     win = win.reshape(n, groups, c // groups, *win.shape[2:])
     wg = w.reshape(groups, o // groups, c // groups, *w.shape[2:])
-    sp, kk = string.ascii_lowercase[:nd], string.ascii_uppercase[:nd]
+    sp, kk = "pqrstu"[:nd], "vwxyzb"[:nd]  # letters other than n, g, c, o
     out = np.einsum(f"ngc{sp}{kk},goc{kk}->ngo{sp}", win, wg, optimize=True)
     return out.reshape(n, o, *out.shape[3:])
 
