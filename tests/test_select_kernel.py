@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
-from graphir.kernels import _threads
+from graphir.kernels import _buffers, _threads
 from graphir.kernels import select as kernel
 from graphir.kernels.select import select
 
@@ -261,3 +261,41 @@ def test_thread_failures_reach_the_caller() -> None:
     assert sorted(ran) == [0, 1, 2]
     with pytest.raises(ValueError, match="count must be >= 1"):
         _threads.set_num_threads(0)
+
+
+def test_large_outputs_recycle_only_unreferenced_buffers() -> None:
+    """Pooled output memory is reused only when no array (or view of one) still points at it."""
+    rng = np.random.default_rng(5)
+    size = (_buffers.MIN_BYTES // 4) * 2
+    cond = random_cond(rng, (size,))
+    then, other = random_values(rng, (size,), np.float32), random_values(rng, (size,), np.float32)
+    first = select(cond, then, other)
+    kept = first[::3]                       # a view outlives its parent
+    first_bytes = kept.tobytes()
+    address = first.__array_interface__["data"][0]
+    del first
+    second = select(~cond, then, other)     # must not land on memory `kept` still uses
+    assert second.__array_interface__["data"][0] != address
+    assert kept.tobytes() == first_bytes
+    assert_same(second, expected(~cond, then, other))
+    pooled_before = _buffers.pooled_bytes()
+    del kept, second
+    third = select(cond, then, other)       # now both buffers are free: one is reused
+    assert _buffers.pooled_bytes() == pooled_before
+    assert any(third.base is buffer for buffer in _buffers._pool)
+    assert_same(third, expected(cond, then, other))
+    assert _buffers.pooled_bytes() <= _buffers.MAX_BYTES
+
+
+def test_buffer_pool_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_buffers, "MAX_BYTES", 3 * _buffers.MIN_BYTES)
+    _buffers.clear()
+    held = [_buffers.empty((_buffers.MIN_BYTES,), np.dtype(np.uint8)) for _ in range(5)]
+    assert _buffers.pooled_bytes() <= 3 * _buffers.MIN_BYTES
+    assert len({a.__array_interface__["data"][0] for a in held}) == 5  # all distinct while held
+    del held
+    again = _buffers.empty((_buffers.MIN_BYTES,), np.dtype(np.uint8))
+    assert again.base is not None and _buffers.pooled_bytes() <= 3 * _buffers.MIN_BYTES
+    small = _buffers.empty((10,), np.dtype(np.float32))
+    assert small.base is None  # small outputs are plain np.empty
+    _buffers.clear()

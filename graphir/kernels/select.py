@@ -22,7 +22,7 @@ from functools import partial
 
 import numpy as np
 
-from graphir.kernels import _threads
+from graphir.kernels import _buffers, _threads
 
 #: unsigned view per item size: the blend is done on these
 _UINT = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
@@ -55,7 +55,7 @@ def select(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray) -> np.ndar
     size = _size(shape)
     if size < SMALL:  # numpy.where's one call beats three at this size
         return _reference(cond, then, otherwise)
-    out = np.empty(shape, dtype)
+    out = _buffers.empty(shape, dtype)
     if cond.size == 1:  # one choice for every element: a broadcast copy
         np.copyto(out, then if cond.reshape(-1)[0] else otherwise)
         return out
@@ -107,16 +107,18 @@ def blend(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.nda
     keys = list(_block_keys(out.shape, max(1, BLOCK_BYTES // out.itemsize)))
     threads = min(_threads.num_threads(), len(keys), max(1, out.nbytes // THREAD_MIN_BYTES))
     if threads <= 1:
-        _blend_blocks(inputs, out, keys)
+        _blend_blocks(inputs, out, keys, iter(range(len(keys))))
         return
-    step = -(-len(keys) // threads)
-    _threads.run_parts([partial(_blend_blocks, inputs, out, keys[i:i + step])
-                        for i in range(0, len(keys), step)])
+    # the threads pull block numbers from one shared iterator (next() is atomic under the GIL),
+    # so a thread that the OS descheduled does not leave its half of the work to wait for it
+    shared = iter(range(len(keys)))
+    _threads.run_parts([partial(_blend_blocks, inputs, out, keys, shared)] * threads)
 
 
-def _blend_blocks(inputs: list[np.ndarray], out: np.ndarray, keys: list[_Key]) -> None:
+def _blend_blocks(inputs: list[np.ndarray], out: np.ndarray, keys: list[_Key], numbers: Iterator[int]) -> None:
     cond, then, otherwise = inputs
-    for key in keys:
+    for number in numbers:
+        key = keys[number]
         _blend_block(cond[_input_key(cond, key)], then[_input_key(then, key)],
                      otherwise[_input_key(otherwise, key)], out[key])
 
