@@ -48,6 +48,9 @@ CONST_VALUES: dict[str, list] = {
     "f4e2m1": [0.5, 1.0, -6.0, 6.0, 0.0],
     "nf4": [-1.0, 0.0, 1.0],
 }
+NUMPY_TYPES = {"boolean": np.bool_, "f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
+               "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16,
+               "u32": np.uint32, "u64": np.uint64}
 STRINGS = ["ab", "", "c,d", "ünï"]
 
 
@@ -58,7 +61,10 @@ def _save(model: ov.Model, name: str, version: str = "IR_V11") -> None:
 def consts() -> None:
     results = []
     for name, values in CONST_VALUES.items():
-        c = ov.op.Constant(getattr(ov.Type, name), ov.Shape([len(values)]), values)
+        if name in NUMPY_TYPES:  # exact values (the list constructor goes through f32)
+            c = ov.op.Constant(np.array(values, dtype=NUMPY_TYPES[name]))
+        else:
+            c = ov.op.Constant(getattr(ov.Type, name), ov.Shape([len(values)]), values)
         c.set_friendly_name(f"const_{name}")
         c.output(0).get_tensor().set_names({f"const_{name}"})
         results.append(op1.result(c))

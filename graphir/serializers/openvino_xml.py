@@ -144,9 +144,10 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
         for p in ports:
             if p.precision is None:
                 raise SerializationError(f"{where}: {kind} port {p.id} has no precision")
-    ids = [p.id for p in inputs + outputs]
-    if len(set(ids)) != len(ids):
-        raise SerializationError(f"{where}: port ids repeat: {', '.join(ids)}")
+    for ports, kind in ((inputs, "input"), (outputs, "output")):
+        ids = [p.id for p in ports]
+        if len(set(ids)) != len(ids):
+            raise SerializationError(f"{where}: {kind} port ids repeat: {', '.join(ids)}")
     attrib = {k: v for k, v in element.attrib.items() if k not in ("id", "name", "type", "version")}
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(element.find("rt_info")), attrib, element=element)
@@ -714,6 +715,9 @@ def read_layer(xml: "str | bytes", weights: Any = None) -> Node:
         root.set("id", "0")
     if root.get("version") is None:
         root.set("version", "opset1")
+    for port in root.iter("port"):
+        if port.get("precision") is None:  # the spec's example leaves it out: unknown element type
+            port.set("precision", "UNSPECIFIED")
     where = "<layer>"
     layer = _parse_layer(root, where)
     reader = _Reader(where, BinSource(where, data=bytes(weights) if weights is not None else b""))
