@@ -147,7 +147,7 @@ def check(
     ov_model = ov.Model([ops.result(o) for o in ov_out], ov_params)
     compiled = core(ov).compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     request = compiled.create_infer_request()
-    request.infer([np.ascontiguousarray(v) for v in values])
+    request.infer([np.array(v, order="C", copy=True) for v in values])
     for i, g in enumerate(got):
         ref = request.get_output_tensor(i).data.copy()
         assert g.dtype == ref.dtype, f"output {i}: dtype {g.dtype}, openvino {ref.dtype}"
@@ -173,3 +173,18 @@ def infer_error(ov: Any, build_gr: Callable[..., Any], build_ov: Callable[..., A
     else:
         raise AssertionError(f"openvino accepted it; graphir said: {gr_msg}")
     return gr_msg, ov_msg
+
+
+def reference(ov: Any, build_ov: Callable[..., Any], arrays: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """OpenVINO's reference evaluator (what its constant folding computes) on static inputs; None
+    when the op has no reference kernel for these types. Exact where CPU is not (integers)."""
+    from openvino import opset13 as ops
+
+    params = [ops.parameter(list(np.shape(a)), ov.Type(np.asarray(a).dtype)) for a in arrays]
+    node = build_ov(*params)
+    node = node.node if hasattr(node, "get_node") and not hasattr(node, "get_output_size") else node
+    outs = [ov.Tensor(node.get_output_element_type(i), list(node.get_output_shape(i)))
+            for i in range(node.get_output_size())]
+    if not node.evaluate(outs, [ov.Tensor(np.array(a, order="C", copy=True)) for a in arrays]):
+        return None
+    return [o.data.copy() for o in outs]

@@ -1,0 +1,306 @@
+"""OpenVINO activations: Relu (IR ``ReLU``), Gelu-2/7, Swish-4, HSwish-4, HSigmoid-5, SoftPlus-4,
+Mish-4, Elu-1, PRelu-1 (IR ``PReLU``), Clamp-1, Softmax-1/8 (IR ``SoftMax``), LogSoftmax-5.
+
+Element-type rules and messages are OpenVINO 2026.4's (each op has its own: Gelu wants f16/bf16/
+f32/f64, SoftPlus and Mish any real type, Relu anything but boolean, Elu/Softmax anything).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import field_validator
+
+from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.openvino.binary import fold
+from graphir.ops.openvino.unary import UnaryElementwise, compute_real, erf
+from graphir.shapes import PartialShape
+from graphir.types import ElementType
+
+_GELU_TYPES = (ElementType.f16, ElementType.bf16, ElementType.f32, ElementType.f64, ElementType.dynamic)
+
+
+def _require_real(op: Op, t: TensorType, message: str) -> None:
+    if not (t.element_type.is_real or t.element_type.is_dynamic):
+        raise op.fail(f"{message} (input 0 is {t})")
+
+
+class Relu(UnaryElementwise):
+    type_name: ClassVar[str] = "Relu"
+    serialized_type_names: ClassVar[dict[str, str]] = {"ir": "ReLU"}
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, np.zeros((), x.dtype)).astype(x.dtype, copy=False)
+
+
+def gelu_erf(v: np.ndarray) -> np.ndarray:
+    return 0.5 * v * (1.0 + erf(np.asarray(v, np.float64) / math.sqrt(2.0)))
+
+
+def gelu_tanh(v: np.ndarray) -> np.ndarray:
+    return 0.5 * v * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (v + 0.044715 * v * v * v)))
+
+
+class _GeluBase(UnaryElementwise):
+    def check_element_type(self, t: TensorType) -> None:
+        if t.element_type not in _GELU_TYPES:
+            raise self.fail(
+                f"Argument element type must be f16, bf16, f32, f64 or dynamic (got {t.element_type}); "
+                f"input 0 is {t}"
+            )
+
+
+class Gelu(_GeluBase):
+    """Gelu-2: the exact form ``0.5 x (1 + erf(x / sqrt 2))``."""
+
+    type_name: ClassVar[str] = "Gelu"
+    version: ClassVar[str] = "opset2"
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        return compute_real(x, gelu_erf)
+
+
+class Gelu7(_GeluBase):
+    """Gelu-7: ``approximation_mode`` ERF (exact) or TANH."""
+
+    type_name: ClassVar[str] = "Gelu"
+    version: ClassVar[str] = "opset7"
+
+    approximation_mode: Literal["ERF", "TANH"] = "ERF"
+
+    @field_validator("approximation_mode", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.upper() if isinstance(value, str) else value
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        return compute_real(x, gelu_tanh if self.approximation_mode == "TANH" else gelu_erf)
+
+
+class Swish(Op):
+    """Swish-4: ``x * sigmoid(beta * x)``; ``beta`` an optional scalar of x's type (default 1)."""
+
+    type_name: ClassVar[str] = "Swish"
+    version: ClassVar[str] = "opset4"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("beta", optional=True))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        x = inputs[0]
+        _require_real(self, x, f"Swish input tensor must be floating point type({x.element_type}).")
+        if len(inputs) > 1:
+            beta = inputs[1]
+            if x.element_type.merge(beta.element_type) is None:
+                raise self.fail(
+                    f"Swish inputs must have the same type but they are: {x.element_type} and "
+                    f"{beta.element_type} (input 0 ('data') {x}, input 1 ('beta') {beta})"
+                )
+            if beta.shape.rank_is_static and len(beta.shape) != 0:
+                raise self.fail(
+                    f"Swish input with beta must be scalar but it has rank: {len(beta.shape)} "
+                    f"(input 1 ('beta') is {beta})"
+                )
+        return [TensorType(x.element_type, x.shape, fold(self, inputs, x.shape, x.element_type))]
+
+    def evaluate(self, x: np.ndarray, beta: np.ndarray | None = None) -> list[np.ndarray]:
+        b = 1.0 if beta is None else float(np.asarray(beta, np.float64).reshape(-1)[0])
+        return [compute_real(np.asarray(x), lambda v: v / (1.0 + np.exp(-b * v)))]
+
+
+class HSwish(UnaryElementwise):
+    """HSwish-4: ``x * min(max(x + 3, 0), 6) / 6``."""
+
+    type_name: ClassVar[str] = "HSwish"
+    version: ClassVar[str] = "opset4"
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        return compute_real(x, lambda v: v * np.clip(v + 3.0, 0.0, 6.0) / 6.0, integer="round")
+
+
+class HSigmoid(UnaryElementwise):
+    """HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``."""
+
+    type_name: ClassVar[str] = "HSigmoid"
+    version: ClassVar[str] = "opset5"
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        return compute_real(x, lambda v: np.clip(v + 3.0, 0.0, 6.0) / 6.0, integer="round")
+
+
+class SoftPlus(UnaryElementwise):
+    """SoftPlus-4: ``ln(1 + exp(x))``, computed without overflow."""
+
+    type_name: ClassVar[str] = "SoftPlus"
+    version: ClassVar[str] = "opset4"
+
+    def check_element_type(self, t: TensorType) -> None:
+        _require_real(self, t, f"Input element type must be float. Got: {t.element_type}")
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        return compute_real(x, lambda v: np.logaddexp(0.0, v))
+
+
+class Mish(UnaryElementwise):
+    """Mish-4: ``x * tanh(softplus(x))``."""
+
+    type_name: ClassVar[str] = "Mish"
+    version: ClassVar[str] = "opset4"
+
+    def check_element_type(self, t: TensorType) -> None:
+        _require_real(self, t, f"Element must be of floating point type, Got: {t.element_type}")
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        return compute_real(x, lambda v: v * np.tanh(np.logaddexp(0.0, v)))
+
+
+class Elu(UnaryElementwise):
+    """Elu-1: ``x`` for x > 0, else ``alpha * (exp(x) - 1)``."""
+
+    type_name: ClassVar[str] = "Elu"
+    rejected: ClassVar[tuple[ElementType, ...]] = (ElementType.string,)
+
+    alpha: float
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        a = self.alpha
+        return compute_real(x, lambda v: np.where(v > 0, v, a * np.expm1(np.minimum(v, 0.0))))
+
+
+class Clamp(UnaryElementwise):
+    """Clamp-1: values into ``[min, max]``; integer inputs use ``ceil(min)`` and ``floor(max)``."""
+
+    type_name: ClassVar[str] = "Clamp"
+
+    min: float
+    max: float
+
+    def check_element_type(self, t: TensorType) -> None:
+        if t.element_type in (ElementType.boolean, ElementType.string):
+            raise self.fail(f"Input element type must be numeric. Got: {t.element_type} (input 0 is {t})")
+        if self.min > self.max:
+            raise self.fail(
+                f"Attribute 'min' must be less or equal than 'max'. Got: {self.min:g} and {self.max:g}"
+            )
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        if np.issubdtype(x.dtype, np.integer):
+            info = np.iinfo(x.dtype)
+            lo = int(np.clip(math.ceil(self.min), info.min, info.max))
+            hi = int(np.clip(math.floor(self.max), info.min, info.max))
+            return np.clip(x, np.asarray(lo, x.dtype), np.asarray(hi, x.dtype))
+        return compute_real(x, lambda v: np.clip(v, self.min, self.max))
+
+
+class PRelu(Op):
+    """PRelu-1: ``x`` where x >= 0, else ``slope * x``. A 1-D slope as long as the channel dim
+    (dim 1) applies per channel; otherwise it broadcasts numpy-style. OpenVINO checks no shapes:
+    the output is the data's type and shape."""
+
+    type_name: ClassVar[str] = "PRelu"
+    version: ClassVar[str] = "opset1"
+    serialized_type_names: ClassVar[dict[str, str]] = {"ir": "PReLU"}
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("slope"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        x = inputs[0]
+        return [TensorType(x.element_type, x.shape, fold(self, inputs, x.shape, x.element_type))]
+
+    def evaluate(self, x: np.ndarray, slope: np.ndarray) -> list[np.ndarray]:
+        x, slope = np.asarray(x), np.asarray(slope)
+        if slope.ndim == 1 and x.ndim >= 2 and slope.shape[0] == x.shape[1] and slope.shape[0] != 1:
+            slope = slope.reshape((1, -1) + (1,) * (x.ndim - 2))
+        try:
+            shaped = np.broadcast_to(slope, x.shape)
+        except ValueError:
+            raise self.fail(
+                f"slope of shape {list(slope.shape)} does not broadcast to data of shape {list(x.shape)}"
+            ) from None
+        with np.errstate(all="ignore"):
+            out = np.where(x < 0, x * shaped.astype(x.dtype), x)
+        return [out.astype(x.dtype, copy=False)]
+
+
+# --- softmax family --------------------------------------------------------------------------
+def _softmax(x: np.ndarray, axis: int, log: bool) -> np.ndarray:
+    def fn(v: np.ndarray) -> np.ndarray:
+        if v.size == 0:
+            return v
+        shifted = v - np.max(v, axis=axis, keepdims=True)
+        total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
+        return shifted - np.log(total) if log else np.exp(shifted) / total
+
+    return compute_real(x, fn)
+
+
+class _AxisSoftmax(Op):
+    """Softmax-8 / LogSoftmax-5: ``axis`` in ``[-rank, rank - 1]``."""
+
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+    log: ClassVar[bool] = False
+
+    axis: int = 1
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        x = inputs[0]
+        self.normalized_axis(x.shape)
+        return [TensorType(x.element_type, x.shape, fold(self, inputs, x.shape, x.element_type))]
+
+    def normalized_axis(self, shape: PartialShape) -> int | None:
+        if shape.rank_is_dynamic:
+            return None
+        rank = len(shape)
+        if not -rank <= self.axis < max(rank, 1) or (rank == 0 and self.axis not in (0, -1)):
+            raise self.fail(
+                f"Axis {self.axis} out of the tensor rank range [{-rank}, {rank - 1}] "
+                f"(input 0 ('data') shape {shape})"
+            )
+        return self.axis % rank if rank else 0
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
+        axis = self.axis % x.ndim if x.ndim else None
+        return [_softmax(x, axis if axis is not None else 0, self.log) if x.ndim else
+                _softmax(x.reshape(1), 0, self.log).reshape(())]
+
+
+class Softmax(Op):
+    """Softmax-1: ``axis`` in ``[0, rank - 1]`` (no negative axes)."""
+
+    type_name: ClassVar[str] = "Softmax"
+    version: ClassVar[str] = "opset1"
+    serialized_type_names: ClassVar[dict[str, str]] = {"ir": "SoftMax"}
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    axis: int = 1
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        x = inputs[0]
+        if self.axis < 0:
+            raise self.fail(f"Softmax-1 takes no negative axis (axis {self.axis}); use Softmax-8")
+        if x.shape.rank_is_static and self.axis >= max(len(x.shape), 1):
+            raise self.fail(
+                f"Reduction axis ({self.axis}) is out of bounds (argument shape: {x.shape})."
+            )
+        return [TensorType(x.element_type, x.shape, fold(self, inputs, x.shape, x.element_type))]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
+        if x.ndim == 0:
+            return [_softmax(x.reshape(1), 0, False).reshape(())]
+        return [_softmax(x, self.axis, False)]
+
+
+class Softmax8(_AxisSoftmax):
+    type_name: ClassVar[str] = "Softmax"
+    version: ClassVar[str] = "opset8"
+    serialized_type_names: ClassVar[dict[str, str]] = {"ir": "SoftMax"}
+
+
+class LogSoftmax(_AxisSoftmax):
+    type_name: ClassVar[str] = "LogSoftmax"
+    version: ClassVar[str] = "opset5"
+    log: ClassVar[bool] = True
