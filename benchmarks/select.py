@@ -196,6 +196,65 @@ def bench_case(case: str, n: int, rounds: int, workdir: Path) -> tuple[dict[str,
     return measure(runners, rounds), notes
 
 
+def formulations(n: int, rounds: int) -> dict[str, float]:
+    """The Select formulations tried for the kernel: f32 same-shape, one thread, output
+    preallocated, each run over L2-sized blocks (``where`` and ``copyto`` also unblocked)."""
+    from graphir.kernels import select as kernel
+
+    rng = np.random.default_rng(1)
+    cond = rng.random(n) < 0.5
+    then = rng.standard_normal(n, dtype=np.float32).view(np.uint32)
+    other = rng.standard_normal(n, dtype=np.float32).view(np.uint32)
+    out = np.empty(n, np.uint32)
+    scratch = np.empty(kernel.BLOCK_BYTES // 4, np.uint32)
+    block = kernel.BLOCK_BYTES // 4
+
+    def blocked(body: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]) -> Runner:
+        def run() -> None:
+            for start in range(0, n, block):
+                stop = min(start + block, n)
+                body(cond[start:stop], then[start:stop], other[start:stop], out[start:stop],
+                     scratch[: stop - start])
+        return run
+
+    def mul(c, t, e, o, m):  # the kernel's formulation
+        np.bitwise_xor(t, e, out=o)
+        np.multiply(o, c, out=o)
+        np.bitwise_xor(o, e, out=o)
+
+    def mask(c, t, e, o, m):  # mask = -cond widened, then and
+        np.negative(c.view(np.int8), out=m.view(np.int32), casting="unsafe")
+        np.bitwise_xor(t, e, out=o)
+        np.bitwise_and(o, m, out=o)
+        np.bitwise_xor(o, e, out=o)
+
+    def sub(c, t, e, o, m):  # wrapping integer arithmetic
+        np.subtract(t, e, out=o)
+        np.multiply(o, c, out=o)
+        np.add(o, e, out=o)
+
+    def copyto(c, t, e, o, m):
+        np.copyto(o, e)
+        np.copyto(o, t, where=c)
+
+    def putmask(c, t, e, o, m):
+        np.copyto(o, e)
+        np.putmask(o, c, t)
+
+    def where(c, t, e, o, m):
+        o[...] = np.where(c, t, e)
+
+    runners = {name: blocked(body) for name, body in
+               [("mul-blend", mul), ("mask-blend", mask), ("sub-blend", sub), ("copyto-where", copyto),
+                ("putmask", putmask), ("where-blocked", where)]}
+    runners["where"] = lambda: np.where(cond, then, other)
+    runners["copyto-where-whole"] = lambda: (np.copyto(out, other), np.copyto(out, then, where=cond))
+    src = np.ones(13 * n, np.uint8)
+    dst = np.empty_like(src)
+    runners["limit"] = lambda: np.copyto(dst, src)
+    return measure(runners, rounds)
+
+
 def report(case: str, n: int, t: dict[str, float], goals: list[str]) -> None:
     ms = " ".join(f"{k}={v * 1e3:.3f}" for k, v in t.items())
     g = t["graphir"]
@@ -227,11 +286,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="1e3,1e4,1e5,1e6,1e7")
     parser.add_argument("--cases", default="same,broadcast")
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--formulations", action="store_true",
+                        help="instead: time the kernel formulations that were tried (1 thread, no allocation)")
     args = parser.parse_args(argv)
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"graphir Select benchmark: f32, {os.cpu_count()} cpus, load average {load:.2f}, "
           f"median of {args.rounds} round-robin rounds, times in ms")
+    if args.formulations:
+        for n in sizes:
+            times = formulations(n, args.rounds)
+            print(f"n={n:.0e} " + " ".join(f"{k}={v * 1e3:.3f}" for k, v in times.items()))
+        return
     goals: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.cases.split(","):
