@@ -1,0 +1,275 @@
+"""Known-answer values and shape-inference rules of key oneDNN Graph ops (torch as the reference
+for convolution, pooling and layer norm)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from graphir.errors import InferenceError, OpDefinitionError
+from graphir.node import Node
+from graphir.ops.base import TensorType
+from graphir.ops.openvino.core import Parameter
+from graphir.ops.registry import all_ops, lookup
+from graphir.shapes import PartialShape
+from tests.tolerances import assert_close
+
+
+def op(kind: str, **attrs):  # type: ignore[no-untyped-def]
+    return lookup("onednn", kind, "1")(**attrs)
+
+
+def t(shape: str | list[int], et: str = "f32") -> TensorType:
+    return TensorType.of(et, shape)
+
+
+def test_every_public_kind_has_a_schema_with_attribute_kinds(shared_dir) -> None:  # type: ignore[no-untyped-def]
+    listed = (shared_dir / "conformance" / "onednn" / "OPS.md").read_text().split("(names only, 88)")[1].split()
+    ops = {cls.type_name: cls for cls in all_ops("onednn")}
+    assert sorted(listed) == sorted(ops)
+    for name in listed:
+        cls = ops[name]
+        assert cls.version == "1"
+        if hasattr(cls, "attribute_kinds"):
+            assert set(cls.attribute_kinds().values()) <= {"string", "s64", "s64[]", "f32", "f32[]", "bool"}
+    assert ops["Convolution"].attribute_kinds()["strides"] == "s64[]"
+    assert ops["Clamp"].attribute_kinds() == {"min": "f32", "max": "f32"}
+    assert ops["MatMul"].attribute_kinds()["transpose_a"] == "bool"
+
+
+def test_required_attributes_have_no_default() -> None:
+    with pytest.raises(OpDefinitionError, match="strides"):
+        op("Convolution", pads_begin=[0], pads_end=[0], dilations=[1])
+    with pytest.raises(OpDefinitionError, match="data_format"):
+        op("BiasAdd", data_format="NHWC")
+
+
+# --- MatMul ------------------------------------------------------------------------------------
+def test_matmul_values_transpose_and_bias() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(12, dtype=np.float32).reshape(4, 3)
+    bias = np.array([1, 2, 3, 4], np.float32)
+    (y,) = op("MatMul", transpose_b=True).evaluate(a, b, bias)
+    np.testing.assert_array_equal(y, a @ b.T + bias)
+
+
+@pytest.mark.parametrize("a, b, ta, tb, expected", [
+    ("[4,8,32,384]", "[384,1024]", False, False, "[4,8,32,1024]"),
+    ("[2,1,5,3]", "[7,3,6]", False, False, "[2,7,5,6]"),
+    ("[3]", "[3,4]", False, False, "[4]"),
+    ("[5,3]", "[3]", False, False, "[5]"),
+    ("[3,5]", "[4,3]", True, True, "[5,4]"),
+    ("[?,3]", "[3,?]", False, False, "[?,?]"),
+])
+def test_matmul_shapes(a: str, b: str, ta: bool, tb: bool, expected: str) -> None:
+    (out,) = op("MatMul", transpose_a=ta, transpose_b=tb).infer([t(a), t(b)])
+    assert out.shape == PartialShape.parse(expected)
+
+
+def test_matmul_inner_dim_mismatch_names_inputs() -> None:
+    with pytest.raises(InferenceError, match=r"inner dims differ.*\[2,3\].*\[4,5\]"):
+        op("MatMul").infer([t("[2,3]"), t("[4,5]")])
+
+
+# --- SoftMax / LogSoftmax ----------------------------------------------------------------------
+def test_softmax_values_and_stats() -> None:
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]], np.float32)
+    s = op("SoftMax", axis=-1)
+    s.set_output_count(2)
+    y, stats = s.evaluate(x)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    assert_close(y, e / e.sum(axis=1, keepdims=True))
+    assert_close(stats, np.log(np.exp(x).sum(axis=1, keepdims=True)))
+    assert [o.shape for o in s.infer([t("[2,3]")])] == [PartialShape.parse("[2,3]"), PartialShape.parse("[2,1]")]
+
+
+def test_softmax_inf_as_zero() -> None:
+    x = np.array([[-np.inf, -np.inf], [0.0, 0.0]], np.float32)
+    (y,) = op("SoftMax", axis=1, mode="inf_as_zero").evaluate(x)
+    np.testing.assert_array_equal(y, [[0, 0], [0.5, 0.5]])
+    (plain,) = op("SoftMax", axis=1).evaluate(x)
+    assert np.isnan(plain[0]).all()
+
+
+def test_logsoftmax_values() -> None:
+    x = np.random.default_rng(0).standard_normal((3, 5)).astype(np.float32)
+    (y,) = op("LogSoftmax", axis=1).evaluate(x)
+    assert_close(y, torch.log_softmax(torch.from_numpy(x), 1).numpy())
+
+
+# --- Convolution -------------------------------------------------------------------------------
+@pytest.mark.parametrize("data_format, weights_format", [("NXC", "XIO"), ("NCX", "OIX"), ("NXC", "OIX")])
+def test_convolution_layouts_match_torch(data_format: str, weights_format: str) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 4, 9, 8)).astype(np.float32)  # NCHW
+    w = rng.standard_normal((6, 2, 3, 2)).astype(np.float32)  # OIHW, groups 2
+    bias = rng.standard_normal(6).astype(np.float32)
+    expected = torch.nn.functional.conv2d(torch.from_numpy(np.pad(x, [(0, 0), (0, 0), (1, 0), (0, 1)])),
+                                          torch.from_numpy(w), torch.from_numpy(bias), stride=(2, 1), dilation=(1, 2), groups=2).numpy()
+    xs = x if data_format == "NCX" else x.transpose(0, 2, 3, 1)
+    ws = w if weights_format == "OIX" else w.transpose(2, 3, 1, 0)
+    conv = op("Convolution", strides=[2, 1], pads_begin=[1, 0], pads_end=[0, 1], dilations=[1, 2], groups=2,
+              data_format=data_format, weights_format=weights_format)
+    (y,) = conv.evaluate(xs, ws, bias)
+    got = y if data_format == "NCX" else y.transpose(0, 3, 1, 2)
+    assert_close(got, expected)
+    (out,) = conv.infer([t(list(xs.shape)), t(list(ws.shape)), t([6])])
+    assert out.shape.to_shape() == y.shape
+
+
+def test_convolution_auto_pad_same_upper_shape() -> None:
+    conv = op("Convolution", strides=[2, 2], pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1], auto_pad="SAME_UPPER")
+    (out,) = conv.infer([t("[1,7,8,3]"), t("[3,3,3,16]")])  # NXC, XIO
+    assert out.shape == PartialShape.parse("[1,4,4,16]")
+
+
+def test_convolution_channel_mismatch_is_named() -> None:
+    conv = op("Convolution", strides=[1, 1], pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1], data_format="NCX", weights_format="OIX")
+    with pytest.raises(InferenceError, match=r"input channels 3 .*\[1,3,8,8\].*groups 1.*\[16,4,3,3\]"):
+        conv.infer([t("[1,3,8,8]"), t("[16,4,3,3]")])
+
+
+def test_conv_transpose_matches_torch() -> None:
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 4, 5, 5)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)  # IOX, groups 2 -> O = 6
+    deconv = op("ConvTranspose", strides=[2, 2], pads_begin=[1, 1], pads_end=[1, 1], dilations=[1, 1], groups=2,
+                data_format="NCX", weights_format="IOX", output_padding=[1, 1])
+    (y,) = deconv.evaluate(x, w)
+    expected = torch.nn.functional.conv_transpose2d(torch.from_numpy(x), torch.from_numpy(w), stride=2, padding=1,
+                                                    output_padding=1, groups=2).numpy()
+    assert_close(y, expected)
+    assert deconv.infer([t("[1,4,5,5]"), t("[4,3,3,3]")])[0].shape.to_shape() == expected.shape
+
+
+# --- pooling -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("ceil", [False, True])
+def test_maxpool_matches_torch(ceil: bool) -> None:
+    x = np.random.default_rng(3).standard_normal((1, 2, 8, 7)).astype(np.float32)
+    pool = op("MaxPool", strides=[2, 2], pads_begin=[1, 1], pads_end=[1, 1], kernel=[3, 3], data_format="NCX",
+              rounding_type="ceil" if ceil else "floor")
+    expected = torch.nn.functional.max_pool2d(torch.from_numpy(x), 3, 2, 1, ceil_mode=ceil).numpy()
+    (y,) = pool.evaluate(x)
+    assert_close(y, expected)
+    assert pool.infer([t([1, 2, 8, 7])])[0].shape.to_shape() == expected.shape
+
+
+@pytest.mark.parametrize("exclude_pad", [False, True])
+def test_avgpool_nxc_matches_torch(exclude_pad: bool) -> None:
+    x = np.random.default_rng(4).standard_normal((2, 3, 9, 9)).astype(np.float32)
+    pool = op("AvgPool", strides=[2, 2], pads_begin=[1, 1], pads_end=[1, 1], kernel=[3, 3], exclude_pad=exclude_pad)
+    expected = torch.nn.functional.avg_pool2d(torch.from_numpy(x), 3, 2, 1, count_include_pad=not exclude_pad).numpy()
+    (y,) = pool.evaluate(x.transpose(0, 2, 3, 1))
+    assert_close(y.transpose(0, 3, 1, 2), expected)
+
+
+# --- normalization -----------------------------------------------------------------------------
+def test_layernorm_matches_torch_with_stats() -> None:
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    g, b = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    ln = op("LayerNorm", epsilon=1e-5)
+    y, mean, var = ln.evaluate(x, g, b)
+    expected = torch.nn.functional.layer_norm(torch.from_numpy(x), (4,), torch.from_numpy(g), torch.from_numpy(b), 1e-5).numpy()
+    assert_close(y, expected)
+    assert_close(mean, x.mean(axis=-1))
+    assert_close(var, x.var(axis=-1))
+    shapes = [o.shape for o in ln.infer([t("[2,3,4]"), t("[4]"), t("[4]")])]
+    assert shapes == [PartialShape.parse(s) for s in ("[2,3,4]", "[2,3]", "[2,3]")]
+
+
+def test_layernorm_gamma_shape_error() -> None:
+    with pytest.raises(InferenceError, match=r"input 1 \('gamma'\) \[5\] must be \[4\]"):
+        op("LayerNorm", keep_stats=False).infer([t("[2,4]"), t("[5]"), t("[5]")])
+
+
+def test_batchnorm_and_groupnorm_match_torch() -> None:
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 4, 3, 3)).astype(np.float32)
+    g, b = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    m, v = rng.standard_normal(4).astype(np.float32), rng.uniform(0.5, 2, 4).astype(np.float32)
+    (y,) = op("BatchNormInference", epsilon=1e-3, data_format="NCX").evaluate(x, g, b, m, v)
+    expected = torch.nn.functional.batch_norm(*(torch.from_numpy(a) for a in (x, m, v, g, b)), eps=1e-3).numpy()
+    assert_close(y, expected)
+    gn = op("GroupNorm", groups=2, keep_stats=False, data_format="NCX")
+    (y,) = gn.evaluate(x, g, b)
+    assert_close(y, torch.nn.functional.group_norm(torch.from_numpy(x), 2, torch.from_numpy(g), torch.from_numpy(b)).numpy())
+
+
+# --- quantization, GenIndex, reshape/transpose --------------------------------------------------
+def test_quantize_dequantize_per_channel() -> None:
+    x = np.array([[0.0, 1.0, 2.6], [-1.0, 100.0, 0.24]], np.float32)
+    q = op("Quantize", scales=[0.5, 0.1], zps=[10, 0], qtype="per_channel", axis=0)
+    q.declare_output_types(["u8"])
+    (y,) = q.evaluate(x)
+    assert y.dtype == np.uint8
+    np.testing.assert_array_equal(y, [[10, 12, 15], [0, 255, 2]])  # round half even, saturate
+    (back,) = op("Dequantize", scales=[0.5, 0.1], zps=[10, 0], qtype="per_channel", axis=0).evaluate(y)
+    assert_close(back, np.array([[0.0, 1.0, 2.5], [0.0, 25.5, 0.2]], np.float32))
+
+
+def test_quantize_type_constraint_and_scale_count() -> None:
+    q = op("Quantize", scales=[1.0])
+    q.declare_output_types(["f16"])
+    with pytest.raises(InferenceError, match=r"output 0 \('dst'\) has element type f16"):
+        q.infer([t("[2]")])
+    with pytest.raises(InferenceError, match=r"2 scales for axis 1"):
+        op("Quantize", scales=[1.0, 2.0], qtype="per_channel").infer([t("[2,3]")])
+
+
+def test_dynamic_dequantize_per_group() -> None:
+    x = np.arange(8, dtype=np.int8).reshape(1, 8)
+    scales = np.array([[1.0, 10.0]], np.float32)
+    (y,) = op("DynamicDequantize", qtype="per_group", group_shape=[1, 4], axis=1).evaluate(x, scales)
+    np.testing.assert_array_equal(y, [[0, 1, 2, 3, 40, 50, 60, 70]])
+
+
+def test_genindex() -> None:
+    (y,) = op("GenIndex", axis=1).evaluate(np.zeros((2, 3), np.float32))
+    assert y.dtype == np.int32
+    np.testing.assert_array_equal(y, [[0, 1, 2], [0, 1, 2]])
+
+
+def test_static_reshape_special_zero_and_transpose() -> None:
+    (out,) = op("StaticReshape", shape=[0, -1], special_zero=True).infer([t("[4,3,2]")])
+    assert out.shape == PartialShape.parse("[4,6]")
+    with pytest.raises(InferenceError, match="cannot reshape"):
+        op("StaticReshape", shape=[5, -1], special_zero=False).infer([t("[4,3]")])
+    (out,) = op("StaticTranspose", order=[0, 2, 1]).infer([t("[1,2,3]")])
+    assert out.shape == PartialShape.parse("[1,3,2]")
+
+
+def test_binary_broadcast_rules() -> None:
+    assert op("Add").infer([t("[2,1,3]"), t("[4,1]")])[0].shape == PartialShape.parse("[2,4,3]")
+    with pytest.raises(InferenceError, match=r"must be equal \(auto_broadcast 'none'\)"):
+        op("Add", auto_broadcast="none").infer([t("[2,3]"), t("[3]")])
+    (ge,) = op("GreaterEqual").infer([t("[2]", "i32"), t("[1]", "i32")])
+    assert str(ge.element_type) == "boolean"
+    with pytest.raises(InferenceError, match=r"input 0 \('src_0'\) has element type i32"):
+        op("Maximum").infer([t("[2]", "i32"), t("[2]", "i32")])
+
+
+def test_concat_and_reduce() -> None:
+    (out,) = op("Concat", axis=-1).infer([t("[2,3]"), t("[2,?]")])
+    assert out.shape == PartialShape.parse("[2,3..]")  # 3 plus an unknown length
+    (out,) = op("ReduceSum", axes=[0, -1], keep_dims=True).infer([t("[2,3,4]")])
+    assert out.shape == PartialShape.parse("[1,3,1]")
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    (y,) = op("ReduceL2", axes=[1]).evaluate(x)
+    assert_close(y, np.sqrt((x * x).sum(axis=1)))
+
+
+def test_interpolate_linear_matches_torch() -> None:
+    x = np.random.default_rng(8).standard_normal((1, 2, 5, 6)).astype(np.float32)
+    (y,) = op("Interpolate", mode="linear", sizes=[7, 4], data_format="NCX").evaluate(x)
+    expected = torch.nn.functional.interpolate(torch.from_numpy(x), size=(7, 4), mode="bilinear", align_corners=False).numpy()
+    assert_close(y, expected)
+
+
+def test_backward_op_infers_but_does_not_run() -> None:
+    node = Node(op("ReLUBackward"), [Node(Parameter(shape=PartialShape.parse("[2,3]"), element_type="f32")),
+                                     Node(Parameter(shape=PartialShape.parse("[2,3]"), element_type="f32"))])
+    assert node.output_types[0].shape == PartialShape.parse("[2,3]")
+    assert not node.op.runnable
+    with pytest.raises(Exception, match="backward"):
+        node.op.evaluate(np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32))
