@@ -82,26 +82,41 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Parser(argparse.ArgumentParser):
-    pass
+class UsageError(GraphirError, ValueError):
+    """Arguments the command cannot use (exit status 2); raised by subcommands."""
+
+
+#: errors that mean the model itself is inconsistent (exit status 1); the rest are exit status 2
+def _inconsistent() -> tuple[type, ...]:
+    from graphir.errors import ConversionError, EvaluationError, GraphError, InferenceError, UnsupportedOpError
+
+    return (InferenceError, GraphError, EvaluationError, UnsupportedOpError, ConversionError)
+
+
+def one_line(text: object) -> str:
+    """Collapse a message to one line (CLI errors are one line, for logs and pipelines)."""
+    return " ".join(str(text).split())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (0 ok, 1 inconsistent model, 2 unusable arguments/file)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version (0) or bad arguments (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if not getattr(args, "handler", None):
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
         return args.handler(args)
     except GraphirError as exc:
-        from graphir.errors import InferenceError, GraphError, EvaluationError, UnsupportedOpError
-
-        print(f"graphir {args.command}: error: {exc}".splitlines()[0] if False else f"graphir {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        inconsistent = (InferenceError, GraphError, EvaluationError, UnsupportedOpError)
-        return EXIT_INCONSISTENT if isinstance(exc, inconsistent) else EXIT_USAGE
+        print(f"graphir {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return EXIT_INCONSISTENT if isinstance(exc, _inconsistent()) else EXIT_USAGE
+    except BrokenPipeError:  # pragma: no cover - e.g. `graphir shapes m.xml | head`
+        return EXIT_OK
     except (OSError, ValueError) as exc:
-        print(f"graphir {args.command}: error: {exc}", file=sys.stderr)
+        print(f"graphir {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
 
 

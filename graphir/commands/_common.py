@@ -1,0 +1,85 @@
+"""Helpers the subcommands share: loading a model, NAME=VALUE arguments, type strings, tables."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphir.cli import UsageError
+from graphir.errors import GraphirError
+
+if TYPE_CHECKING:
+    from graphir.model import Model
+    from graphir.node import Node
+    from graphir.ops.base import TensorType
+
+
+def load_model(path: str) -> "Model":
+    """Read an IR (.xml + .bin) or oneDNN Graph JSON file; unreadable files are a UsageError (exit 2)."""
+    import graphir
+
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"{path}: no such file")
+    try:
+        return graphir.read_model(p)
+    except GraphirError:
+        raise
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except Exception as exc:  # noqa: BLE001 - a reader bug must still name the file, not dump a traceback
+        raise UsageError(f"{path}: cannot read: {type(exc).__name__}: {exc}") from None
+
+
+def split_assignment(text: str, what: str) -> tuple[str | None, str]:
+    """``NAME=VALUE`` -> (NAME, VALUE); a bare ``VALUE`` -> (None, VALUE). Names may hold '=' only
+    before the last one (values never contain '=')."""
+    if "=" not in text:
+        return None, text
+    name, value = text.rsplit("=", 1)
+    if not name or not value:
+        raise UsageError(f"--input {text!r}: expected NAME={what}")
+    return name, value
+
+
+def type_string(t: "TensorType") -> str:
+    """OpenVINO's element type spelling: ``f32``, ``boolean``, ``dynamic``."""
+    return str(t.element_type)
+
+
+def shape_string(t: "TensorType") -> str:
+    """OpenVINO's partial shape spelling: ``[?,3]``, ``[1..10,4]``, ``[...]``, ``[]``."""
+    return str(t.shape)
+
+
+def port_record(t: "TensorType") -> dict[str, str]:
+    return {"type": type_string(t), "shape": shape_string(t)}
+
+
+def node_type(node: "Node") -> str:
+    return f"{node.type_name}-{node.version}"
+
+
+def input_types(node: "Node") -> list["TensorType"]:
+    return [src.node.output_types[src.index] for src in node.inputs if src is not None]
+
+
+def not_runnable_reason(node: "Node") -> str | None:
+    """Why graphir cannot run ``node`` (an opaque op, or an op with no numpy semantics), or None."""
+    op = node.op
+    if type(op).__name__ == "OpaqueOp" or any(c.__name__ == "OpaqueOp" for c in type(op).__mro__):
+        return "not implemented in graphir (kept as an opaque layer)"
+    if not type(op).runnable:
+        return "no numpy semantics in graphir (shape inference only)"
+    return None
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "") -> str:
+    """A plain, left-aligned text table with a header rule."""
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    def line(values: Sequence[str]) -> str:
+        return (indent + "  ".join(v.ljust(w) for v, w in zip(values, widths))).rstrip()
+    out = [line(list(headers)), line(["-" * w for w in widths])]
+    out.extend(line(r) for r in cells)
+    return "\n".join(out)

@@ -1,0 +1,81 @@
+"""``graphir shapes MODEL [--input NAME=SHAPE ...] [--json]``: shape inference, one row per layer."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from graphir.cli import EXIT_OK, UsageError, command
+from graphir.commands._common import input_types, load_model, port_record, split_assignment, table
+from graphir.ops.openvino.core import Result
+
+if TYPE_CHECKING:
+    from graphir.model import Model
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="OpenVINO IR .xml (with its .bin) or oneDNN Graph .json")
+    p.add_argument("--input", "-i", action="append", default=[], metavar="NAME=SHAPE",
+                   help="reshape an input first, e.g. x=[8,64] or x=?,3 or x=1..10,3 (repeatable; "
+                        "a bare SHAPE for a one-input model)")
+    p.add_argument("--json", action="store_true", help="print a JSON list (format in the README)")
+
+
+def reshape_arguments(model: "Model", specs: list[str]) -> dict[Any, str] | None:
+    """--input values as a reshape mapping (a bare shape maps to the only input)."""
+    if not specs:
+        return None
+    shapes: dict[Any, str] = {}
+    for text in specs:
+        name, shape = split_assignment(text, "SHAPE")
+        if name is None:
+            if len(model.get_parameters()) != 1:
+                raise UsageError(f"--input {text!r}: the model has {len(model.get_parameters())} inputs; "
+                                 f"use NAME=SHAPE")
+            name = 0  # type: ignore[assignment]
+        shapes[name] = shape
+    return shapes
+
+
+def rows(model: "Model") -> list[dict[str, Any]]:
+    """The --json records, in topological order (the README documents the format)."""
+    records = []
+    for node in model.get_ordered_ops():
+        records.append({
+            "id": node.id,
+            "name": node.name,
+            "type": node.type_name,
+            "version": node.version,
+            "inputs": [port_record(t) for t in input_types(node)],
+            "outputs": [] if isinstance(node.op, Result) else [port_record(t) for t in node.output_types],
+        })
+    return records
+
+
+@command("shapes", configure)
+def shapes(args: argparse.Namespace) -> int:
+    """Infer element types and shapes (after reshaping the given inputs); one row per layer."""
+    from graphir.errors import InputError
+
+    model = load_model(args.model)
+    mapping = reshape_arguments(model, args.input)
+    if mapping is None:
+        model.infer_shapes()
+    else:
+        try:
+            model.reshape(mapping)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
+    records = rows(model)
+    if args.json:
+        print(json.dumps(records, indent=2))
+        return EXIT_OK
+    body = []
+    for r in records:
+        ports = r["inputs"] if r["type"] == "Result" else r["outputs"]
+        shown = ", ".join(f"{p['type']}{p['shape']}" for p in ports) or "-"
+        body.append([r["id"], r["name"], f"{r['type']}-{r['version']}", shown])
+    print(f"{model.name}: {len(records)} layers")
+    print(table(["id", "name", "type", "output types and shapes"], body))
+    return EXIT_OK
+
