@@ -266,9 +266,16 @@ class _Reader:
         if n_out < low or (high is not None and n_out > high):
             expected = f"{low}" if low == high else f"{low} to {high if high is not None else 'any'}"
             raise self.error(self.op_where(op, index, "outputs"), f"{kind} has {expected} outputs, the file lists {n_out}")
+        declared = [dtype_to_element_type(t["dtype"]) for t in op["outputs"]]
         if hasattr(instance, "set_output_count"):
             instance.set_output_count(n_out)
-            instance.declare_output_types([dtype_to_element_type(t["dtype"]) for t in op["outputs"]])
+            instance.declare_output_types(declared)
+        for j, et in enumerate(declared):
+            port = instance.output_port(j)
+            if not port.allows(et):
+                allowed = ", ".join(str(x) for x in port.types or ())
+                raise self.error(self.op_where(op, index, f"outputs[{j}].dtype"),
+                                 f"output {j} ('{port.name}') cannot be {op['outputs'][j]['dtype']} ({et}); {kind} allows {allowed}")
         low_in, high_in = op_cls.input_count_range()
         n_in = len(op["inputs"])
         if n_in < low_in or (high_in is not None and n_in > high_in):

@@ -1,0 +1,129 @@
+"""Bad oneDNN Graph JSON is a SerializationError naming the file, the op id and the field."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphir import opset, save_model
+from graphir.errors import SerializationError
+from graphir.model import Model
+from graphir.serializers.onednn_json import UNKNOWN, dumps, loads, read_json
+
+F32 = {"dtype": "f32", "layout_type": "strided", "property_type": "undef"}
+
+
+def lt(ident: int, shape: list[int], dtype: str = "f32") -> dict[str, Any]:
+    strides = [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+    return {"id": ident, "dtype": dtype, "shape": shape, "stride": strides, "layout_type": "strided", "property_type": "undef"}
+
+
+def graph() -> dict[str, Any]:
+    return {
+        "version": "3.5.0", "engine_kind": "cpu", "fpmath_mode": "strict",
+        "graph": [
+            {"id": 7, "name": "add", "kind": "Add", "attrs": {"auto_broadcast": {"type": "string", "value": "numpy"}},
+             "inputs": [lt(0, [2, 3]), lt(1, [1, 3])], "outputs": [lt(2, [2, 3])]},
+            {"id": 8, "name": "relu", "kind": "ReLU", "attrs": {}, "inputs": [lt(2, [2, 3])], "outputs": [lt(3, [2, 3])]},
+        ],
+    }
+
+
+def load(data: Any, tmp_path: Path) -> Model:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    return read_json(path)
+
+
+def test_good_graph_runs(tmp_path: Path) -> None:
+    model = load(graph(), tmp_path)
+    a, b = np.array([[1, -2, 3], [-4, 5, -6]], np.float32), np.array([[1, 1, 1]], np.float32)
+    (y,) = model.run({"0": a, "1": b}).values()
+    np.testing.assert_array_equal(y, np.maximum(a + b, 0))
+
+
+def mutate(fn) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    data = copy.deepcopy(graph())
+    fn(data)
+    return data
+
+
+CASES = [
+    ("missing top-level key", lambda d: d.pop("fpmath_mode"), r"top level: missing key 'fpmath_mode'"),
+    ("missing op key", lambda d: d["graph"][1].pop("kind"), r"op 8 'relu', field 'kind': missing key"),
+    ("missing tensor key", lambda d: d["graph"][0]["inputs"][1].pop("stride"),
+     r"op 7 'add' \(Add\), field 'inputs\[1\]\.stride': missing key"),
+    ("produced twice", lambda d: d["graph"][1]["outputs"][0].update(id=2),
+     r"op 8 'relu' \(ReLU\), field 'outputs\[0\]\.id': logical tensor 2 is already an output of op 7 'add'"),
+    ("stride length", lambda d: d["graph"][0]["inputs"][0].update(stride=[1]),
+     r"op 7 'add' \(Add\), field 'inputs\[0\]\.stride': .*stride \[1\] has 1 values but shape \[2, 3\] has 2"),
+    ("unknown kind", lambda d: d["graph"][1].update(kind="Relu6"), r"op 8 'relu' \(Relu6\), field 'kind': unknown oneDNN Graph op kind 'Relu6'"),
+    ("input dtype constraint", lambda d: d["graph"][0]["inputs"][0].update(dtype="s8"),
+     r"op 7 'add' \(Add\), field 'inputs'.*input 0 \('src_0'\) has element type i8"),
+    ("output dtype constraint", lambda d: [t.update(dtype="s8") for t in (d["graph"][1]["inputs"][0], d["graph"][0]["outputs"][0])],
+     r"op 7 'add' \(Add\), field 'outputs\[0\]\.dtype': output 0 \('dst'\) cannot be s8 \(i8\)"),
+    ("unknown dtype", lambda d: d["graph"][0]["inputs"][0].update(dtype="f128"), r"field 'inputs\[0\]\.dtype': unknown data type 'f128'"),
+    ("attribute kind", lambda d: d["graph"][0]["attrs"]["auto_broadcast"].update(type="s64"),
+     r"op 7 'add' \(Add\), field 'attrs\.auto_broadcast': attribute type 's64', expected 'string'"),
+    ("attribute value", lambda d: d["graph"][0]["attrs"]["auto_broadcast"].update(value="pdpd"),
+     r"op 7 'add' \(Add\), field 'attrs'.*auto_broadcast"),
+    ("unknown attribute", lambda d: d["graph"][1]["attrs"].update(alpha={"type": "f32", "value": 1.0}),
+     r"field 'attrs\.alpha': unknown attribute for ReLU"),
+    ("recorded shape disagrees", lambda d: d["graph"][1]["outputs"][0].update(shape=[3, 2], stride=[2, 1]),
+     r"op 8 'relu' \(ReLU\), field 'outputs\[0\]\.shape': the file records \[3, 2\] but the inputs give \[2,3\]"),
+    ("broadcast failure", lambda d: d["graph"][0]["inputs"][1].update(shape=[4], stride=[1]),
+     r"op 7 'add' \(Add\), field 'inputs'.*\[2,3\].*\[4\]"),
+    ("too many outputs", lambda d: d["graph"][1]["outputs"].append(lt(9, [2, 3])), r"op 8 'relu' \(ReLU\), field 'outputs': ReLU has 1 outputs, the file lists 2"),
+    ("too many inputs", lambda d: d["graph"][1]["inputs"].append(lt(0, [2, 3])), r"field 'inputs': ReLU takes 1 inputs, the file lists 2"),
+    ("cycle", lambda d: d["graph"][0]["inputs"][0].update(id=3), r"cycle"),
+    ("output port unknown", lambda d: d.update(output_ports=[42]), r"output_ports: logical tensor 42 appears in no op"),
+    ("graph not a list", lambda d: d.update(graph={}), r"graph: expected a list of ops"),
+]
+
+
+@pytest.mark.parametrize("name, fn, pattern", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_a_serialization_error(name: str, fn, pattern: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SerializationError, match=pattern) as info:
+        load(mutate(fn), tmp_path)
+    assert str(tmp_path / "bad.json") in str(info.value)
+
+
+def test_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text("{ nope")
+    with pytest.raises(SerializationError, match=r"x\.json: not valid JSON"):
+        read_json(path)
+
+
+def test_unknown_shape_maps_to_dynamic_rank() -> None:
+    data = graph()
+    for op in data["graph"]:
+        for t in op["outputs"]:
+            t.update(shape=[UNKNOWN], stride=[UNKNOWN])
+    data["graph"][0]["inputs"][0].update(shape=[-1, 3], stride=[3, 1])
+    model = loads(json.dumps(data))
+    (param,) = [p for p in model.get_parameters() if p.name == "0"]
+    assert str(param.op.shape) == "[?,3]"
+    assert str(model.get_results()[0].output_types[0].shape) == "[?,3]"
+    assert json.loads(dumps(model)) == data
+
+
+def test_writer_refuses_openvino_ops_and_constants(tmp_path: Path) -> None:
+    x = opset.parameter("[2]", "f32", name="x")
+    model = Model([x], [x])
+    save_model(model, tmp_path / "ok.json")  # Parameter -> Result only: valid, empty graph
+    assert json.loads((tmp_path / "ok.json").read_text())["graph"] == []
+    from graphir.node import Node
+    from graphir.ops.openvino.core import Constant
+    from graphir.ops.registry import lookup
+
+    c = Node(Constant.from_array(np.ones(2, np.float32)))
+    add = Node(lookup("onednn", "Add")(), [x, c])
+    with pytest.raises(SerializationError, match="Constant cannot be written"):
+        save_model(Model([add], [x]), tmp_path / "c.json")
+    written = json.loads(dumps(Model([add], [x]), constants_as_inputs=True))
+    assert written["graph"][0]["inputs"][1]["property_type"] == "constant"
