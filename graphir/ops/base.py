@@ -25,6 +25,10 @@ class TensorType:
     element_type: ElementType
     shape: PartialShape
     value: Any = field(default=None, compare=False, repr=False)
+    #: partly known values of a small integer tensor (shape subgraphs with dynamic dims): one item
+    #: per element in flat order, an ``int`` when known or a ``Dimension`` bounding an unknown
+    #: non-negative value. None when nothing is known; ``value`` wins when set. Not part of equality.
+    bounds: Any = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.element_type}{self.shape}"
