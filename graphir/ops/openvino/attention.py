@@ -1,0 +1,76 @@
+"""OpenVINO ``ScaledDotProductAttention-13``: ``softmax(Q K^T * scale + mask) V``."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from graphir.broadcast import broadcast_merge
+from graphir.ops.base import REAL, Op, Port, TensorType, types
+from graphir.shapes import PartialShape
+
+
+class ScaledDotProductAttention(Op):
+    """Attention over ``query [..., L, E]``, ``key [..., S, E]``, ``value [..., S, Ev]``.
+
+    ``attention_mask`` is boolean (false: masked out) or added to the scores; ``scale`` defaults to
+    ``1/sqrt(E)``; ``causal`` masks with a lower-triangular ``[L, S]`` instead of the mask input.
+    """
+
+    type_name: ClassVar[str] = "ScaledDotProductAttention"
+    version: ClassVar[str] = "opset13"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("query", REAL), Port("key", REAL), Port("value", REAL),
+        Port("attention_mask", REAL + types("boolean"), optional=True),
+        Port("scale", REAL, optional=True),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    causal: bool = False
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        et = self.merge_types(inputs, (0, 1, 2))
+        if len(inputs) > 3 and inputs[3].element_type.is_real:
+            self.merge_types(inputs, (0, 1, 2, 3))
+        q, k, v = (t.shape for t in inputs[:3])
+        if q.rank_is_dynamic or k.rank_is_dynamic or v.rank_is_dynamic:
+            if q.rank_is_static and v.rank_is_static:
+                return [TensorType(et, PartialShape(list(q.dims[:-1]) + [v.dims[-1]]))]
+            return [TensorType(et, PartialShape.dynamic())]
+        for name, s in (("query", q), ("key", k), ("value", v)):
+            if len(s) < 2:
+                raise self.fail(f"{name} must have rank >= 2, got {s}")
+        if q.dims[-1].merge(k.dims[-1]) is None:
+            raise self.fail(f"query and key embedding sizes differ: query {q}, key {k}")
+        if k.dims[-2].merge(v.dims[-2]) is None:
+            raise self.fail(f"key and value sequence lengths differ: key {k}, value {v}")
+        batch = PartialShape(q.dims[:-2])
+        for name, s in (("key", k), ("value", v)):
+            merged = broadcast_merge(batch, PartialShape(s.dims[:-2]), "numpy")
+            if merged is None:
+                raise self.fail(f"batch dimensions of query {q} and {name} {s} do not broadcast")
+            batch = merged
+        return [TensorType(et, PartialShape(list(batch.dims) + [q.dims[-2], v.dims[-1]]))]
+
+    def evaluate(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None = None,
+                 scale: np.ndarray | None = None) -> list[np.ndarray]:
+        out_dtype = q.dtype
+        ct = np.float64 if q.dtype == np.float64 else np.float32
+        q, k, v = q.astype(ct), k.astype(ct), v.astype(ct)
+        factor = ct(1.0 / np.sqrt(q.shape[-1])) if scale is None else np.asarray(scale, dtype=ct).reshape(())
+        scores = np.matmul(q * factor, np.swapaxes(k, -1, -2))
+        length, source = scores.shape[-2:]
+        if self.causal:
+            keep = np.tril(np.ones((length, source), dtype=bool))
+            scores = np.where(keep, scores, -np.inf)
+        elif mask is not None:
+            if mask.dtype == np.bool_:
+                scores = np.where(mask, scores, -np.inf)
+            else:
+                scores = scores + mask.astype(ct)
+        peak = np.max(scores, axis=-1, keepdims=True)
+        peak = np.where(np.isfinite(peak), peak, 0)
+        weights = np.exp(scores - peak)
+        weights = weights / np.sum(weights, axis=-1, keepdims=True)
+        return [np.matmul(weights, v).astype(out_dtype)]
