@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -209,7 +210,10 @@ class ElementType(str, enum.Enum):
 
     @classmethod
     def from_numpy(cls, dtype: "np.dtype | type") -> "ElementType":
-        dt = np.dtype(dtype)
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            raise ElementTypeError(f"{dtype!r} is neither an element type name nor a numpy dtype") from None
         for key in ("boolean", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16",
                     "u32", "u64", "bf16", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "i4", "u4", "u2"):
             if np.dtype(_TABLE[key].numpy) == dt:
@@ -240,6 +244,19 @@ class ElementType(str, enum.Enum):
 
     def compatible(self, other: "ElementType") -> bool:
         return self.merge(other) is not None
+
+    # --- pydantic: attributes typed ElementType accept any spelling ``parse`` accepts --------
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(
+            as_element_type, serialization=core_schema.plain_serializer_function_ser_schema(str)
+        )
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
+        return {"type": "string", "enum": [t.value for t in cls], "description": "OpenVINO element type name"}
 
 
 def as_element_type(value: "str | ElementType | np.dtype | type") -> ElementType:

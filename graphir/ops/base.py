@@ -92,11 +92,14 @@ class Op(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"attribute '{'.'.join(str(p) for p in err['loc']) or '?'}': {err['msg']}"
-                for err in exc.errors()
-            )
-            raise OpDefinitionError(f"{type(self).describe()}: {problems}") from None
+            raise _attribute_error(type(self), exc) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Assignments are validated too (``validate_assignment``); errors stay in the family."""
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as exc:
+            raise _attribute_error(type(self), exc) from None
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -178,3 +181,11 @@ class Op(BaseModel):
                 raise self.fail(f"inputs must have the same element type; got {listed}")
             result = merged
         return result
+
+
+def _attribute_error(cls: type[Op], exc: ValidationError) -> OpDefinitionError:
+    problems = "; ".join(
+        f"attribute '{'.'.join(str(p) for p in err['loc']) or '?'}': {err['msg']}"
+        for err in exc.errors()
+    )
+    return OpDefinitionError(f"{cls.describe()}: {problems}")

@@ -41,11 +41,25 @@ def load_all() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
+    _loaded = True  # set first: modules being imported may look ops up themselves
     import graphir.ops as package
 
-    for info in pkgutil.walk_packages(package.__path__, prefix="graphir.ops."):
-        importlib.import_module(info.name)
+    try:
+        for info in pkgutil.walk_packages(package.__path__, prefix="graphir.ops."):
+            importlib.import_module(info.name)
+    except BaseException:
+        _loaded = False  # a broken module: let the next lookup report it again
+        raise
+
+
+def unregister(cls: type["Op"]) -> None:
+    """Forget ``cls`` (tests that declare throw-away ops clean up with this)."""
+    key = (cls.dialect, cls.type_name, cls.version)
+    if _REGISTRY.get(key) is cls:
+        del _REGISTRY[key]
+    for alias in cls.serialized_type_names.values():
+        if not any(d == cls.dialect and t == cls.type_name for (d, t, _) in _REGISTRY):
+            _ALIASES.pop((cls.dialect, alias), None)
 
 
 def version_number(version: str) -> int:
@@ -74,6 +88,10 @@ def lookup(dialect: str, type_name: str, version: str | None = None) -> type["Op
             raise OpDefinitionError(
                 f"{dialect} op '{type_name}' has no version '{version}'; known: {', '.join(versions)}"
             )
+        dialects = sorted({d for (d, _, _) in _REGISTRY})
+        if dialect not in dialects:
+            raise OpDefinitionError(f"unknown dialect '{dialect}' (asked for op '{type_name}'); "
+                                    f"known: {', '.join(dialects)}")
         raise OpDefinitionError(f"unknown {dialect} op '{type_name}' (version {version})")
     return found
 
