@@ -145,11 +145,23 @@ def _parse_shape(node: "Node", shape: Any) -> PartialShape:
 
 
 def _is_single_shape(shapes: Any) -> bool:
+    """A shape (string, PartialShape, or a list of dims) rather than a list of shapes."""
+    from graphir.shapes import Dimension
+
     if isinstance(shapes, (str, PartialShape)):
         return True
-    return isinstance(shapes, Sequence) and all(
-        isinstance(d, (int, np.integer, str)) or type(d).__name__ == "Dimension" for d in shapes
-    )
+    if not isinstance(shapes, Sequence):
+        return False
+    for d in shapes:
+        if isinstance(d, (int, np.integer, Dimension)):
+            continue
+        if not isinstance(d, str):
+            return False
+        try:
+            Dimension.parse(d)
+        except (ShapeError, ValueError):
+            return False
+    return True
 
 
 def reshape(model: "Model", shapes: Any) -> None:
