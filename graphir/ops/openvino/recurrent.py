@@ -1,0 +1,343 @@
+"""OpenVINO recurrent ops: ``RNNCell-1``, ``GRUCell-3``, ``LSTMCell-4`` and ``RNNSequence-5``,
+``GRUSequence-5``, ``LSTMSequence-5``.
+
+Gate layouts are OpenVINO's: LSTM weights stack ``f, i, c, o``; GRU weights ``z, r, h``. A
+sequence runs its cell over time per direction; steps past a batch entry's ``sequence_lengths``
+give zeros in ``Y`` and leave its state as it was, and the reverse direction walks each entry's
+valid prefix backwards.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar, Literal
+
+import numpy as np
+
+from graphir.ops.base import INDEX, REAL, Op, Port, TensorType
+from graphir.shapes import Dimension, PartialShape
+
+_ACTIVATIONS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
+    "sigmoid": lambda x, a, b: 1.0 / (1.0 + np.exp(-x)),
+    "tanh": lambda x, a, b: np.tanh(x),
+    "relu": lambda x, a, b: np.maximum(x, 0),
+    "hardsigmoid": lambda x, a, b: np.clip(a * x + b, 0, 1),
+    "affine": lambda x, a, b: a * x + b,
+    "softsign": lambda x, a, b: x / (1 + np.abs(x)),
+    "softplus": lambda x, a, b: np.log1p(np.exp(x)),
+    "elu": lambda x, a, b: np.where(x >= 0, x, a * (np.exp(x) - 1)),
+    "leakyrelu": lambda x, a, b: np.where(x >= 0, x, a * x),
+    "thresholdedrelu": lambda x, a, b: np.where(x > a, x, 0),
+    "scaledtanh": lambda x, a, b: a * np.tanh(b * x),
+}
+
+
+class _RecurrentAttrs(Op):
+    hidden_size: int
+    activations: list[str] = []
+    activations_alpha: list[float] = []
+    activations_beta: list[float] = []
+    clip: float = 0.0
+
+    default_activations: ClassVar[tuple[str, ...]] = ()
+    gates: ClassVar[int] = 1
+
+    def _fns(self) -> list[Callable[[np.ndarray], np.ndarray]]:
+        names = self.activations or list(self.default_activations)
+        fns = []
+        for i, name in enumerate(names):
+            fn = _ACTIVATIONS.get(name.lower())
+            if fn is None:
+                raise self.fail(f"unknown activation '{name}' (known: {', '.join(_ACTIVATIONS)})")
+            a = self.activations_alpha[i] if i < len(self.activations_alpha) else 0.0
+            b = self.activations_beta[i] if i < len(self.activations_beta) else 0.0
+            fns.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b))
+        return fns
+
+    def _clip(self, x: np.ndarray) -> np.ndarray:
+        return np.clip(x, -self.clip, self.clip) if self.clip > 0 else x
+
+    def _check_activations(self) -> None:
+        names = self.activations or list(self.default_activations)
+        if len(names) != len(self.default_activations):
+            raise self.fail(f"activations {names} must name {len(self.default_activations)} functions")
+        self._fns()
+
+    # --- one step of the cell; arrays are [batch, ...] -------------------------------------
+    def step(self, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, w: np.ndarray, r: np.ndarray,
+             b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        raise NotImplementedError
+
+    def _merge_dim(self, what: str, current: Dimension, new: Dimension, shapes: str) -> Dimension:
+        merged = current.merge(new)
+        if merged is None:
+            raise self.fail(f"{what} mismatch: {current} vs {new} ({shapes})")
+        return merged
+
+
+class _RNNStep:
+    """H = f(X W^T + H R^T + B)."""
+
+    def step(self, x, h, c, w, r, b):  # type: ignore[no-untyped-def]
+        (f,) = self._fns()  # type: ignore[attr-defined]
+        return f(self._clip(x @ w.T + h @ r.T + b)), None  # type: ignore[attr-defined]
+
+
+class _GRUStep:
+    """GRU with z, r, h gates; ``linear_before_reset`` applies r after the recurrent product."""
+
+    def step(self, x, h, c, w, r, b):  # type: ignore[no-untyped-def]
+        f, g = self._fns()  # type: ignore[attr-defined]
+        n = self.hidden_size  # type: ignore[attr-defined]
+        clip = self._clip  # type: ignore[attr-defined]
+        xw = x @ w.T
+        wz, wr, wh = xw[:, :n], xw[:, n:2 * n], xw[:, 2 * n:]
+        rz, rr, rh = r[:n], r[n:2 * n], r[2 * n:]
+        z = f(clip(wz + h @ rz.T + b[:n]))
+        rt = f(clip(wr + h @ rr.T + b[n:2 * n]))
+        if self.linear_before_reset:  # type: ignore[attr-defined]
+            ht = g(clip(wh + rt * (h @ rh.T + b[3 * n:4 * n]) + b[2 * n:3 * n]))
+        else:
+            ht = g(clip(wh + (rt * h) @ rh.T + b[2 * n:3 * n]))
+        return (1 - z) * ht + z * h, None
+
+
+class _LSTMStep:
+    """LSTM with f, i, c, o gates."""
+
+    def step(self, x, h, c, w, r, b):  # type: ignore[no-untyped-def]
+        f, g, hfn = self._fns()  # type: ignore[attr-defined]
+        n = self.hidden_size  # type: ignore[attr-defined]
+        gates = self._clip(x @ w.T + h @ r.T + b)  # type: ignore[attr-defined]
+        ft, it, ct, ot = (gates[:, k * n:(k + 1) * n] for k in range(4))
+        c_new = f(ft) * c + f(it) * g(ct)
+        return f(ot) * hfn(c_new), c_new
+
+
+def _work(*arrays: np.ndarray) -> list[np.ndarray]:
+    ct = np.float64 if arrays[0].dtype == np.float64 else np.float32
+    return [a.astype(ct) for a in arrays]
+
+
+# --- cells -------------------------------------------------------------------------------------
+class _Cell(_RecurrentAttrs):
+    has_cell_state: ClassVar[bool] = False
+
+    def _bias_rows(self) -> int:
+        return self.gates * self.hidden_size
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        et = self.merge_types(inputs, tuple(range(len(inputs))))
+        self._check_activations()
+        k = 3 if self.has_cell_state else 2
+        x, h = inputs[0].shape, inputs[1].shape
+        w, r = inputs[k].shape, inputs[k + 1].shape
+        shapes = ", ".join(str(t.shape) for t in inputs)
+        batch, hidden, size = Dimension.dynamic(), Dimension.static(self.hidden_size), Dimension.dynamic()
+        g = self.gates
+        for name, s, rank in (("X", x, 2), ("initial_hidden_state", h, 2), ("W", w, 2), ("R", r, 2)):
+            if s.rank_is_static and len(s) != rank:
+                raise self.fail(f"input '{name}' must have rank {rank}, got {s} ({shapes})")
+        if x.rank_is_static:
+            batch, size = x.dims[0], x.dims[1]
+        if h.rank_is_static:
+            batch = self._merge_dim("batch size", batch, h.dims[0], shapes)
+            self._merge_dim("hidden size", hidden, h.dims[1], shapes)
+        if self.has_cell_state and inputs[2].shape.rank_is_static:
+            batch = self._merge_dim("batch size", batch, inputs[2].shape.dims[0], shapes)
+            self._merge_dim("hidden size", hidden, inputs[2].shape.dims[1], shapes)
+        if w.rank_is_static:
+            self._merge_dim(f"W rows ({g} * hidden_size)", Dimension.static(g * self.hidden_size), w.dims[0], shapes)
+            self._merge_dim("input size", size, w.dims[1], shapes)
+        if r.rank_is_static:
+            self._merge_dim(f"R rows ({g} * hidden_size)", Dimension.static(g * self.hidden_size), r.dims[0], shapes)
+            self._merge_dim("R columns (hidden_size)", hidden, r.dims[1], shapes)
+        if len(inputs) > k + 2 and inputs[k + 2].shape.rank_is_static:
+            b = inputs[k + 2].shape
+            self._merge_dim("B length", Dimension.static(self._bias_rows()), b.dims[0], shapes)
+        out = TensorType(et, PartialShape([batch, hidden]))
+        return [out, out] if self.has_cell_state else [out]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        dtype = arrays[0].dtype
+        k = 3 if self.has_cell_state else 2
+        x, h = _work(arrays[0], arrays[1])
+        c = _work(arrays[2])[0] if self.has_cell_state else None
+        w, r = _work(arrays[k], arrays[k + 1])
+        b = _work(arrays[k + 2])[0] if len(arrays) > k + 2 else np.zeros(self._bias_rows(), x.dtype)
+        h_new, c_new = self.step(x, h, c, w, r, b)
+        return [h_new.astype(dtype)] + ([c_new.astype(dtype)] if c_new is not None else [])
+
+
+class RNNCell(_RNNStep, _Cell):
+    type_name: ClassVar[str] = "RNNCell"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("X", REAL), Port("initial_hidden_state", REAL), Port("W", REAL), Port("R", REAL),
+        Port("B", REAL, optional=True),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"),)
+    default_activations: ClassVar[tuple[str, ...]] = ("tanh",)
+
+
+class GRUCell(_GRUStep, _Cell):
+    type_name: ClassVar[str] = "GRUCell"
+    version: ClassVar[str] = "opset3"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("X", REAL), Port("initial_hidden_state", REAL), Port("W", REAL), Port("R", REAL),
+        Port("B", REAL, optional=True),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"),)
+    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh")
+    gates: ClassVar[int] = 3
+
+    linear_before_reset: bool = False
+
+    def _bias_rows(self) -> int:
+        return (4 if self.linear_before_reset else 3) * self.hidden_size
+
+
+class LSTMCell(_LSTMStep, _Cell):
+    type_name: ClassVar[str] = "LSTMCell"
+    version: ClassVar[str] = "opset4"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("X", REAL), Port("initial_hidden_state", REAL), Port("initial_cell_state", REAL),
+        Port("W", REAL), Port("R", REAL), Port("B", REAL, optional=True),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"), Port("Co"))
+    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
+    gates: ClassVar[int] = 4
+    has_cell_state: ClassVar[bool] = True
+
+
+# --- sequences ---------------------------------------------------------------------------------
+class _Sequence(_RecurrentAttrs):
+    direction: Literal["forward", "reverse", "bidirectional"]
+    has_cell_state: ClassVar[bool] = False
+
+    def _bias_rows(self) -> int:
+        return self.gates * self.hidden_size
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        k = 3 if self.has_cell_state else 2  # index of sequence_lengths
+        et = self.merge_types(inputs, tuple(i for i in range(len(inputs)) if i != k))
+        self._check_activations()
+        shapes = ", ".join(str(t.shape) for t in inputs)
+        nd = Dimension.static(2 if self.direction == "bidirectional" else 1)
+        hidden = Dimension.static(self.hidden_size)
+        batch, seq, size = Dimension.dynamic(), Dimension.dynamic(), Dimension.dynamic()
+        x = inputs[0].shape
+        if x.rank_is_static:
+            if len(x) != 3:
+                raise self.fail(f"X must be [batch, seq_length, input_size], got {x} ({shapes})")
+            batch, seq, size = x.dims
+        states = [1, 2] if self.has_cell_state else [1]
+        for i in states:
+            s = inputs[i].shape
+            if s.rank_is_static:
+                if len(s) != 3:
+                    raise self.fail(f"input {i} ('{self.inputs[i].name}') must be [batch, num_directions, "
+                                    f"hidden_size], got {s} ({shapes})")
+                batch = self._merge_dim("batch size", batch, s.dims[0], shapes)
+                self._merge_dim("num_directions", nd, s.dims[1], shapes)
+                self._merge_dim("hidden size", hidden, s.dims[2], shapes)
+        lengths = inputs[k].shape
+        if lengths.rank_is_static:
+            if len(lengths) != 1:
+                raise self.fail(f"sequence_lengths must be 1-D, got {lengths} ({shapes})")
+            batch = self._merge_dim("batch size", batch, lengths.dims[0], shapes)
+        g = self.gates
+        w, r, b = inputs[k + 1].shape, inputs[k + 2].shape, inputs[k + 3].shape
+        for name, s, cols in (("W", w, size), ("R", r, hidden)):
+            if s.rank_is_static:
+                if len(s) != 3:
+                    raise self.fail(f"{name} must have rank 3, got {s} ({shapes})")
+                self._merge_dim("num_directions", nd, s.dims[0], shapes)
+                self._merge_dim(f"{name} rows ({g} * hidden_size)", Dimension.static(g * self.hidden_size),
+                                s.dims[1], shapes)
+                merged = self._merge_dim(f"{name} columns", cols, s.dims[2], shapes)
+                if name == "W":
+                    size = merged
+        if b.rank_is_static:
+            if len(b) != 2:
+                raise self.fail(f"B must have rank 2, got {b} ({shapes})")
+            self._merge_dim("num_directions", nd, b.dims[0], shapes)
+            self._merge_dim("B length", Dimension.static(self._bias_rows()), b.dims[1], shapes)
+        y = TensorType(et, PartialShape([batch, nd, seq, hidden]))
+        state = TensorType(et, PartialShape([batch, nd, hidden]))
+        return [y, state, state] if self.has_cell_state else [y, state]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        dtype = arrays[0].dtype
+        k = 3 if self.has_cell_state else 2
+        x, h0 = _work(arrays[0], arrays[1])
+        c0 = _work(arrays[2])[0] if self.has_cell_state else None
+        lengths = np.asarray(arrays[k]).astype(np.int64)
+        w_all, r_all, b_all = _work(arrays[k + 1], arrays[k + 2], arrays[k + 3])
+        batch, seq = x.shape[:2]
+        dirs = ["forward", "reverse"] if self.direction == "bidirectional" else [self.direction]
+        y = np.zeros((batch, len(dirs), seq, self.hidden_size), dtype=x.dtype)
+        h_out = np.zeros((batch, len(dirs), self.hidden_size), dtype=x.dtype)
+        c_out = np.zeros_like(h_out)
+        lengths = np.clip(lengths, 0, seq)
+        for d, direction in enumerate(dirs):
+            h = h0[:, d].copy()
+            c = c0[:, d].copy() if c0 is not None else None
+            for t in range(seq):
+                active = t < lengths
+                if not active.any():
+                    break
+                if direction == "forward":
+                    idx = np.full(batch, t)
+                else:
+                    idx = np.where(active, lengths - 1 - t, 0)
+                xt = x[np.arange(batch), idx]
+                h_new, c_new = self.step(xt, h, c, w_all[d], r_all[d], b_all[d])
+                h = np.where(active[:, None], h_new, h)
+                if c is not None:
+                    c = np.where(active[:, None], c_new, c)
+                y[np.arange(batch)[active], d, idx[active]] = h_new[active]
+            h_out[:, d] = h
+            if c is not None:
+                c_out[:, d] = c
+        outs = [y.astype(dtype), h_out.astype(dtype)]
+        return outs + [c_out.astype(dtype)] if self.has_cell_state else outs
+
+
+class RNNSequence(_RNNStep, _Sequence):
+    type_name: ClassVar[str] = "RNNSequence"
+    version: ClassVar[str] = "opset5"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("X", REAL), Port("initial_hidden_state", REAL), Port("sequence_lengths", INDEX),
+        Port("W", REAL), Port("R", REAL), Port("B", REAL),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"))
+    default_activations: ClassVar[tuple[str, ...]] = ("tanh",)
+
+
+class GRUSequence(_GRUStep, _Sequence):
+    type_name: ClassVar[str] = "GRUSequence"
+    version: ClassVar[str] = "opset5"
+    inputs: ClassVar[tuple[Port, ...]] = RNNSequence.inputs
+    outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"))
+    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh")
+    gates: ClassVar[int] = 3
+
+    linear_before_reset: bool = False
+
+    def _bias_rows(self) -> int:
+        return (4 if self.linear_before_reset else 3) * self.hidden_size
+
+
+class LSTMSequence(_LSTMStep, _Sequence):
+    type_name: ClassVar[str] = "LSTMSequence"
+    version: ClassVar[str] = "opset5"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("X", REAL), Port("initial_hidden_state", REAL), Port("initial_cell_state", REAL),
+        Port("sequence_lengths", INDEX), Port("W", REAL), Port("R", REAL), Port("B", REAL),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"), Port("Co"))
+    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
+    gates: ClassVar[int] = 4
+    has_cell_state: ClassVar[bool] = True

@@ -1,0 +1,120 @@
+"""Recurrent cells and sequences against the real OpenVINO runtime."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from graphir import opset
+from graphir.errors import InferenceError
+from tests.ops.test_nn_oracle import diff, rand
+
+HIDDEN, INPUT, BATCH, SEQ = 4, 3, 3, 5
+
+
+def _weights(gates: int, dirs: int | None, bias_gates: int | None = None, seed: int = 10) -> tuple:
+    lead = [] if dirs is None else [dirs]
+    w = rand(lead + [gates * HIDDEN, INPUT], seed=seed, low=-0.8, high=0.8)
+    r = rand(lead + [gates * HIDDEN, HIDDEN], seed=seed + 1, low=-0.8, high=0.8)
+    b = rand(lead + [(bias_gates or gates) * HIDDEN], seed=seed + 2, low=-0.5, high=0.5)
+    return w, r, b
+
+
+@pytest.mark.parametrize("clip", [0.0, 0.5])
+def test_lstm_cell_matches_openvino(ov, clip: float) -> None:
+    from openvino import opset4
+
+    w, r, b = _weights(4, None)
+    diff(ov, lambda x, h, c: opset.lstm_cell(x, h, c, w, r, b, hidden_size=HIDDEN, clip=clip),
+         lambda x, h, c: opset4.lstm_cell(x, h, c, w, r, b, HIDDEN, clip=clip),
+         [(f"[{BATCH},{INPUT}]", "f32"), (f"[{BATCH},{HIDDEN}]", "f32"), (f"[{BATCH},{HIDDEN}]", "f32")],
+         [rand([BATCH, INPUT]), rand([BATCH, HIDDEN], seed=1), rand([BATCH, HIDDEN], seed=2)])
+
+
+@pytest.mark.parametrize("lbr,activations", [(False, None), (True, None), (False, ["relu", "tanh"])])
+def test_gru_cell_matches_openvino(ov, lbr: bool, activations) -> None:
+    from openvino import opset3
+
+    w, r, b = _weights(3, None, 4 if lbr else 3)
+    extra = {"activations": activations} if activations else {}
+    diff(ov, lambda x, h: opset.gru_cell(x, h, w, r, b, hidden_size=HIDDEN, linear_before_reset=lbr, **extra),
+         lambda x, h: opset3.gru_cell(x, h, w, r, b, HIDDEN, linear_before_reset=lbr, **extra),
+         [(f"[{BATCH},{INPUT}]", "f32"), (f"[{BATCH},{HIDDEN}]", "f32")],
+         [rand([BATCH, INPUT]), rand([BATCH, HIDDEN], seed=1)])
+
+
+@pytest.mark.parametrize("activation", ["tanh", "relu", "sigmoid"])
+def test_rnn_cell_matches_openvino(ov, activation: str) -> None:
+    from openvino import opset3
+
+    w, r, b = _weights(1, None)
+    diff(ov, lambda x, h: opset.rnn_cell(x, h, w, r, b, hidden_size=HIDDEN, activations=[activation]),
+         lambda x, h: opset3.rnn_cell(x, h, w, r, b, HIDDEN, [activation], [], []),
+         [(f"[{BATCH},{INPUT}]", "f32"), (f"[{BATCH},{HIDDEN}]", "f32")],
+         [rand([BATCH, INPUT]), rand([BATCH, HIDDEN], seed=1)])
+
+
+SEQ_GRID = list(itertools.product(["forward", "reverse", "bidirectional"], ["full", "ragged"]))
+
+
+def _lengths(kind: str) -> np.ndarray:
+    return np.array([SEQ] * BATCH if kind == "full" else [SEQ, 2, 4][:BATCH], dtype=np.int32)
+
+
+@pytest.mark.parametrize("direction,kind", SEQ_GRID)
+def test_lstm_sequence_matches_openvino(ov, direction: str, kind: str) -> None:
+    from openvino import opset5
+
+    nd = 2 if direction == "bidirectional" else 1
+    w, r, b = _weights(4, nd)
+    lengths = _lengths(kind)
+    state = f"[{BATCH},{nd},{HIDDEN}]"
+    diff(ov, lambda x, h, c: opset.lstm_sequence(x, h, c, lengths, w, r, b, hidden_size=HIDDEN, direction=direction),
+         lambda x, h, c: opset5.lstm_sequence(x, h, c, lengths, w, r, b, HIDDEN, direction),
+         [(f"[{BATCH},{SEQ},{INPUT}]", "f32"), (state, "f32"), (state, "f32")],
+         [rand([BATCH, SEQ, INPUT]), rand([BATCH, nd, HIDDEN], seed=1), rand([BATCH, nd, HIDDEN], seed=2)])
+
+
+@pytest.mark.parametrize("direction,kind", SEQ_GRID)
+@pytest.mark.parametrize("lbr", [False, True])
+def test_gru_sequence_matches_openvino(ov, direction: str, kind: str, lbr: bool) -> None:
+    from openvino import opset5
+
+    nd = 2 if direction == "bidirectional" else 1
+    w, r, b = _weights(3, nd, 4 if lbr else 3)
+    lengths = _lengths(kind)
+    diff(ov, lambda x, h: opset.gru_sequence(x, h, lengths, w, r, b, hidden_size=HIDDEN, direction=direction,
+                                             linear_before_reset=lbr),
+         lambda x, h: opset5.gru_sequence(x, h, lengths, w, r, b, HIDDEN, direction, linear_before_reset=lbr),
+         [(f"[{BATCH},{SEQ},{INPUT}]", "f32"), (f"[{BATCH},{nd},{HIDDEN}]", "f32")],
+         [rand([BATCH, SEQ, INPUT]), rand([BATCH, nd, HIDDEN], seed=1)])
+
+
+@pytest.mark.parametrize("direction,kind", SEQ_GRID)
+def test_rnn_sequence_matches_openvino(ov, direction: str, kind: str) -> None:
+    from openvino import opset5
+
+    nd = 2 if direction == "bidirectional" else 1
+    w, r, b = _weights(1, nd)
+    lengths = _lengths(kind)
+    diff(ov, lambda x, h: opset.rnn_sequence(x, h, lengths, w, r, b, hidden_size=HIDDEN, direction=direction),
+         lambda x, h: opset5.rnn_sequence(x, h, lengths, w, r, b, HIDDEN, direction),
+         [(f"[{BATCH},{SEQ},{INPUT}]", "f32"), (f"[{BATCH},{nd},{HIDDEN}]", "f32")],
+         [rand([BATCH, SEQ, INPUT]), rand([BATCH, nd, HIDDEN], seed=1)])
+
+
+def test_sequence_dynamic_shapes_match_openvino(ov) -> None:
+    from openvino import opset5
+
+    w, r, b = _weights(4, 2)
+    diff(ov, lambda x, h, c, s: opset.lstm_sequence(x, h, c, s, w, r, b, hidden_size=HIDDEN, direction="bidirectional"),
+         lambda x, h, c, s: opset5.lstm_sequence(x, h, c, s, w, r, b, HIDDEN, "bidirectional"),
+         [("[?,?,3]", "f32"), ("[?,2,4]", "f32"), ("[...]", "f32"), ("[?]", "i32")])
+
+
+def test_sequence_hidden_size_mismatch_is_an_error() -> None:
+    w, r, b = _weights(3, 1)
+    with pytest.raises(InferenceError, match=r"hidden size mismatch: 4 vs 5"):
+        opset.gru_sequence(opset.parameter("[2,5,3]"), opset.parameter("[2,1,5]"), np.array([5, 5]), w, r, b,
+                           hidden_size=HIDDEN, direction="forward")
