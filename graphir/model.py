@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from graphir.errors import GraphError
-from graphir.node import Node, Output
+from graphir.node import Node, Output, _as_output
 from graphir.ops.openvino.core import Parameter, Result
 
 if TYPE_CHECKING:
@@ -48,9 +48,13 @@ class Model:
             )
         else:
             self._parameters = [_node_of(p) for p in parameters]
+            seen: set[int] = set()
             for p in self._parameters:
                 if not isinstance(p.op, Parameter):
                     raise GraphError(f"{p.describe()} is given as a parameter but is not a Parameter")
+                if p.id in seen:
+                    raise GraphError(f"{p.describe()} is given twice in the model's parameters")
+                seen.add(p.id)
                 self._nodes.setdefault(p.id, p)
             listed = {p.id for p in self._parameters}
             for n in self._nodes.values():
@@ -63,11 +67,11 @@ class Model:
     # --- construction helpers ---------------------------------------------------------------
     @staticmethod
     def _as_result(value: "Output | Node") -> Node:
-        if isinstance(value, Node) and isinstance(value.op, Result):
-            return value
-        out = value if isinstance(value, Output) else value.output(0)
-        node = Node(Result(), [out])
-        return node
+        """A Result as is (node or its output); any other output gets a new Result."""
+        node = value.node if isinstance(value, Output) else value
+        if isinstance(node, Node) and isinstance(node.op, Result):
+            return node
+        return Node(Result(), [_as_output(value)])
 
     def _collect(self, roots: Iterable[Node]) -> None:
         stack = list(roots)
@@ -286,4 +290,8 @@ class Model:
 
 
 def _node_of(value: "Output | Node") -> Node:
-    return value.node if isinstance(value, Output) else value
+    if isinstance(value, Output):
+        return value.node
+    if isinstance(value, Node):
+        return value
+    raise GraphError(f"expected a Parameter node or its output, got {type(value).__name__}")
