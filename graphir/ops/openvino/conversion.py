@@ -1,0 +1,100 @@
+"""OpenVINO ``Convert-1`` (attribute ``destination_type``) and ``ConvertLike-1``.
+
+Conversions follow OpenVINO 2026's reference (which the CPU plugin agrees with, measured in
+tests/ops/test_shape_ops.py): real to integer truncates toward zero through a 32-bit integer and
+then wraps into narrower types (300.7 -> i8 is 44, -1.7 -> u8 is 255); NaN/inf into an integer
+gives that 32/64-bit conversion's "indefinite" value (INT_MIN, so 0 after wrapping into 8/16 bits);
+integer to narrower integer wraps; anything to boolean is ``x != 0`` (NaN is true).
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.openvino.binary import fold
+from graphir.ops.openvino import shape_values
+from graphir.types import ElementType
+
+
+def convert_array(x: np.ndarray, dst: ElementType) -> np.ndarray:
+    """``x`` converted to element type ``dst`` with OpenVINO's rules (see the module doc)."""
+    x = np.asarray(x)
+    dtype = dst.numpy_dtype
+    if dst is ElementType.boolean:
+        return x != 0
+    if dst.is_integral_number and x.dtype.kind == "f" or (x.dtype.kind == "V" and dst.is_integral_number):
+        return _real_to_integer(x.astype(np.float64), dst)
+    if not np.issubdtype(x.dtype, np.number) and x.dtype != np.bool_:
+        x = x.astype(np.float32)  # ml_dtypes reals (bf16, f8): through f32
+    with np.errstate(all="ignore"):
+        return x.astype(dtype)
+
+
+def _real_to_integer(x: np.ndarray, dst: ElementType) -> np.ndarray:
+    wide = dst.bitwidth == 64
+    via, lo, hi = (np.int64, -(2.0**63), 2.0**63) if wide or dst is ElementType.u32 else (np.int32, -(2.0**31), 2.0**31)
+    t = np.trunc(x)
+    bad = ~np.isfinite(t) | (t < lo) | (t >= hi)
+    ints = np.where(bad, 0, t).astype(via)
+    if np.any(bad):
+        ints = np.where(bad, np.iinfo(via).min, ints)
+    if dst.is_sub_byte:
+        return (ints.astype(np.int64) & ((1 << dst.bitwidth) - 1)).astype(np.int64).astype(dst.numpy_dtype)
+    return ints.astype(dst.numpy_dtype)
+
+
+class Convert(Op):
+    type_name: ClassVar[str] = "Convert"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("arg"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    destination_type: ElementType
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [_converted(self, inputs, self.destination_type)]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        return [convert_array(x, self.destination_type)]
+
+
+class ConvertLike(Op):
+    """Converts ``data`` to the element type of ``like`` (whose values are not read)."""
+
+    type_name: ClassVar[str] = "ConvertLike"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("like"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [_converted(self, inputs[:1], inputs[1].element_type, inputs)]
+
+    def evaluate(self, x: np.ndarray, like: np.ndarray) -> list[np.ndarray]:
+        like = np.asarray(like)
+        return [convert_array(x, ElementType.from_numpy(like.dtype))]
+
+
+def _converted(op: Op, data: list[TensorType], et: ElementType, all_inputs: list[TensorType] | None = None) -> TensorType:
+    x = data[0]
+    if et.is_dynamic:
+        return TensorType(et, x.shape)
+    if x.value is not None:
+        value = fold(_Bound(op, et), data, x.shape, et)
+        return TensorType(et, x.shape, value)
+    items = shape_values.elements(x)
+    if items is not None and et.is_integral_number and x.element_type.is_integral_number:
+        # an unknown dim stays the same unknown: it fits any integer type shape subgraphs use
+        return shape_values.make(et, x.shape, items)
+    return TensorType(et, x.shape)
+
+
+class _Bound:
+    """Adapter so :func:`fold` evaluates a conversion to ``et`` on one input."""
+
+    def __init__(self, op: Op, et: ElementType) -> None:
+        self.op, self.et = op, et
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        return [convert_array(x, self.et)]

@@ -1,0 +1,551 @@
+"""OpenVINO shape ops: ShapeOf-1/3, Reshape-1, Squeeze-1/15, Unsqueeze-1, Transpose-1, Concat-1,
+Broadcast-1/3, Tile-1.
+
+Value-dependent outputs (Reshape's pattern, Broadcast's target, Tile's repeats, Squeeze's axes)
+are read from the input's known value or its bounds (:mod:`graphir.ops.openvino.shape_values`),
+so ``ShapeOf -> Gather -> Concat -> Reshape`` folds as OpenVINO folds it; where nothing is known
+the output keeps what can be known (usually the rank). Shape-like outputs carry values/bounds on.
+Rules and messages were measured on OpenVINO 2026.4 (tests/ops/test_shape_ops.py pins them).
+"""
+from __future__ import annotations
+
+import math
+from typing import ClassVar, Literal
+
+import numpy as np
+from pydantic import field_validator
+
+from graphir.broadcast import broadcast_merge
+from graphir.ops.base import INDEX, INTEGRAL, Op, Port, TensorType, types
+from graphir.ops.openvino import shape_values as sv
+from graphir.ops.openvino.binary import fold
+from graphir.shapes import Dimension, PartialShape
+from graphir.types import ElementType
+
+ONE = Dimension.static(1)
+
+
+def axis_in_range(op: Op, axis: int, rank: int) -> int:
+    """``axis`` normalized into ``[0, rank)``; OpenVINO's message when it is out of range."""
+    if not -rank <= axis < max(rank, 1) or (rank == 0 and axis != 0 and axis != -1):
+        raise op.fail(f"Axis {axis} out of the tensor rank range [{-rank}, {rank - 1}].")
+    return axis % rank if rank else 0
+
+
+def flat_items(op: Op, t: TensorType, port: str) -> list[sv.Element] | None:
+    """Elements of a 0/1-D integer input (axes, pattern, repeats), when at least partly known."""
+    if t.shape.rank_is_static and len(t.shape) > 1:
+        raise op.fail(f"input '{port}' must be a scalar or 1-D tensor, got shape {t.shape}")
+    return sv.elements(t)
+
+
+def with_value(op: Op, inputs: list[TensorType], et: ElementType, shape: PartialShape) -> TensorType:
+    """The output type, folded when every input value is known."""
+    return TensorType(et, shape, fold(op, inputs, shape, et))
+
+
+# --- ShapeOf ---------------------------------------------------------------------------------
+class ShapeOf(Op):
+    """ShapeOf-1: the input's shape as an i64 1-D tensor."""
+
+    type_name: ClassVar[str] = "ShapeOf"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def result_type(self) -> ElementType:
+        return ElementType.i64
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        shape = inputs[0].shape
+        et = self.result_type()
+        if shape.rank_is_dynamic:
+            return [TensorType(et, PartialShape([Dimension.dynamic()]))]
+        out = PartialShape([len(shape)])
+        return [sv.make(et, out, [sv.from_dimension(d) for d in shape.dims])]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        return [np.array(np.shape(x), dtype=self.result_type().numpy_dtype)]
+
+
+class ShapeOf3(ShapeOf):
+    """ShapeOf-3: ``output_type`` i64 (default) or i32."""
+
+    type_name: ClassVar[str] = "ShapeOf"
+    version: ClassVar[str] = "opset3"
+
+    output_type: Literal["i32", "i64"] = "i64"
+
+    def result_type(self) -> ElementType:
+        return ElementType.parse(self.output_type)
+
+
+# --- Reshape ---------------------------------------------------------------------------------
+class Reshape(Op):
+    """Reshape-1: ``-1`` is inferred, ``0`` copies the input dim when ``special_zero``."""
+
+    type_name: ClassVar[str] = "Reshape"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("shape", INTEGRAL))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    special_zero: bool = False
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data, pattern = inputs
+        if not (pattern.element_type.is_integral_number or pattern.element_type.is_dynamic):
+            raise self.fail(f"PartialShape pattern must be an integral number (input 1 ('shape') is {pattern}).")
+        if pattern.shape.rank_is_static and len(pattern.shape) > 1:
+            raise self.fail(f"Pattern shape must have rank 1 or be empty, got {pattern.shape}")
+        items = sv.elements(pattern)
+        if items is None:
+            if pattern.shape.rank_is_static and len(pattern.shape) == 0:
+                return [TensorType(data.element_type, PartialShape([Dimension.dynamic()]))]
+            if pattern.shape.is_static:
+                return [TensorType(data.element_type, PartialShape.dynamic(pattern.shape.to_shape()[0]))]
+            return [TensorType(data.element_type, PartialShape.dynamic())]
+        shape = self._output_shape(data.shape, items)
+        out = with_value(self, inputs, data.element_type, shape)
+        if out.value is None and data.value is None:
+            return [sv.make(data.element_type, shape, sv.elements(data)) if data.bounds is not None else out]
+        return [out]
+
+    def _output_shape(self, src: PartialShape, items: list[sv.Element]) -> PartialShape:
+        dims: list[Dimension | None] = []
+        copied: set[int] = set()  # special-zero dims: the same dim on both sides cancels out
+        minus_one = None
+        for i, item in enumerate(items):
+            if isinstance(item, Dimension):
+                dims.append(item)
+            elif item == -1:
+                if minus_one is not None:
+                    raise self.fail("More than one dimension has size of -1")
+                minus_one = i
+                dims.append(None)
+            elif item == 0 and self.special_zero:
+                if src.rank_is_dynamic:
+                    dims.append(Dimension.dynamic())
+                elif i >= len(src):
+                    raise self.fail(f"'0' dimension is out of range (pattern {items}, input shape {src})")
+                else:
+                    dims.append(src[i])
+                    copied.add(i)
+            elif item < -1:
+                raise self.fail(f"Output pattern dim[{i}] has invalid bounds: {item},{item}")
+            else:
+                dims.append(Dimension.static(item))
+        if src.rank_is_dynamic:
+            return PartialShape([Dimension.dynamic() if d is None else d for d in dims])
+        total = _product([d for i, d in enumerate(src.dims) if i not in copied])
+        known = _product([d for i, d in enumerate(dims) if d is not None and i not in copied])
+        if minus_one is None:
+            if total.is_static and known.is_static and total.min != known.min:
+                raise self.fail(
+                    f"Requested output shape {PartialShape(dims)} is incompatible with input shape {src}"
+                )
+            return PartialShape(dims)  # type: ignore[arg-type]
+        dims[minus_one] = self._infer_minus_one(total, known, src, dims)
+        return PartialShape(dims)  # type: ignore[arg-type]
+
+    def _infer_minus_one(self, total: Dimension, known: Dimension, src: PartialShape,
+                         dims: list[Dimension | None]) -> Dimension:
+        if known == 0:
+            if total.is_static and total.min != 0:
+                raise self.fail(
+                    "Cannot infer '-1' dimension with zero-size output dimension unless at least one "
+                    f"input dimension is also zero-size (input shape {src}, output {_show(dims)})"
+                )
+            return Dimension.dynamic() if not total.is_static else Dimension.static(1)
+        if known.is_static:
+            if total.is_static:
+                if total.min % known.min:
+                    raise self.fail(
+                        "Non-'-1' output dimensions do not evenly divide the input dimensions "
+                        f"(input shape {src}, output {_show(dims)})"
+                    )
+                return Dimension.static(total.min // known.min)
+            lo = -(-total.min // known.min)
+            hi = None if total.max is None else total.max // known.min
+            return Dimension(lo, max(hi, lo) if hi is not None else None)
+        if known.max is None or known.min == 0:
+            return Dimension.dynamic()
+        lo = -(-total.min // known.max)
+        hi = None if total.max is None else total.max // known.min
+        return Dimension(lo, max(hi, lo) if hi is not None else None)
+
+    def evaluate(self, x: np.ndarray, pattern: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
+        items = [int(v) for v in np.asarray(pattern).reshape(-1)]
+        shape = self._output_shape(PartialShape(list(x.shape)), items)
+        return [x.reshape(shape.to_shape())]
+
+
+def _product(dims) -> Dimension:
+    result = Dimension.static(1)
+    for d in dims:
+        result = result * d
+    return result
+
+
+def _show(dims: list[Dimension | None]) -> str:
+    return "[" + ",".join("-1" if d is None else str(d) for d in dims) + "]"
+
+
+# --- Squeeze / Unsqueeze ---------------------------------------------------------------------
+class Squeeze(Op):
+    """Squeeze-1: drops the given axes (each must be 1 when static), or every 1 without axes."""
+
+    type_name: ClassVar[str] = "Squeeze"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("axes", INTEGRAL, optional=True))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+    skip_allowed: ClassVar[bool] = False
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data = inputs[0]
+        shape = self._shape(data.shape, inputs[1] if len(inputs) > 1 else None)
+        out = with_value(self, inputs, data.element_type, shape)
+        if out.value is None and data.bounds is not None and shape.is_static:
+            return [sv.make(data.element_type, shape, data.bounds)]
+        return [out]
+
+    def allow_skip(self) -> bool:
+        return False
+
+    def _shape(self, src: PartialShape, axes_t: TensorType | None) -> PartialShape:
+        if axes_t is None:
+            if src.rank_is_dynamic:
+                return src
+            if any(d.is_dynamic and d.contains(1) for d in src.dims):
+                return PartialShape.dynamic()
+            return PartialShape([d for d in src.dims if d != 1])
+        if axes_t.shape.rank_is_static and len(axes_t.shape) > 1:
+            raise self.fail(f"Second input (axes) should not be of rank higher than 1. Got: {len(axes_t.shape)}")
+        items = sv.elements(axes_t)
+        if src.rank_is_dynamic:
+            return src
+        rank = len(src)
+        if items is None or not sv.is_known(items):
+            if axes_t.shape.is_static and axes_t.shape.to_shape() in ((1,), ()) and rank > 0:
+                return PartialShape.dynamic(rank - 1)
+            return PartialShape.dynamic()
+        axes = {axis_in_range(self, int(a), rank) for a in items}  # type: ignore[arg-type]
+        out = []
+        for i, d in enumerate(src.dims):
+            if i not in axes or d == 1:
+                if i not in axes:
+                    out.append(d)
+                continue
+            if d.is_dynamic and d.contains(1):
+                if self.allow_skip():
+                    return PartialShape.dynamic()  # it might not be 1, and then it stays
+                continue  # removed: it must be 1 at run time
+            out.append(d)  # certainly not 1: OpenVINO keeps it
+        return PartialShape(out)
+
+    def evaluate(self, x: np.ndarray, axes: np.ndarray | None = None) -> list[np.ndarray]:
+        x = np.asarray(x)
+        if axes is None:
+            return [x.reshape([d for d in x.shape if d != 1])]
+        rank = x.ndim
+        drop = {axis_in_range(self, int(a), rank) for a in np.asarray(axes).reshape(-1)}
+        return [x.reshape([d for i, d in enumerate(x.shape) if not (i in drop and d == 1)])]
+
+
+class Squeeze15(Squeeze):
+    """Squeeze-15: ``allow_axis_skip`` keeps static non-1 axes, and makes the rank dynamic when a
+    listed axis is dynamic (it might not be 1)."""
+
+    type_name: ClassVar[str] = "Squeeze"
+    version: ClassVar[str] = "opset15"
+
+    allow_axis_skip: bool = False
+
+    def allow_skip(self) -> bool:
+        return self.allow_axis_skip
+
+
+class Unsqueeze(Op):
+    """Unsqueeze-1: inserts 1s at the given axes (normalized against the output rank)."""
+
+    type_name: ClassVar[str] = "Unsqueeze"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("axes", INTEGRAL))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data, axes_t = inputs
+        items = flat_items(self, axes_t, "axes")
+        if data.shape.rank_is_dynamic or items is None or not sv.is_known(items):
+            return [TensorType(data.element_type, PartialShape.dynamic())]
+        shape = self._shape(data.shape, [int(a) for a in items])  # type: ignore[arg-type]
+        out = with_value(self, inputs, data.element_type, shape)
+        if out.value is None and data.bounds is not None and shape.is_static:
+            return [sv.make(data.element_type, shape, data.bounds)]
+        return [out]
+
+    def _shape(self, src: PartialShape, axes: list[int]) -> PartialShape:
+        rank = len(src) + len(set(axes))
+        norm = {axis_in_range(self, a, rank) for a in axes}
+        rank = len(src) + len(norm)
+        out, it = [], iter(src.dims)
+        for i in range(rank):
+            out.append(ONE if i in norm else next(it))
+        return PartialShape(out)
+
+    def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
+        shape = self._shape(PartialShape(list(x.shape)), [int(a) for a in np.asarray(axes).reshape(-1)])
+        return [x.reshape(shape.to_shape())]
+
+
+# --- Transpose -------------------------------------------------------------------------------
+class Transpose(Op):
+    """Transpose-1: ``input_order`` permutes the dims; an empty order reverses them."""
+
+    type_name: ClassVar[str] = "Transpose"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("arg"), Port("input_order", INTEGRAL))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data, order_t = inputs
+        if order_t.shape.rank_is_static and len(order_t.shape) != 1:
+            raise self.fail(f"Input order must be a vector, got shape {order_t.shape}")
+        if data.shape.rank_is_static and order_t.shape.rank_is_static and order_t.shape[0].is_static:
+            n = order_t.shape[0].get_length()
+            if n not in (0, len(data.shape)):
+                raise self.fail(
+                    f"Input order must have shape [n], where n is the rank of arg (input order "
+                    f"{order_t.shape}, arg {data.shape})."
+                )
+        items = sv.elements(order_t)
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, data.shape)]
+        if items is None or not sv.is_known(items):
+            return [TensorType(data.element_type, PartialShape.dynamic(len(data.shape)))]
+        order = self._order([int(a) for a in items], data.shape)  # type: ignore[arg-type]
+        shape = PartialShape([data.shape[i] for i in order])
+        return [with_value(self, inputs, data.element_type, shape)]
+
+    def _order(self, order: list[int], shape: PartialShape) -> list[int]:
+        rank = len(shape)
+        if not order:
+            return list(range(rank - 1, -1, -1))
+        if sorted(order) != list(range(rank)):
+            listed = ", ".join(str(o if o >= 0 else 2**64 + o) for o in order)
+            raise self.fail(f"Permutation AxisVector{{{listed}}} is not valid for input shape {shape}")
+        return order
+
+    def evaluate(self, x: np.ndarray, order: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
+        perm = self._order([int(a) for a in np.asarray(order).reshape(-1)], PartialShape(list(x.shape)))
+        return [np.transpose(x, perm)]
+
+
+# --- Concat ----------------------------------------------------------------------------------
+class Concat(Op):
+    """Concat-1: joins its inputs along ``axis`` (negative counts from the end)."""
+
+    type_name: ClassVar[str] = "Concat"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("inputs", variadic=True),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    axis: int
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        et = ElementType.dynamic
+        for t in inputs:
+            merged = et.merge(t.element_type)
+            if merged is None:
+                listed = ", ".join(str(t) for t in inputs)
+                raise self.fail(f"Argument element types are inconsistent ({listed}).")
+            et = merged
+        result: PartialShape | None = None
+        axis_len = Dimension.static(0)
+        for t in inputs:
+            if t.shape.rank_is_dynamic:
+                continue
+            rank = len(t.shape)
+            if rank == 0:
+                raise self.fail(f"Accessing out-of-range dimension: scalar input {t} cannot be concatenated")
+            axis = axis_in_range(self, self.axis, rank)
+            axis_len = axis_len + t.shape[axis]
+            rest = PartialShape([Dimension.dynamic() if i == axis else d for i, d in enumerate(t.shape.dims)])
+            merged_shape = rest if result is None else result.merge(rest)
+            if merged_shape is None:
+                listed = ", ".join(str(t.shape) for t in inputs)
+                raise self.fail(
+                    "Argument shapes are inconsistent; they must have the same rank, and must have equal "
+                    f"dimension everywhere except on the concatenation axis (axis {self.axis}): {listed}"
+                )
+            result = merged_shape
+        if result is None:
+            return [TensorType(et, PartialShape.dynamic())]
+        axis = axis_in_range(self, self.axis, len(result))
+        if any(t.shape.rank_is_dynamic for t in inputs):
+            axis_len = Dimension(axis_len.min, None)
+        shape = PartialShape([axis_len if i == axis else d for i, d in enumerate(result.dims)])
+        out = with_value(self, inputs, et, shape)
+        if out.value is None and len(shape) == 1 and shape.is_static:
+            parts = [sv.elements(t) for t in inputs]
+            if all(p is not None for p in parts):
+                return [sv.make(et, shape, [e for p in parts for e in p])]  # type: ignore[union-attr]
+        return [out]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        arrays_ = [np.asarray(a) for a in arrays]
+        return [np.concatenate(arrays_, axis=self.axis)]
+
+
+# --- Broadcast -------------------------------------------------------------------------------
+class Broadcast3(Op):
+    """Broadcast-3: ``mode`` numpy (data fits the target), bidirectional (both broadcast),
+    explicit (``axes_mapping`` places data dims) or pdpd."""
+
+    type_name: ClassVar[str] = "Broadcast"
+    version: ClassVar[str] = "opset3"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("data"), Port("target_shape", INTEGRAL), Port("axes_mapping", INTEGRAL, optional=True))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    mode: Literal["numpy", "explicit", "bidirectional", "pdpd"] = "numpy"
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data, target_t = inputs[0], inputs[1]
+        if target_t.shape.rank_is_static and len(target_t.shape) != 1:
+            raise self.fail(f"Broadcast shape rank must be 1, but has {len(target_t.shape)}")
+        items = sv.elements(target_t)
+        if items is None:
+            shape = self._unknown_target(data.shape, target_t.shape)
+        else:
+            target = PartialShape([sv.as_dimension(e) for e in items])
+            shape = self._shape(data.shape, target, inputs[2] if len(inputs) > 2 else None)
+        out = with_value(self, inputs, data.element_type, shape)
+        if out.value is None and data.bounds is not None and len(data.bounds) == 1 and shape.is_static:
+            return [sv.make(data.element_type, shape, list(data.bounds) * int(np.prod(shape.to_shape())))]
+        return [out]
+
+    def _unknown_target(self, data: PartialShape, target: PartialShape) -> PartialShape:
+        if not target.is_static:
+            return PartialShape.dynamic()
+        n = target.to_shape()[0]
+        if self.mode == "bidirectional" and data.rank_is_static:
+            rank = max(n, len(data))
+            dims = [Dimension.dynamic()] * (rank - len(data)) + [
+                d if d.is_static and d != 1 else Dimension.dynamic() for d in data.dims]
+            return PartialShape(dims)
+        if self.mode == "bidirectional":
+            return PartialShape.dynamic()
+        return PartialShape.dynamic(n)
+
+    def _shape(self, data: PartialShape, target: PartialShape, mapping: TensorType | None) -> PartialShape:
+        if self.mode == "bidirectional":
+            merged = broadcast_merge(target, data, "numpy")
+            if merged is None:
+                raise self.fail(f"Broadcast shape {data} cannot be bidirectionally broadcast to {target}")
+            return merged
+        if self.mode == "explicit":
+            return self._explicit(data, target, mapping)
+        if data.rank_is_dynamic:
+            return target
+        if self.mode == "pdpd":
+            return self._pdpd(data, target)
+        if len(target) < len(data):
+            raise self.fail(f"Broadcast target_shape has smaller rank {len(target)} than arg shape {len(data)}")
+        offset = len(target) - len(data)
+        for i, d in enumerate(data.dims):
+            t = target[offset + i]
+            if d.is_static and t.is_static and d != 1 and d != t:
+                raise self.fail(
+                    f"Broadcast incorrect target shape. Expecting either 1 or {d.min}. Got {t.min} "
+                    f"(data {data}, target {target})"
+                )
+        return target
+
+    def _pdpd(self, data: PartialShape, target: PartialShape) -> PartialShape:
+        offset = len(target) - len(data)
+        if offset < 0:
+            raise self.fail(f"Broadcast target_shape has smaller rank {len(target)} than arg shape {len(data)}")
+        for i, d in enumerate(data.dims):
+            t = target[offset + i]
+            if d.is_static and t.is_static and d != 1 and d != t:
+                raise self.fail(f"Broadcast incorrect target shape. Expecting either 1 or {d.min} . Got {t.min}")
+        return target
+
+    def _explicit(self, data: PartialShape, target: PartialShape, mapping: TensorType | None) -> PartialShape:
+        if mapping is None:
+            raise self.fail("Broadcast explicit mode needs input 2 ('axes_mapping')")
+        items = sv.elements(mapping)
+        if items is None or not sv.is_known(items) or data.rank_is_dynamic:
+            return target
+        axes = [int(a) for a in items]  # type: ignore[arg-type]
+        if len(axes) != len(data):
+            raise self.fail(f"Broadcast axes_mapping {axes} must have one axis per data dim (data {data})")
+        for i, a in enumerate(axes):
+            if not 0 <= a < len(target):
+                raise self.fail(f"Broadcast axes_mapping[{i}]: {a} exceeds target rank {len(target)}")
+            d, t = data[i], target[a]
+            if d.is_static and t.is_static and d != 1 and d != t:
+                raise self.fail(f"Broadcast target[axes_mapping[{i}]] Expected {d.min}. Got {t.min}")
+        return target
+
+    def evaluate(self, x: np.ndarray, target: np.ndarray, mapping: np.ndarray | None = None) -> list[np.ndarray]:
+        x = np.asarray(x)
+        shape = tuple(int(v) for v in np.asarray(target).reshape(-1))
+        if self.mode == "bidirectional":
+            return [x * np.ones(shape, dtype=x.dtype) if x.dtype != np.bool_ else
+                    np.logical_and(x, np.ones(shape, dtype=bool))]
+        if self.mode == "explicit" and mapping is not None:
+            axes = [int(a) for a in np.asarray(mapping).reshape(-1)]
+            expanded = [1] * len(shape)
+            for i, a in enumerate(axes):
+                expanded[a] = x.shape[i]
+            x = x.reshape(expanded)
+        return [np.broadcast_to(x, shape).copy()]
+
+
+class Broadcast(Broadcast3):
+    """Broadcast-1: modes numpy, explicit, pdpd (no bidirectional)."""
+
+    type_name: ClassVar[str] = "Broadcast"
+    version: ClassVar[str] = "opset1"
+
+    mode: Literal["numpy", "explicit", "pdpd"] = "numpy"
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _none_is_explicit(cls, value: object) -> object:
+        return "explicit" if isinstance(value, str) and value.lower() == "none" else value
+
+
+# --- Tile ------------------------------------------------------------------------------------
+class Tile(Op):
+    """Tile-1: repeats each dim; a shorter ``repeats`` is padded with 1s in front (and so is data)."""
+
+    type_name: ClassVar[str] = "Tile"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("repeats", INTEGRAL))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data, reps_t = inputs
+        items = flat_items(self, reps_t, "repeats")
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, PartialShape.dynamic())]
+        if items is None:
+            if reps_t.shape.is_static:
+                n = reps_t.shape.to_shape()[0] if len(reps_t.shape) else 1
+                return [TensorType(data.element_type, PartialShape.dynamic(max(n, len(data.shape))))]
+            return [TensorType(data.element_type, PartialShape.dynamic())]
+        reps = [sv.as_dimension(e) if not isinstance(e, int) or e >= 0 else Dimension.static(0) for e in items]
+        rank = max(len(reps), len(data.shape))
+        reps = [ONE] * (rank - len(reps)) + reps
+        dims = [ONE] * (rank - len(data.shape)) + list(data.shape.dims)
+        shape = PartialShape([d * r for d, r in zip(dims, reps)])
+        return [with_value(self, inputs, data.element_type, shape)]
+
+    def evaluate(self, x: np.ndarray, repeats: np.ndarray) -> list[np.ndarray]:
+        reps = [max(int(r), 0) for r in np.asarray(repeats).reshape(-1)]
+        return [np.tile(np.asarray(x), reps)]
