@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+import ml_dtypes
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -67,11 +68,8 @@ def out_dim(size: int | None, k: int, s: int, d: int, pb: int, pe: int, auto_pad
     if auto_pad == "VALID":
         pb = pe = 0
     span = size + pb + pe - eff
-    if ceil:
-        out = -(-span // s) + 1
-        if (out - 1) * s >= size + pb:  # the last window must start inside the input or left pad
-            out -= 1
-        return out
+    if ceil:  # oneDNN keeps a last window that starts in the padding (no OpenVINO-style trim)
+        return -(-span // s) + 1
     return span // s + 1
 
 
@@ -380,7 +378,8 @@ class MaxPool(_PoolBase):
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         x = to_ncx(as_f32(arrays[0]), self.data_format)
-        win, _, _ = self._padded_windows(x, self.rounding_type == "ceil", -np.inf)
+        lowest = float(ml_dtypes.finfo(arrays[0].dtype).min)  # a window all in padding gives lowest(), as oneDNN
+        win, _, _ = self._padded_windows(x, self.rounding_type == "ceil", lowest)
         nd = len(self.kernel)
         out = win.max(axis=tuple(range(-nd, 0)))
         return [cast_to(from_ncx(out, self.data_format), ElementType.from_numpy(arrays[0].dtype))]
