@@ -120,5 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+if __name__ == "__main__":  # pragma: no cover - `python -m graphir.cli`
+    from graphir.cli import main as _main  # the imported module: the one subcommands register with
+
+    sys.exit(_main())

@@ -20,6 +20,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("target", metavar="OUT", help="the file to write (.xml: IR, .json: oneDNN Graph)")
     p.add_argument("--to", choices=sorted(TARGETS), default=None,
                    help="output format (default: from OUT's suffix; .xml is ir-v11)")
+    p.add_argument("--constants-as-inputs", action="store_true",
+                   help="onednn-json: write Constants as constant-property graph inputs (their data is "
+                        "not kept: oneDNN Graph JSON holds no tensor data)")
 
 
 def target_of(path: str, to: str | None) -> str:
@@ -46,6 +49,8 @@ def convert(args: argparse.Namespace) -> int:
     model = load_model(args.source)
     if model_dialect(model) != dialect:
         model = convert_model(model, dialect)
+    if target == "onednn-json" and args.constants_as_inputs:
+        options = {**options, "constants_as_inputs": True}
     graphir.save_model(model, args.target, **options)
     print(f"wrote {args.target} ({target}, {len(model)} nodes)")
     return EXIT_OK

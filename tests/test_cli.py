@@ -1,0 +1,316 @@
+"""The ``graphir`` command line: every subcommand's output formats and exit statuses."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import graphir
+from graphir import opset
+from graphir.cli import main
+
+COND = np.array([[True, False], [False, True], [True, True]])
+THEN = np.array([[1, 2], [3, 4], [5, 6]], np.int32)
+ELSE = np.array([[9, 8], [7, 6], [5, 4]], np.int32)
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def select_xml(tmp_path: Path) -> Path:
+    c = opset.parameter("[?,2]", "boolean", name="cond")
+    a = opset.parameter("[?,2]", "i32", name="then")
+    b = opset.parameter("[?,2]", "i32", name="else")
+    y = opset.select(c, a, b, name="select")
+    y.names = {"out"}
+    path = tmp_path / "select.xml"
+    graphir.save_model(graphir.Model([opset.result(y, name="out")], [c, a, b], name="sel"), path)
+    return path
+
+
+@pytest.fixture
+def float_xml(tmp_path: Path) -> Path:
+    """A model that oneDNN Graph and DirectML can express: an f32 Select of static shape."""
+    c = opset.parameter([3, 4], "boolean", name="c")
+    a = opset.parameter([3, 4], "f32", name="a")
+    b = opset.parameter([1, 4], "f32", name="b")
+    y = opset.select(c, a, b, name="pick")
+    y.names = {"y"}
+    path = tmp_path / "float.xml"
+    graphir.save_model(graphir.Model([y], [c, a, b], name="pick"), path)
+    return path
+
+
+def ids(path: Path) -> dict[str, int]:
+    """Layer ids by name, as the file has them."""
+    return {n.name: n.id for n in graphir.read_model(path).nodes()}
+
+
+@pytest.fixture
+def opaque_xml(select_xml: Path, tmp_path: Path) -> Path:
+    """The select model with its Select replaced by an op graphir does not know."""
+    text = select_xml.read_text().replace('type="Select" version="opset1"', 'type="Frobnicate" version="custom1"')
+    path = tmp_path / "opaque.xml"
+    path.write_text(text)
+    (tmp_path / "opaque.bin").write_bytes(select_xml.with_suffix(".bin").read_bytes())
+    return path
+
+
+# --- general --------------------------------------------------------------------------------
+def test_no_command_and_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], select_xml: Path) -> None:
+    assert cli(capsys, )[0] == 2
+    assert cli(capsys, "frobnicate")[0] == 2
+    code, _, err = cli(capsys, "shapes", select_xml, "--bogus")
+    assert code == 2 and "unrecognized arguments: --bogus" in err
+    assert cli(capsys, "--version")[0] == 0
+
+
+@pytest.mark.parametrize("command", ["info", "shapes", "run", "validate"])
+def test_unreadable_files_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str) -> None:
+    extra = ["--dialect", "directml"] if command == "validate" else []
+    code, out, err = cli(capsys, command, tmp_path / "missing.xml", *extra)
+    assert code == 2 and out == ""
+    assert err == f"graphir {command}: error: {tmp_path / 'missing.xml'}: no such file\n"
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<net name='x' version='11'><layers><layer id='0'")
+    code, out, err = cli(capsys, command, bad, *extra)
+    assert code == 2 and err.count("\n") == 1 and str(bad) in err
+
+
+def test_console_script_exit_statuses(select_xml: Path, tmp_path: Path) -> None:
+    exe = [sys.executable, "-m", "graphir.cli"]
+    ok = subprocess.run(exe + ["shapes", str(select_xml)], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and "Select-opset1" in ok.stdout
+    bad = subprocess.run(exe + ["shapes", str(select_xml), "--input", "cond=[3,3]"], capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode == 1 and "'select' (Select-opset1)" in bad.stderr
+    usage = subprocess.run(exe + ["shapes", str(tmp_path / "none.xml")], capture_output=True, text=True, timeout=120)
+    assert usage.returncode == 2
+
+
+# --- info -----------------------------------------------------------------------------------
+def test_info_table(capsys: pytest.CaptureFixture[str], select_xml: Path) -> None:
+    code, out, _ = cli(capsys, "info", select_xml)
+    assert code == 0
+    assert "Model:   sel" in out and "(IR v11), 5 nodes" in out
+    assert "cond  cond          boolean  [?,2]" in out
+    assert "out   out           i32   [?,2]" in out
+    assert "Select  opset1  openvino  1" in out
+    assert "Cannot run: none" in out
+
+
+def test_info_json_and_ops_graphir_cannot_run(capsys: pytest.CaptureFixture[str], opaque_xml: Path) -> None:
+    code, out, _ = cli(capsys, "info", opaque_xml, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["name"] == "sel" and data["ir_version"] == 11 and data["format"] == "ir"
+    assert data["inputs"][1] == {"name": "then", "tensor_names": ["then"], "type": "i32", "shape": "[?,2]"}
+    assert data["outputs"] == [{"name": "out", "tensor_names": ["out"], "type": "i32", "shape": "[?,2]"}]
+    assert {"dialect": "openvino", "type": "Frobnicate", "version": "custom1", "count": 1} in data["ops"]
+    assert data["not_runnable"] == [{"id": ids(opaque_xml)["select"], "name": "select", "type": "Frobnicate", "version": "custom1",
+                                     "reason": "not implemented in graphir (kept as an opaque layer)"}]
+    code, out, _ = cli(capsys, "info", opaque_xml)
+    assert "Cannot run (1 nodes):" in out and "Frobnicate-custom1" in out
+
+
+# --- shapes ---------------------------------------------------------------------------------
+def test_shapes_table(capsys: pytest.CaptureFixture[str], select_xml: Path) -> None:
+    code, out, _ = cli(capsys, "shapes", select_xml, "--input", "cond=[3,2]", "-i", "then=[3,2]", "-i", "else=[1..3,2]")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "sel: 5 layers"
+    assert lines[1].split() == ["id", "name", "type", "output", "types", "and", "shapes"]
+    layer = ids(select_xml)
+    assert lines[5].split() == [str(layer["else"]), "else", "Parameter-opset1", "i32[1..3,2]"]
+    assert lines[6].split() == [str(layer["select"]), "select", "Select-opset1", "i32[3,2]"]
+    assert lines[7].split() == [str(layer["out"]), "out", "Result-opset1", "i32[3,2]"]
+
+
+def test_shapes_json(capsys: pytest.CaptureFixture[str], select_xml: Path) -> None:
+    code, out, _ = cli(capsys, "shapes", select_xml, "--json", "--input", "cond=[?,2]", "-i", "then=[4,2]")
+    assert code == 0
+    rows = json.loads(out)
+    layer = ids(select_xml)
+    assert [r["name"] for r in rows] == ["cond", "then", "else", "select", "out"]
+    assert rows[0] == {"id": layer["cond"], "name": "cond", "type": "Parameter", "version": "opset1", "inputs": [],
+                       "outputs": [{"type": "boolean", "shape": "[?,2]"}]}
+    assert rows[3] == {"id": layer["select"], "name": "select", "type": "Select", "version": "opset1",
+                       "inputs": [{"type": "boolean", "shape": "[?,2]"}, {"type": "i32", "shape": "[4,2]"},
+                                  {"type": "i32", "shape": "[?,2]"}],
+                       "outputs": [{"type": "i32", "shape": "[4,2]"}]}
+    assert rows[4] == {"id": layer["out"], "name": "out", "type": "Result", "version": "opset1",
+                       "inputs": [{"type": "i32", "shape": "[4,2]"}], "outputs": []}
+
+
+def test_shapes_inconsistency_exits_1_naming_the_layer(capsys: pytest.CaptureFixture[str], select_xml: Path) -> None:
+    code, out, err = cli(capsys, "shapes", select_xml, "-i", "cond=[3,3]", "-i", "then=[3,2]")
+    assert code == 1 and out == ""
+    select_id = ids(select_xml)["select"]
+    assert err.startswith(f"graphir shapes: error: node {select_id} 'select' (Select-opset1), "
+                          "inputs (boolean[3,3], i32[3,2], i32[?,2])")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("arg", "message"),
+    [("zz=[1,2]", "has no input 'zz'"), ("cond=[1,2", "invalid shape '[1,2'"), ("[3,2]", "the model has 3 inputs"),
+     ("=[3]", "expected NAME=SHAPE")],
+)
+def test_shapes_bad_inputs_exit_2(capsys: pytest.CaptureFixture[str], select_xml: Path, arg: str, message: str) -> None:
+    code, _, err = cli(capsys, "shapes", select_xml, "--input", arg)
+    assert code == 2 and message in err
+
+
+def test_shapes_bare_shape_for_one_input_and_opaque_layers(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                           opaque_xml: Path) -> None:
+    x = opset.parameter("[?,3]", "f32", name="x")
+    path = tmp_path / "one.xml"
+    graphir.save_model(graphir.Model([opset.add(x, x)], [x]), path)
+    code, out, _ = cli(capsys, "shapes", path, "-i", "[5,3]")
+    assert code == 0 and "f32[5,3]" in out
+    code, _, err = cli(capsys, "shapes", opaque_xml)
+    assert code == 1 and "type=Frobnicate version=custom1: graphir does not implement this op" in err
+
+
+# --- run ------------------------------------------------------------------------------------
+def test_run_with_input_files_and_npz(capsys: pytest.CaptureFixture[str], select_xml: Path, tmp_path: Path) -> None:
+    for name, value in (("cond", COND), ("then", THEN), ("else", ELSE)):
+        np.save(tmp_path / f"{name}.npy", value)
+    out_npz = tmp_path / "out.npz"
+    code, out, _ = cli(capsys, "run", select_xml, "-i", f"cond={tmp_path / 'cond.npy'}",
+                       "-i", f"then={tmp_path / 'then.npy'}", "--input", f"else={tmp_path / 'else.npy'}",
+                       "--output", out_npz)
+    assert code == 0
+    expected = np.where(COND, THEN, ELSE)
+    row = out.splitlines()[2].split()
+    assert row[:3] == ["out", "i32", "[3,2]"]
+    assert f"min {expected.min()}" in out and f"max {expected.max()}" in out
+    with np.load(out_npz) as data:
+        assert list(data) == ["out"]
+        np.testing.assert_array_equal(data["out"], expected)
+
+
+def test_run_random_json_and_profile(capsys: pytest.CaptureFixture[str], float_xml: Path) -> None:
+    code, out, _ = cli(capsys, "run", float_xml, "--random", "--json")
+    assert code == 0
+    assert json.loads(out)[0]["name"] == "y" and json.loads(out)[0]["shape"] == [3, 4]
+    code, out, _ = cli(capsys, "run", float_xml, "--random", "--profile")
+    assert code == 0 and "Select-opset1" in out and "bytes" in out
+
+
+def test_random_dims_use_one_or_the_interval_minimum(tmp_path: Path) -> None:
+    from graphir.commands.run import concrete_shape
+
+    p = opset.parameter("[?,3..8,..4,0..0,2]", "f32", name="p")
+    assert concrete_shape(p.node) == (1, 3, 1, 0, 2)
+
+
+@pytest.mark.parametrize(
+    ("setup", "message", "status"),
+    [
+        ("missing", "no value for input(s) 'then', 'else'; give --input NAME=FILE.npy or --random", 2),
+        ("wrong_dtype", "input 'then': expected element type i32 (int32), got an array of float64", 2),
+        ("not_npy", "not a readable .npy file", 2),
+        ("no_file", "no such file", 2),
+    ],
+)
+def test_run_input_errors(capsys: pytest.CaptureFixture[str], select_xml: Path, tmp_path: Path,
+                          setup: str, message: str, status: int) -> None:
+    np.save(tmp_path / "cond.npy", COND)
+    args: list[Any] = ["run", select_xml, "-i", f"cond={tmp_path / 'cond.npy'}"]
+    if setup == "wrong_dtype":
+        np.save(tmp_path / "t.npy", THEN.astype(np.float64))
+        args += ["-i", f"then={tmp_path / 't.npy'}", "--random"]
+    elif setup == "not_npy":
+        (tmp_path / "t.npy").write_text("hello")
+        args += ["-i", f"then={tmp_path / 't.npy'}", "--random"]
+    elif setup == "no_file":
+        args += ["-i", f"then={tmp_path / 'nope.npy'}", "--random"]
+    code, _, err = cli(capsys, *args)
+    assert code == status and message in err
+
+
+def test_run_an_opaque_layer_exits_1(capsys: pytest.CaptureFixture[str], opaque_xml: Path) -> None:
+    code, _, err = cli(capsys, "run", opaque_xml, "--random")
+    assert code == 1 and "graphir does not implement this op, so it cannot run" in err
+
+
+# --- convert --------------------------------------------------------------------------------
+def test_convert_to_ir_v10_and_back(capsys: pytest.CaptureFixture[str], select_xml: Path, tmp_path: Path) -> None:
+    target = tmp_path / "v10.xml"
+    code, out, _ = cli(capsys, "convert", select_xml, target, "--to", "ir-v10")
+    assert code == 0 and "ir-v10" in out
+    assert 'version="10"' in target.read_text()
+    model = graphir.read_model(target)
+    got = model.run({"cond": COND, "then": THEN, "else": ELSE})["out"]
+    np.testing.assert_array_equal(got, np.where(COND, THEN, ELSE))
+
+
+def test_convert_to_onednn_json(capsys: pytest.CaptureFixture[str], float_xml: Path, tmp_path: Path) -> None:
+    target = tmp_path / "pick.json"
+    code, out, err = cli(capsys, "convert", float_xml, target)
+    assert code == 0, err
+    data = json.loads(target.read_text())
+    assert "graph" in data
+    back = graphir.read_model(target)
+    assert {n.dialect for n in back.nodes()} >= {"onednn"}
+
+
+def test_convert_constants_to_onednn_json_needs_a_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    a = opset.parameter([2], "f32", name="a")
+    y = opset.add(a, opset.constant(np.ones(2, np.float32)), name="plus")
+    source = tmp_path / "plus.xml"
+    graphir.save_model(graphir.Model([y], [a], name="plus"), source)
+    code, _, err = cli(capsys, "convert", source, tmp_path / "plus.json")
+    assert code == 2 and "a Constant cannot be written" in err
+    code, _, err = cli(capsys, "convert", source, tmp_path / "plus.json", "--constants-as-inputs")
+    assert code == 0, err
+    assert len(graphir.read_model(tmp_path / "plus.json").get_parameters()) == 2
+
+
+def test_convert_errors(capsys: pytest.CaptureFixture[str], select_xml: Path, tmp_path: Path) -> None:
+    code, _, err = cli(capsys, "convert", select_xml, tmp_path / "x.json")  # i32 Select: not in oneDNN
+    assert code == 1 and "cannot be converted from openvino to onednn" in err and "'select'" in err
+    code, _, err = cli(capsys, "convert", select_xml, tmp_path / "x.xml", "--to", "onednn-json")
+    assert code == 2 and "--to onednn-json writes a .json file" in err
+    code, _, err = cli(capsys, "convert", select_xml, tmp_path / "x.txt")
+    assert code == 2 and "cannot tell the output format" in err
+
+
+# --- validate -------------------------------------------------------------------------------
+def test_validate_directml_feature_levels(capsys: pytest.CaptureFixture[str], float_xml: Path) -> None:
+    code, out, _ = cli(capsys, "validate", float_xml, "--dialect", "directml", "--feature-level", "3_0")
+    assert code == 0 and out == "pick: every node can be expressed in directml (feature level 3_0)\n"
+    code, out, _ = cli(capsys, "validate", float_xml, "--dialect", "directml", "--feature-level", "1_0")
+    assert code == 1
+    assert "1 node(s) cannot be expressed in directml (feature level 1_0)" in out
+    assert "'pick' (Select-opset1): DML_OPERATOR_ELEMENT_WISE_IF was introduced in DML_FEATURE_LEVEL_2_0" in out
+
+
+def test_validate_lists_every_node_even_after_a_failed_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    x = opset.parameter([2, 2], "f32", name="x")
+    a = opset.mat_mul(x, x, transpose_a=False, transpose_b=False, name="mm")
+    b = opset.mat_mul(a, x, transpose_a=False, transpose_b=False, name="mm2")
+    path = tmp_path / "mm.xml"
+    graphir.save_model(graphir.Model([b], [x], name="mm"), path)
+    code, out, _ = cli(capsys, "validate", path, "--dialect", "directml", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["ok"] is False and data["dialect"] == "directml"
+    assert len(data["problems"]) == 2
+    assert "'mm' (MatMul-opset1)" in data["problems"][0] and "'mm2' (MatMul-opset1)" in data["problems"][1]
+
+
+def test_validate_bad_feature_level_exits_2(capsys: pytest.CaptureFixture[str], float_xml: Path) -> None:
+    code, _, err = cli(capsys, "validate", float_xml, "--dialect", "directml", "--feature-level", "9_9")
+    assert code == 2 and "unknown DirectML feature level '9_9'" in err
+    code, _, err = cli(capsys, "validate", float_xml, "--dialect", "onednn", "--feature-level", "3_0")
+    assert code == 2 and "--feature-level applies to --dialect directml only" in err
