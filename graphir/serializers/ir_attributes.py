@@ -53,6 +53,8 @@ _HOOKS: dict[tuple[str, str | None], IRHook] = {}
 #: fields never written as <data> attributes (handled by the serializer itself)
 STRUCTURAL_FIELDS = {"body", "then_body", "else_body", "input_descriptions", "output_descriptions",
                      "back_edges"}
+#: If's per-branch port maps (written as <then_port_map>/<else_port_map>)
+STRUCTURAL_FIELDS |= {f"{branch}_{kind}_descriptions" for branch in ("then", "else") for kind in ("input", "output")}
 
 
 def register_ir_hook(type_name: str, read: ReadHook | None = None, write: WriteHook | None = None,
