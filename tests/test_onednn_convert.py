@@ -201,3 +201,41 @@ def test_refuses_onednn_only_features() -> None:
     refused(read_model(base / "op" / "softmax_w_stats.json"), "openvino", r"SoftMax.*no stats output")
     refused(read_model(base / "op" / "lnorm_ks.json"), "openvino", r"LayerNorm.*keep_stats")
     refused(read_model(base / "op" / "relu_bwd.json"), "openvino", r"no onednn -> openvino conversion for ReLUBackward")
+
+
+def test_concat_reshape_transpose_convert(tmp_path: Path) -> None:
+    need("Concat", "Reshape", "Transpose", "Convert")
+    from graphir.opset import constant
+
+    a, b = parameter("[2,3,4]", name="a"), parameter("[2,1,4]", name="b")
+    cat = make("Concat", a, b, axis=1)
+    shaped = make("Reshape", cat, constant(np.array([0, -1, 2], np.int64)), special_zero=True)
+    moved = make("Transpose", shaped, constant(np.array([2, 0, 1], np.int64)))
+    half = make("Convert", moved, destination_type="f16")
+    dnn = roundtrip(Model([half], [a, b]), [data([2, 3, 4]), data([2, 1, 4])], tmp_path)
+    kinds = [n.type_name for n in dnn.get_ordered_ops() if n.dialect == "onednn"]
+    assert kinds == ["Concat", "StaticReshape", "StaticTranspose", "TypeCast"]
+    written = json.loads((tmp_path / "m.json").read_text())
+    assert [op["kind"] for op in written["graph"]] == kinds
+    assert written["graph"][1]["attrs"] == {"shape": {"type": "s64[]", "value": [0, -1, 2]}, "special_zero": {"type": "bool", "value": 1}}
+    assert written["graph"][3]["outputs"][0]["dtype"] == "f16"
+
+
+def test_openvino_ir_to_onednn_json_file(tmp_path: Path) -> None:
+    """IR (weights as Constants) -> oneDNN JSON with constant-property inputs -> back to IR."""
+    from graphir.opset import constant
+
+    x = parameter("[1,3,5,5]", name="x")
+    w = constant(data([4, 3, 3, 3]))
+    y = make("Relu", make("Convolution", x, w, strides=[1, 1], pads_begin=[1, 1], pads_end=[1, 1], dilations=[1, 1]))
+    model = Model([y], [x])
+    dnn = convert_model(model, "onednn")
+    with pytest.raises(Exception, match="Constant cannot be written"):
+        save_model(dnn, tmp_path / "m.json")
+    save_model(dnn, tmp_path / "m.json", constants_as_inputs=True)
+    written = json.loads((tmp_path / "m.json").read_text())
+    conv = written["graph"][0]
+    assert conv["kind"] == "Convolution" and conv["inputs"][1]["property_type"] == "constant"
+    assert {a: v["value"] for a, v in conv["attrs"].items() if a in ("data_format", "weights_format")} == {"data_format": "NCX", "weights_format": "OIX"}
+    loaded = read_model(tmp_path / "m.json")
+    assert len(loaded.get_parameters()) == 2  # the weights became a graph input
