@@ -111,3 +111,20 @@ def test_normalize_l2_max_mode_follows_the_spec_with_a_large_eps() -> None:
     a = opset.parameter("[2,3]")
     got = list(Model([opset.normalize_l2(a, np.array([1]), eps=100.0, eps_mode="max")], [a]).run([x]).values())[0]
     np.testing.assert_allclose(got, x / 10.0, rtol=1e-6)
+
+
+@pytest.mark.parametrize("data,groups", [([2, 6, 4, 5], 3), ([2, 6, 4, 5], 1), ([1, 4, 7], 4), ([2, 8, 2, 2, 3], 2)])
+def test_group_normalization_matches_openvino(ov, data: list[int], groups: int) -> None:
+    from openvino import opset12
+
+    c = data[1]
+    scale, bias = rand([c], seed=1), rand([c], seed=2)
+    diff(ov, lambda x: opset.group_normalization(x, scale, bias, num_groups=groups, epsilon=1e-5),
+         lambda x: opset12.group_normalization(x, opset12.constant(scale), opset12.constant(bias), groups, 1e-5),
+         [(str(data).replace(" ", ""), "f32")], [rand(data)])
+
+
+def test_group_normalization_indivisible_channels_is_an_error() -> None:
+    z = np.ones(6, np.float32)
+    with pytest.raises(InferenceError, match=r"channels 6 of data \[2,6,4\] are not divisible by num_groups 4"):
+        opset.group_normalization(opset.parameter("[2,6,4]"), z, z, num_groups=4, epsilon=1e-5)

@@ -135,3 +135,16 @@ def test_pool_attribute_length_mismatch_is_an_error() -> None:
     with pytest.raises(InferenceError, match="'strides'.*must have 2 values"):
         opset.make("AvgPool", opset.parameter("[1,1,4,4]"), version="opset1", kernel=[2, 2], strides=[1],
                    pads_begin=[0, 0], pads_end=[0, 0], **{"exclude-pad": False})
+
+
+@pytest.mark.parametrize("dilation,rounding,exclude", [(2, "floor", True), (2, "ceil_torch", False), (3, "ceil", True)])
+def test_avg_pool_16_dilations_match_openvino(ov, dilation: int, rounding: str, exclude: bool) -> None:
+    from openvino import opset16
+
+    a = _attrs([1, 2, 11, 9], 2, 2, (1, 1))
+    dil = [dilation, dilation]
+    diff(ov, lambda p: opset.make("AvgPool", p, version="opset16", rounding_type=rounding, dilations=dil,
+                                  **{"exclude-pad": exclude}, **a),
+         lambda p: opset16.avg_pool(p, a["strides"], a["pads_begin"], a["pads_end"], a["kernel"], exclude, rounding,
+                                    "explicit", dil),
+         [("[1,2,11,9]", "f32")], [rand([1, 2, 11, 9])])

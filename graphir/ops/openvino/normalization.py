@@ -180,3 +180,47 @@ class NormalizeL2(Op):
         sq = np.sum(w * w, axis=ax, keepdims=True) if ax else w * w
         norm = np.sqrt(np.maximum(sq, self.eps) if self.eps_mode.lower() == "max" else sq + self.eps)
         return [(w / norm).astype(x.dtype)]
+
+
+class GroupNormalization(Op):
+    """Normalizes each of ``num_groups`` channel groups of every sample (mean/variance over the
+    group's channels and all spatial dims), then applies the per-channel ``scale`` and ``bias``."""
+
+    type_name: ClassVar[str] = "GroupNormalization"
+    version: ClassVar[str] = "opset12"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL), Port("scale", REAL), Port("bias", REAL))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    num_groups: int
+    epsilon: float
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        self.check_input_types(inputs)
+        et = self.merge_types(inputs, (0, 1, 2))
+        data = inputs[0].shape
+        if self.num_groups < 1:
+            raise self.fail(f"num_groups must be positive, got {self.num_groups}")
+        channels = None
+        if data.rank_is_static:
+            if len(data) < 2:
+                raise self.fail(f"data must have rank >= 2 (channels on axis 1), got {data}")
+            channels = data.dims[1]
+            if channels.is_static and channels.min % self.num_groups:
+                raise self.fail(f"channels {channels} of data {data} are not divisible by num_groups {self.num_groups}")
+        for name, t in (("scale", inputs[1]), ("bias", inputs[2])):
+            if t.shape.rank_is_static:
+                if len(t.shape) != 1:
+                    raise self.fail(f"'{name}' must be 1-D, got {t.shape}")
+                if channels is not None and channels.merge(t.shape.dims[0]) is None:
+                    raise self.fail(f"'{name}' {t.shape} does not match the channels of data {data}")
+        return [TensorType(et, data)]
+
+    def evaluate(self, x: np.ndarray, scale: np.ndarray, bias: np.ndarray) -> list[np.ndarray]:
+        w = _work(x)
+        grouped = w.reshape((x.shape[0], self.num_groups, -1))
+        mean = grouped.mean(axis=-1, keepdims=True)
+        var = grouped.var(axis=-1, keepdims=True)
+        normed = ((grouped - mean) / np.sqrt(var + self.epsilon)).reshape(x.shape)
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        out = normed * _work(scale).reshape(shape) + _work(bias).reshape(shape)
+        return [out.astype(x.dtype)]

@@ -308,3 +308,20 @@ class AdaptiveMaxPool(_AdaptiveBase):
     def evaluate(self, x: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
         out, idx = self._pool(x, sizes, "max")
         return [out, idx.astype(np.int32 if self.index_element_type == "i32" else np.int64)]
+
+
+class AvgPool16(AvgPool14):
+    """AvgPool-14 plus ``dilations`` (the window samples every d-th element)."""
+
+    type_name: ClassVar[str] = "AvgPool"
+    version: ClassVar[str] = "opset16"
+
+    dilations: list[int] = []
+
+    def _dilations(self) -> list[int]:
+        return list(self.dilations) or [1] * len(self.kernel)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        if self.dilations and len(self.dilations) != len(self.kernel):
+            raise self.fail(f"attribute 'dilations' {self.dilations} must have {len(self.kernel)} values")
+        return super().infer(inputs)
