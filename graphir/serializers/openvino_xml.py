@@ -222,6 +222,11 @@ class _Reader:
                 src_node = nodes[src[0]]
                 src_layer = layers[src[0]]
                 out_index = next(i for i, p in enumerate(src_layer.outputs) if p.id == src[1])
+                if out_index >= len(src_node.output_types):
+                    raise SerializationError(
+                        f"{layer.where(self.file)}: input port {port.id} reads output port {src[1]} of "
+                        f"{src_layer.where(self.file)}, which records {len(src_layer.outputs)} output ports "
+                        f"but has {len(src_node.output_types)} outputs")
                 inputs.append(Output(src_node, out_index))
             nodes[lid] = self._node(layer, inputs)
         params = [nodes[i] for i in order if isinstance(nodes[i].op, Parameter)]
