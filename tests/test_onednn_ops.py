@@ -273,3 +273,34 @@ def test_backward_op_infers_but_does_not_run() -> None:
     assert not node.op.runnable
     with pytest.raises(Exception, match="backward"):
         node.op.evaluate(np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32))
+
+
+@pytest.mark.parametrize("auto_pad, rows", [("SAME_UPPER", slice(0, 10)), ("SAME_LOWER", slice(1, 11))])
+def test_conv_transpose_same_padding(auto_pad: str, rows: slice) -> None:
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal((1, 2, 5, 5)).astype(np.float32), rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    deconv = op("ConvTranspose", strides=[2, 2], pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1], auto_pad=auto_pad,
+                data_format="NCX", weights_format="IOX")
+    (y,) = deconv.evaluate(x, w)
+    full = torch.nn.functional.conv_transpose2d(torch.from_numpy(x), torch.from_numpy(w), stride=2).numpy()  # 11x11
+    assert_close(y, full[:, :, rows, rows])  # total padding (k - stride) = 1, at the end (UPPER) or start (LOWER)
+    assert deconv.infer([t("[1,2,5,5]"), t("[2,3,3,3]")])[0].shape == PartialShape.parse("[1,3,10,10]")
+
+
+def test_reduce_axes_rules() -> None:
+    with pytest.raises(InferenceError, match=r"axes \[1, -2\] name an axis twice"):
+        op("ReduceSum", axes=[1, -2]).infer([t("[2,3,4]")])
+    with pytest.raises(InferenceError, match="'axes' is empty"):
+        op("ReduceMax").infer([t("[2,3]")])
+    with pytest.raises(InferenceError, match=r"'axes' = 3 is out of range for rank 3"):
+        op("ReduceMean", axes=[3]).infer([t("[2,3,4]")])
+
+
+def test_interpolate_scales_and_sizes() -> None:
+    (out,) = op("Interpolate", mode="nearest", scales=[1.66667, 0.5], data_format="NCX").infer([t("[2,16,3,11]")])
+    assert out.shape == PartialShape.parse("[2,16,5,5]")  # trunc(3 * 1.66667), trunc(11 * 0.5)
+    (out,) = op("Interpolate", mode="linear", sizes=[4], scales=[9.0]).infer([t("[1,7,3]")])  # NXC; sizes win
+    assert out.shape == PartialShape.parse("[1,4,3]")
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 4)
+    (y,) = op("Interpolate", mode="nearest", sizes=[8], data_format="NCX").evaluate(x)
+    np.testing.assert_array_equal(y, [[[0, 0, 1, 1, 2, 2, 3, 3]]])

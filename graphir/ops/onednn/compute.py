@@ -85,7 +85,12 @@ class _Reduce(OneDNNOp):
             raw = [int(v) for v in np.asarray(inputs[1].value).reshape(-1)]
         else:
             raw = list(self.axes)
-        return sorted({self.axis_of(a, rank, "axes") for a in raw})
+            if not raw:
+                raise self.fail("attribute 'axes' is empty and input 1 ('axes') is not connected")
+        axes = [self.axis_of(a, rank, "axes") for a in raw]
+        if len(set(axes)) != len(axes):
+            raise self.fail(f"axes {raw} name an axis twice (rank {rank})")
+        return sorted(axes)
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         self.check_input_types(inputs)

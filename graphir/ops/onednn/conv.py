@@ -219,8 +219,9 @@ class ConvTranspose(_ConvBase):
         for j, (size, kk) in enumerate(zip(spatial, k)):
             if size is None or kk is None:
                 out.append(None)
-            elif self.auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-                out.append(size * self.strides[j])
+            elif self.auto_pad in ("SAME_UPPER", "SAME_LOWER"):  # total padding (k-1)*d+1 - stride, at least 0
+                eff = (kk - 1) * self.dilations[j] + 1
+                out.append(self.strides[j] * (size - 1) + eff - max(eff - self.strides[j], 0) + pad[j])
             else:
                 pb, pe = (0, 0) if self.auto_pad == "VALID" else (self.pads_begin[j], self.pads_end[j])
                 out.append(self.strides[j] * (size - 1) + (kk - 1) * self.dilations[j] + 1 - pb - pe + pad[j])
@@ -241,7 +242,7 @@ class ConvTranspose(_ConvBase):
         xd[(slice(None), slice(None)) + tuple(slice(None, None, st) for st in self.strides)] = x
         eff = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], self.dilations)]
         if self.auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-            totals = [e - st for e, st in zip(eff, self.strides)]
+            totals = [max(e - st, 0) for e, st in zip(eff, self.strides)]
             pb = [t // 2 if self.auto_pad == "SAME_UPPER" else t - t // 2 for t in totals]
             pe = [t - b for t, b in zip(totals, pb)]
         elif self.auto_pad == "VALID":

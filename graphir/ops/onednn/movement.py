@@ -247,16 +247,15 @@ class Interpolate(OneDNNOp):
             if value is None:
                 return [None] * len(spatial)
             return [int(v) for v in np.asarray(value).reshape(-1)]
-        if self.sizes and self.scales:
-            raise self.fail("attributes 'sizes' and 'scales' are both set; give one")
-        if self.sizes:
+        if self.sizes:  # sizes win over scales, as oneDNN applies them last
             if len(self.sizes) != len(spatial):
                 raise self.fail(f"attribute 'sizes' {self.sizes} must have {len(spatial)} values (spatial axes)")
             return list(self.sizes)
         if self.scales:
             if len(self.scales) != len(spatial):
                 raise self.fail(f"attribute 'scales' {self.scales} must have {len(spatial)} values (spatial axes)")
-            return [None if s is None else int(np.floor(s * f)) for s, f in zip(spatial, self.scales)]
+            # float32 product truncated, as oneDNN computes it
+            return [None if s is None else int(np.float32(s) * np.float32(f)) for s, f in zip(spatial, self.scales)]
         raise self.fail("neither attribute 'sizes' nor 'scales' nor input 1 ('sizes') is given")
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
@@ -276,7 +275,7 @@ class Interpolate(OneDNNOp):
             outs = self.out_spatial(spatial, [TensorType.of("f32", list(arrays[0].shape))])  # type: ignore[assignment]
         for i, (size, out) in enumerate(zip(spatial, outs)):
             assert out is not None
-            scale = self.scales[i] if self.scales else None
+            scale = self.scales[i] if self.scales and not self.sizes and len(arrays) == 1 else None
             coords = _source_coordinates(out, size, self.coordinate_transformation_mode, scale)
             axis = 2 + i
             if self.mode == "nearest":
