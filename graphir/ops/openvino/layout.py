@@ -1,0 +1,184 @@
+"""OpenVINO layout ops: Pad-1/12 (negative pads crop), DepthToSpace-1 and SpaceToDepth-1."""
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import numpy as np
+
+from graphir.ops.base import INTEGRAL, Op, Port, TensorType
+from graphir.ops.openvino import shape_values as sv
+from graphir.ops.openvino.binary import fold
+from graphir.shapes import Dimension, PartialShape
+
+
+def _pad_dim(d: Dimension, before: int, after: int) -> Dimension:
+    total = before + after
+    if total >= 0:
+        return d + Dimension.static(total)
+    return d - Dimension.static(-total)
+
+
+class Pad(Op):
+    """Pad-1: ``pads_begin``/``pads_end`` per dim; ``pad_mode`` constant (``pad_value``, default
+    0), edge, reflect or symmetric. Negative pads remove elements (OpenVINO 2026 accepts them in
+    Pad-1 as in Pad-12)."""
+
+    type_name: ClassVar[str] = "Pad"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("arg"), Port("pads_begin", INTEGRAL), Port("pads_end", INTEGRAL),
+                                          Port("arg_pad_value", optional=True))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    pad_mode: Literal["constant", "edge", "reflect", "symmetric"] = "constant"
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data, begin_t, end_t = inputs[:3]
+        if len(inputs) > 3:
+            if self.pad_mode != "constant":
+                raise self.fail(f"Pad value input is allowed only with pad_mode constant (pad_mode {self.pad_mode})")
+            if data.element_type.merge(inputs[3].element_type) is None:
+                raise self.fail(f"Argument element types do not match (input arg element type: {data.element_type}, "
+                                f"arg_pad element type: {inputs[3].element_type})")
+            if inputs[3].shape.rank_is_static and len(inputs[3].shape) != 0:
+                raise self.fail(f"Argument for padding value is not a scalar (shape: {inputs[3].shape}).")
+        for port, t in (("pads_begin", begin_t), ("pads_end", end_t)):
+            if t.shape.rank_is_static and len(t.shape) != 1:
+                raise self.fail(f"Argument for {port} is not 1D (shape: {t.shape}).")
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, data.shape)]
+        rank = len(data.shape)
+        begin, end = sv.elements(begin_t), sv.elements(end_t)
+        if begin is None or end is None or not (sv.is_known(begin) and sv.is_known(end)):
+            return [TensorType(data.element_type, PartialShape.dynamic(rank))]
+        if len(begin) != rank or len(end) != rank:
+            raise self.fail(f"Number of elements of pads_begin ({len(begin)}) and pads_end ({len(end)}) must "
+                            f"match the rank of arg ({data.shape})")
+        dims = []
+        for i, (d, b, e) in enumerate(zip(data.shape.dims, begin, end)):
+            self._check_mode(d, int(b), int(e), i)  # type: ignore[arg-type]
+            dims.append(_pad_dim(d, int(b), int(e)))  # type: ignore[arg-type]
+        shape = PartialShape(dims)
+        return [TensorType(data.element_type, shape, fold(self, inputs, shape, data.element_type))]
+
+    def _check_mode(self, d: Dimension, b: int, e: int, axis: int) -> None:
+        if not d.is_static or self.pad_mode in ("constant", "edge"):
+            if self.pad_mode == "edge" and d == 0 and (b > 0 or e > 0):
+                raise self.fail(f"EDGE padding mode requires an input of dimension of at least 1 at axis {axis}.")
+            return
+        limit = d.min - 1 if self.pad_mode == "reflect" else d.min
+        if b > limit or e > limit:
+            name = self.pad_mode.upper()
+            raise self.fail(
+                f"{name} padding mode requires that 'pads_begin[D]' and 'pads_end[D]' must be not greater than "
+                f"'data_shape[D]{' - 1' if self.pad_mode == 'reflect' else ''}' (axis {axis}: dim {d}, pads {b}, {e})."
+            )
+
+    def evaluate(self, x: np.ndarray, begin: np.ndarray, end: np.ndarray,
+                 value: np.ndarray | None = None) -> list[np.ndarray]:
+        x = np.asarray(x)
+        b = [int(v) for v in np.asarray(begin).reshape(-1)]
+        e = [int(v) for v in np.asarray(end).reshape(-1)]
+        crop = tuple(slice(max(-bb, 0), x.shape[i] - max(-ee, 0) if max(-ee, 0) else None)
+                     for i, (bb, ee) in enumerate(zip(b, e)))
+        x = x[crop]
+        widths = [(max(bb, 0), max(ee, 0)) for bb, ee in zip(b, e)]
+        if self.pad_mode == "constant":
+            fill = np.asarray(value).reshape(-1)[0] if value is not None else 0
+            return [np.pad(x, widths, mode="constant", constant_values=fill)]
+        return [np.pad(x, widths, mode=self.pad_mode)]
+
+
+class Pad12(Pad):
+    """Pad-12: Pad-1 with negative pads in the spec."""
+
+    type_name: ClassVar[str] = "Pad"
+    version: ClassVar[str] = "opset12"
+
+
+# --- DepthToSpace / SpaceToDepth -------------------------------------------------------------
+class DepthToSpace(Op):
+    """DepthToSpace-1: ``[N, C*bs^k, D1, ...]`` to ``[N, C, D1*bs, ...]``; ``mode`` says whether
+    the block index is the outer (blocks_first) or inner (depth_first) part of the channel."""
+
+    type_name: ClassVar[str] = "DepthToSpace"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    mode: Literal["blocks_first", "depth_first"]
+    block_size: int = 1
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data = inputs[0]
+        if self.block_size <= 0:
+            raise self.fail(f"Block size must be greater than zero, got {self.block_size}")
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, data.shape)]
+        rank = len(data.shape)
+        if rank < 3:
+            raise self.fail(f"The input tensor with rank lower than 3 is not supported (input rank: {rank}), shape {data.shape}")
+        k = rank - 2
+        div = self.block_size ** k
+        c = data.shape[1]
+        if c.is_static and c.min % div:
+            raise self.fail(f"Dimension value: [ {c.min}, {c.min}] must be a multiple of divisor: {div} "
+                            f"(input {data.shape}, block_size {self.block_size})")
+        dims = [data.shape[0], Dimension(-(-c.min // div), None if c.max is None else c.max // div)]
+        dims += [d * self.block_size for d in data.shape.dims[2:]]
+        shape = PartialShape(dims)
+        return [TensorType(data.element_type, shape, fold(self, inputs, shape, data.element_type))]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
+        n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
+        k, bs = len(spatial), self.block_size
+        c_out = c // bs ** k
+        if self.mode == "blocks_first":
+            y = x.reshape((n,) + (bs,) * k + (c_out,) + spatial)
+            perm = [0, k + 1] + [p for i in range(k) for p in (k + 2 + i, 1 + i)]
+        else:
+            y = x.reshape((n, c_out) + (bs,) * k + spatial)
+            perm = [0, 1] + [p for i in range(k) for p in (k + 2 + i, 2 + i)]
+        return [np.transpose(y, perm).reshape((n, c_out) + tuple(d * bs for d in spatial))]
+
+
+class SpaceToDepth(Op):
+    """SpaceToDepth-1: the inverse of DepthToSpace: ``[N, C, D1*bs, ...]`` to ``[N, C*bs^k, D1, ...]``."""
+
+    type_name: ClassVar[str] = "SpaceToDepth"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    mode: Literal["blocks_first", "depth_first"]
+    block_size: int = 1
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data = inputs[0]
+        if self.block_size <= 0:
+            raise self.fail(f"Block size must be greater than zero, got {self.block_size}")
+        if data.shape.rank_is_dynamic:
+            return [TensorType(data.element_type, data.shape)]
+        rank = len(data.shape)
+        if rank < 3:
+            raise self.fail(f"The input tensor with rank lower than 3 is not supported (input rank: {rank}), shape {data.shape}")
+        bs = self.block_size
+        dims = [data.shape[0], data.shape[1] * bs ** (rank - 2)]
+        for d in data.shape.dims[2:]:
+            if d.is_static and d.min % bs:
+                raise self.fail(f"Dimension value: [ {d.min}, {d.min}] must be a multiple of divisor: {bs} "
+                                f"(input {data.shape})")
+            dims.append(Dimension(-(-d.min // bs), None if d.max is None else d.max // bs))
+        shape = PartialShape(dims)
+        return [TensorType(data.element_type, shape, fold(self, inputs, shape, data.element_type))]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
+        n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
+        k, bs = len(spatial), self.block_size
+        small = tuple(d // bs for d in spatial)
+        y = x.reshape((n, c) + tuple(v for d in small for v in (d, bs)))
+        blocks = [3 + 2 * i for i in range(k)]
+        coarse = [2 + 2 * i for i in range(k)]
+        perm = [0] + blocks + [1] + coarse if self.mode == "blocks_first" else [0, 1] + blocks + coarse
+        return [np.transpose(y, perm).reshape((n, c * bs ** k) + small)]
