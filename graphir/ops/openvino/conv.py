@@ -93,12 +93,21 @@ def grouped_conv(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: li
     groups, co, ci = w.shape[:3]
     win = windows(x, list(w.shape[3:]), strides, dilations)
     n = win.shape[0]
-    spatial = win.shape[2:2 + len(strides)]
+    ns = len(strides)
+    spatial = win.shape[2:2 + ns]
+    w = w.astype(ct, copy=False)
+    if groups == 1:
+        # im2col: one contiguous [N*out, C*k] matrix times the filters (BLAS does the work)
+        perm = (0,) + tuple(range(2, 2 + ns)) + (1,) + tuple(range(2 + ns, 2 + 2 * ns))
+        cols = np.ascontiguousarray(win.transpose(perm)).reshape(n * int(np.prod(spatial)), -1)
+        out = cols @ w.reshape(co, -1).T
+        out = np.moveaxis(out.reshape((n,) + spatial + (co,)), -1, 1)
+        return np.ascontiguousarray(out).astype(out_dtype, copy=False)
     win = win.reshape((n, groups, ci) + win.shape[2:])
     letters = "defhjklmpqrstuvwxyz"
-    o = letters[: len(strides)]
-    k = letters[len(strides): 2 * len(strides)]
-    out = np.einsum(f"ngc{o}{k},gac{k}->nga{o}", win, w.astype(ct, copy=False), optimize=True)
+    o = letters[:ns]
+    k = letters[ns: 2 * ns]
+    out = np.einsum(f"ngc{o}{k},gac{k}->nga{o}", win, w, optimize=True)
     return out.reshape((n, groups * co) + spatial).astype(out_dtype, copy=False)
 
 
