@@ -45,13 +45,9 @@ def constant(value: Any, dtype: "ElementType | str | type | None" = None, name: 
     """A constant from a numpy array, list or scalar (element type from its dtype unless given)."""
     from graphir.types import as_element_type
 
+    # Element type from numpy's reading of the value, as openvino.opset13.constant does in 2026.4:
+    # Python floats are f64, Python ints i64, bools boolean (tests/test_opset.py pins it).
     et = None if dtype is None else as_element_type(dtype)
-    if et is None and not isinstance(value, np.ndarray):
-        arr = np.asarray(value)
-        if arr.dtype == np.float64:
-            et = ElementType.f32  # like OpenVINO's opset.constant for Python floats
-        elif arr.dtype == np.int64 and not isinstance(value, np.generic):
-            et = ElementType.i64
     return Node(Constant.from_array(value, et), name=name).output(0)
 
 
