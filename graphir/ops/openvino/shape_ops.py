@@ -100,7 +100,7 @@ class Reshape(Op):
         items = sv.elements(pattern)
         if items is None:
             if pattern.shape.rank_is_static and len(pattern.shape) == 0:
-                return [TensorType(data.element_type, PartialShape([Dimension.dynamic()]))]
+                raise self.fail(f"Pattern shape must have rank 1, got a scalar (input 1 ('shape') is {pattern})")
             if pattern.shape.is_static:
                 return [TensorType(data.element_type, PartialShape.dynamic(pattern.shape.to_shape()[0]))]
             return [TensorType(data.element_type, PartialShape.dynamic())]
@@ -229,6 +229,8 @@ class Squeeze(Op):
             if axes_t.shape.is_static and axes_t.shape.to_shape() in ((1,), ()) and rank > 0:
                 return PartialShape.dynamic(rank - 1)
             return PartialShape.dynamic()
+        if not items:  # an empty axes list squeezes every 1, as no axes input does
+            return self._shape(src, None)
         axes = {axis_in_range(self, int(a), rank) for a in items}  # type: ignore[arg-type]
         out = []
         for i, d in enumerate(src.dims):
@@ -245,7 +247,7 @@ class Squeeze(Op):
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
-        if axes is None:
+        if axes is None or np.asarray(axes).size == 0:
             return [x.reshape([d for d in x.shape if d != 1])]
         rank = x.ndim
         drop = {axis_in_range(self, int(a), rank) for a in np.asarray(axes).reshape(-1)}
@@ -321,6 +323,8 @@ class Transpose(Op):
                 )
         items = sv.elements(order_t)
         if data.shape.rank_is_dynamic:
+            if order_t.shape.is_static and order_t.shape.to_shape()[0] > 0:
+                return [TensorType(data.element_type, PartialShape.dynamic(order_t.shape.to_shape()[0]))]
             return [TensorType(data.element_type, data.shape)]
         if items is None or not sv.is_known(items):
             return [TensorType(data.element_type, PartialShape.dynamic(len(data.shape)))]
