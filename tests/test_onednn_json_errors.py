@@ -127,3 +127,39 @@ def test_writer_refuses_openvino_ops_and_constants(tmp_path: Path) -> None:
         save_model(Model([add], [x]), tmp_path / "c.json")
     written = json.loads(dumps(Model([add], [x]), constants_as_inputs=True))
     assert written["graph"][0]["inputs"][1]["property_type"] == "constant"
+
+
+_JUNK = [None, -5, 2.5, "x", [], {}, [1, 2], [-3], {"type": "s64", "value": 1}, True, [None], ["a"], UNKNOWN]
+_SAMPLES = sorted((Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "onednn").glob("pattern/*.json"))
+
+
+def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
+    found = [prefix] if prefix else []
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else []
+    for key, value in items:
+        found += _paths(value, prefix + (key,))
+    return found
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@pytest.mark.skipif(not _SAMPLES, reason="conformance data missing")
+@given(st.data())
+@settings(max_examples=80, deadline=None)
+def test_mutated_files_raise_only_serialization_errors(draw: Any) -> None:
+    """Any field replaced by junk or deleted: a clean SerializationError (or a valid model), never a bare traceback."""
+    data = json.loads(draw.draw(st.sampled_from(_SAMPLES)).read_text())
+    path = draw.draw(st.sampled_from(_paths(data)))
+    parent = data
+    for key in path[:-1]:
+        parent = parent[key]
+    if isinstance(parent, dict) and draw.draw(st.booleans()):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = copy.deepcopy(draw.draw(st.sampled_from(_JUNK)))
+    try:
+        loads(json.dumps(data), "mutated.json")
+    except SerializationError as exc:
+        assert str(exc).startswith("mutated.json: ")

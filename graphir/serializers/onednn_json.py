@@ -133,6 +133,8 @@ class _Reader:
                 self.op_where(op, index, f"{field}.stride"),
                 f"logical tensor {record['id']}: stride {stride} has {len(stride)} values but shape {shape} has {len(shape)}")
         try:
+            if not isinstance(record["dtype"], str):
+                raise SerializationError("not a string")
             dtype_to_element_type(record["dtype"])
         except GraphirError:
             raise self.error(self.op_where(op, index, f"{field}.dtype"), f"unknown data type {record['dtype']!r}") from None
@@ -182,6 +184,9 @@ class _Reader:
                     raise self.error(self.op_where(op, i, key), "expected a list of logical tensors")
             op["inputs"] = [self.tensor(op, i, "inputs", j, t) for j, t in enumerate(op["inputs"])]
             op["outputs"] = [self.tensor(op, i, "outputs", j, t) for j, t in enumerate(op["outputs"])]
+        for i, op in enumerate(ops):
+            if not isinstance(op["id"], int) or isinstance(op["id"], bool):
+                raise self.error(self.op_where(op, i, "id"), f"expected an integer op id, got {op['id']!r}")
         ids = [op["id"] for op in ops]
         if len(set(map(str, ids))) != len(ids):
             dup = next(x for x in ids if ids.count(x) > 1)
