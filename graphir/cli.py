@@ -34,6 +34,7 @@ def _configure_schema(p: argparse.ArgumentParser) -> None:
 
 @command("schema", _configure_schema)
 def _schema(args: argparse.Namespace) -> int:
+    """Print an op's JSON schema: its attributes (pydantic) and, under x-graphir, its ports."""
     from graphir.ops.registry import lookup
 
     cls = lookup(args.dialect, args.op, args.op_version)
@@ -42,6 +43,7 @@ def _schema(args: argparse.Namespace) -> int:
         "dialect": cls.dialect,
         "type": cls.type_name,
         "version": cls.version,
+        "serialized_type_names": dict(cls.serialized_type_names),
         "inputs": [{"index": i, "name": p.name, "optional": p.optional, "variadic": p.variadic,
                     "types": None if p.types is None else [str(t) for t in p.types]}
                    for i, p in enumerate(cls.inputs)],

@@ -7,6 +7,7 @@ reader does (a Select at ``opset8`` is Select-1).
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
 import re
@@ -92,7 +93,11 @@ def lookup(dialect: str, type_name: str, version: str | None = None) -> type["Op
         if dialect not in dialects:
             raise OpDefinitionError(f"unknown dialect '{dialect}' (asked for op '{type_name}'); "
                                     f"known: {', '.join(dialects)}")
-        raise OpDefinitionError(f"unknown {dialect} op '{type_name}' (version {version})")
+        known = sorted({t for (d, t, _) in _REGISTRY if d == dialect} | {a for (d, a) in _ALIASES if d == dialect})
+        close = difflib.get_close_matches(type_name, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        asked = "" if version is None else f" (version {version})"
+        raise OpDefinitionError(f"unknown {dialect} op '{type_name}'{asked}{hint}")
     return found
 
 
