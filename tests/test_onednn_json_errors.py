@@ -163,3 +163,21 @@ def test_mutated_files_raise_only_serialization_errors(draw: Any) -> None:
         loads(json.dumps(data), "mutated.json")
     except SerializationError as exc:
         assert str(exc).startswith("mutated.json: ")
+
+
+def test_end_and_wildcard() -> None:
+    def tensor(i: int, shape: list[int], dt: str = "f32") -> dict[str, Any]:
+        return {**lt(i, shape), "dtype": dt}
+
+    data = {"version": "3.5.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": [
+        {"id": 1, "name": "w", "kind": "Wildcard", "attrs": {}, "inputs": [tensor(0, [2, 3])], "outputs": [tensor(1, [2, 3]), tensor(5, [4], "s32")]},
+        {"id": 2, "name": "relu", "kind": "ReLU", "attrs": {}, "inputs": [tensor(1, [2, 3])], "outputs": [tensor(2, [2, 3])]},
+        {"id": 3, "name": "end", "kind": "End", "attrs": {}, "inputs": [tensor(2, [2, 3])], "outputs": []},
+    ]}
+    model = loads(json.dumps(data))
+    wildcard = model.node("w")
+    assert [str(t.element_type) for t in wildcard.output_types] == ["f32", "i32"]  # types as declared
+    assert [r.inputs[0].get_any_name() for r in model.get_results()] == ["5", "2"]  # End marks lt 2 an output
+    assert json.loads(dumps(model)) == data
+    with pytest.raises(Exception, match="Wildcard.*cannot run"):
+        model.run([np.ones((2, 3), np.float32)])

@@ -320,8 +320,11 @@ class _Reader:
                     raise self.error("output_ports", f"logical tensor {p} appears in no op")
             result_ids = list(ports)
         else:
-            consumed = {t["id"] for op in ops for t in op["inputs"]}
+            # a tensor only End consumes is still a graph output (End marks exactly that)
+            consumed = {t["id"] for op in ops if op["kind"] != "End" for t in op["inputs"]}
             result_ids = [t["id"] for i in range(len(ops)) for t in ops[i]["outputs"] if t["id"] not in consumed]
+            if not result_ids:
+                raise self.error("graph", "no op output is left unconsumed and there are no output_ports: the graph has no outputs")
         results = []
         for lt in result_ids:
             node = Node(Result(), [outputs[lt]], name=f"output_{lt}")
