@@ -2,21 +2,33 @@
 
 Builds ``x -> Add(c) -> Add(c) -> ...`` (1,000 Adds on f32[2,2]) and reports, per node:
 the whole run, the ops' own ``evaluate`` cost (the same calls in a bare loop) and the difference
-(the interpreter's dispatch overhead). Also the fixed per-run overhead of a one-node model
+(the interpreter's dispatch overhead); and the run of a chain of do-nothing ops (the interpreter
+alone, plus one trivial Python call per node). Also the fixed per-run overhead of a one-node model
 (input checks + plan loop), and, when onnx is installed, onnx.reference.ReferenceEvaluator on the
 equivalent ONNX chain. Usage: ``python benchmarks/dispatch.py [--nodes N] [--repeat R] [--json]``.
 """
 from __future__ import annotations
 
+import os
+import sys
+
+# benchmarks/select.py would shadow the standard library's ``select`` (imported by pydantic via
+# asyncio) when this script's folder is sys.path[0]: drop that entry before importing anything else
+if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)
+
 import argparse
 import json
 import time
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
 import graphir
 from graphir import opset
+from graphir.node import Node
+from graphir.ops.base import Op, Port, TensorType
 
 
 def best_of(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
@@ -58,12 +70,50 @@ def onnx_chain(n: int) -> object | None:
     return ReferenceEvaluator(model)
 
 
-def measure(n: int = 1000, repeat: int = 7) -> dict[str, float]:
+class _Identity(Op):
+    """A do-nothing op: a chain of these times the interpreter alone."""
+
+    dialect: ClassVar[str] = "bench"
+    version: ClassVar[str] = "bench1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("x"), Port("c"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("y"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [inputs[0]]
+
+    def evaluate(self, x: np.ndarray, c: np.ndarray) -> list[np.ndarray]:
+        return [x]
+
+
+_Identity.type_name = "Identity"  # set after creation: never registered
+
+
+def identity_chain(n: int) -> graphir.Model:
+    x = opset.parameter([2, 2], "f32", name="x")
+    c = opset.constant(np.full((2, 2), 0.5, np.float32), name="c")
+    y = x
+    for i in range(n):
+        y = Node(_Identity(), [y, c], name=f"id{i}").output(0)
+    return graphir.Model([y], [x], name=f"identity{n}")
+
+
+def interleaved(fns: dict[str, Callable[[], object]], repeat: int, number: int = 1) -> dict[str, float]:
+    """Best time per call of each function, measured in turns (fair under a noisy machine)."""
+    best = {k: float("inf") for k in fns}
+    for _ in range(repeat):
+        for key, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[key] = min(best[key], (time.perf_counter() - start) / number)
+    return best
+
+
+def measure(n: int = 1000, repeat: int = 15) -> dict[str, float]:
     model = chain_model(n)
     x = np.ones((2, 2), np.float32)
     out = model.run({"x": x})  # builds the plan
-    expected = x + 0.5 * n
-    assert np.allclose(next(iter(out.values())), expected), "chain result is wrong"
+    assert np.allclose(next(iter(out.values())), x + 0.5 * n), "chain result is wrong"
     plan = model._plan
     steps = [(s[0], s[5]) for s in plan.steps]
     c = plan.template[steps[0][1][1]]
@@ -73,25 +123,27 @@ def measure(n: int = 1000, repeat: int = 7) -> dict[str, float]:
         for evaluate, _ in steps:
             v = evaluate(v, c)[0]
 
-    run_s = best_of(lambda: model.run({"x": x}), repeat)
-    bare_s = best_of(bare, repeat)
-    figures = {
-        "nodes": n,
-        "run_us_per_node": run_s / n * 1e6,
-        "evaluate_us_per_node": bare_s / n * 1e6,
-        "dispatch_us_per_node": (run_s - bare_s) / n * 1e6,
-    }
+    noop = identity_chain(n)
+    noop.run({"x": x})
     one = graphir.Model([opset.add(opset.parameter([2, 2], "f32", name="a"), c)], name="one")
     one.run({"a": x})
     step = one._plan.steps[0]
-    one_run = best_of(lambda: one.run({"a": x}), repeat, 2000)
-    one_eval = best_of(lambda: step[0](x, c), repeat, 2000)
-    figures["one_node_run_us"] = one_run * 1e6
-    figures["one_node_evaluate_us"] = one_eval * 1e6
-    figures["one_node_overhead_us"] = (one_run - one_eval) * 1e6
+    chain = interleaved({"run": lambda: model.run({"x": x}), "bare": bare,
+                         "noop": lambda: noop.run({"x": x})}, repeat)
+    single = interleaved({"run": lambda: one.run({"a": x}), "eval": lambda: step[0](x, c)}, repeat * 4, 500)
+    figures: dict[str, float] = {
+        "nodes": n,
+        "add_chain_run_us_per_node": chain["run"] / n * 1e6,
+        "add_evaluate_alone_us_per_node": chain["bare"] / n * 1e6,
+        "dispatch_us_per_node": (chain["run"] - chain["bare"]) / n * 1e6,
+        "noop_chain_run_us_per_node": chain["noop"] / n * 1e6,
+        "one_node_run_us": single["run"] * 1e6,
+        "one_node_evaluate_us": single["eval"] * 1e6,
+        "one_node_overhead_us": (single["run"] - single["eval"]) * 1e6,
+    }
     ref = onnx_chain(n)
     if ref is not None:
-        ref_s = best_of(lambda: ref.run(None, {"x": x}), max(2, repeat // 3))
+        ref_s = best_of(lambda: ref.run(None, {"x": x}), max(2, repeat // 5))
         figures["onnx_reference_us_per_node"] = ref_s / n * 1e6
     return figures
 
@@ -99,7 +151,7 @@ def measure(n: int = 1000, repeat: int = 7) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     figures = measure(args.nodes, args.repeat)
