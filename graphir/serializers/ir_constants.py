@@ -7,6 +7,7 @@ string: i32 count, count+1 i32 offsets, then the bytes back to back.
 """
 from __future__ import annotations
 
+import math
 import mmap
 import os
 from collections.abc import Callable
@@ -30,6 +31,7 @@ class BinSource:
         self.path = path
         self._data: Any = None if data is None else memoryview(data)
         self._size: int | None = None if data is None else len(data)
+        self._exists: bool | None = None
 
     @property
     def size(self) -> int:
@@ -47,7 +49,9 @@ class BinSource:
     def exists(self) -> bool:
         if self._data is not None:
             return True
-        return self.path is not None and self.path.is_file()
+        if self._exists is None:
+            self._exists = self.path is not None and self.path.is_file()
+        return self._exists
 
     def buffer(self) -> Any:
         """The whole .bin as a buffer (memory map: pages are read only when touched)."""
@@ -73,7 +77,7 @@ def expected_size(et: ElementType, shape: list[int]) -> int | None:
     """Bytes ``shape`` elements of ``et`` take in the .bin; None for strings (variable)."""
     if et is ElementType.string:
         return None
-    return et.packed_size(int(np.prod(shape, dtype=np.int64)))
+    return et.packed_size(math.prod(shape))
 
 
 def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[int]) -> np.ndarray:

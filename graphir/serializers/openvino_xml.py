@@ -19,6 +19,7 @@ the node (``node.extra["ir_children"]``, or the opaque op's ``children``) and ar
 from __future__ import annotations
 
 import heapq
+import math
 import os
 import re
 import tempfile
@@ -33,7 +34,7 @@ from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, TensorType
 from graphir.ops.opaque import OpaqueOp, opaque_op
-from graphir.ops.openvino.core import Constant, Parameter, Result
+from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.ops.registry import find
 from graphir.serializers.ir_attributes import decode_attributes, encode_attributes
 from graphir.serializers.ir_constants import BinSource, BinWriter, expected_size, lazy_loader, pack
@@ -73,7 +74,9 @@ class _Layer:
     rt_info: dict[str, Any]
     attrib: dict[str, str]
     children: dict[str, Any] = field(default_factory=dict)
-    element: Any = None
+    child_order: list[str] | None = None
+    in_index: dict[str, int] = field(default_factory=dict)  # port id -> input index
+    out_index: dict[str, int] = field(default_factory=dict)  # port id -> output index
 
     def where(self, file: str) -> str:
         return f"{file}: layer id={self.id} name='{self.name}' type={self.type}"
@@ -106,17 +109,24 @@ def _parse_port(element: Any, where: str) -> _Port:
     if pid is None:
         raise SerializationError(f"{where}: a <port> has no id")
     dims: list[int] = []
-    for d in element.iter("dim"):
-        text = (d.text or "").strip()
-        try:
-            value = int(text)
-        except ValueError:
-            raise SerializationError(f"{where}: port {pid}: <dim>{text}</dim> is not an integer (-1 for dynamic)") from None
-        if value < -1:
-            raise SerializationError(f"{where}: port {pid}: <dim>{value}</dim> must be >= -1")
-        dims.append(value)
-    return _Port(pid, element.get("precision"), dims, split_names(element.get("names", "")),
-                 read_attribute_rt_info(element.find("rt_info")))
+    rt_el = None
+    for child in element:
+        tag = child.tag
+        if tag == "dim":
+            text = child.text
+            try:
+                value = int(text)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                raise SerializationError(
+                    f"{where}: port {pid}: <dim>{(text or '').strip()}</dim> is not an integer (-1 for dynamic)") from None
+            if value < -1:
+                raise SerializationError(f"{where}: port {pid}: <dim>{value}</dim> must be >= -1")
+            dims.append(value)
+        elif tag == "rt_info":
+            rt_el = child
+    names = element.get("names")
+    return _Port(pid, element.get("precision"), dims, split_names(names) if names else set(),
+                 read_attribute_rt_info(rt_el) if rt_el is not None else {})
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
@@ -136,24 +146,40 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
     if version is None:
         raise SerializationError(f"{where} type={ltype}: missing mandatory attribute 'version'")
     where = f"{where} type={ltype}"
-    data_el = element.find("data")
-    data = dict(data_el.attrib) if data_el is not None else {}
-    inputs = [_parse_port(p, where) for p in element.findall("input/port")]
-    outputs = [_parse_port(p, where) for p in element.findall("output/port")]
+    data: dict[str, str] = {}
+    inputs: list[_Port] = []
+    outputs: list[_Port] = []
+    rt_el = None
+    others = []
+    order: list[str] = []
+    for child in element:
+        tag = child.tag
+        if not isinstance(tag, str):
+            continue
+        order.append(tag)
+        if tag == "data":
+            data = dict(child.attrib)
+        elif tag == "input":
+            inputs.extend(_parse_port(p, where) for p in child if p.tag == "port")
+        elif tag == "output":
+            outputs.extend(_parse_port(p, where) for p in child if p.tag == "port")
+        elif tag == "rt_info":
+            rt_el = child
+        else:
+            others.append(child)
     for ports, kind in ((inputs, "input"), (outputs, "output")):
         for p in ports:
             if p.precision is None:
                 raise SerializationError(f"{where}: {kind} port {p.id} has no precision")
-    for ports, kind in ((inputs, "input"), (outputs, "output")):
         ids = [p.id for p in ports]
         if len(set(ids)) != len(ids):
             raise SerializationError(f"{where}: {kind} port ids repeat: {', '.join(ids)}")
-    attrib = {k: v for k, v in element.attrib.items() if k not in ("id", "name", "type", "version")}
+    attrib = dict(element.attrib)
+    for key in ("id", "name", "type", "version"):
+        attrib.pop(key, None)
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
-                   read_attribute_rt_info(element.find("rt_info")), attrib, element=element)
-    for child in element:
-        if not isinstance(child.tag, str) or child.tag in _LAYER_CHILDREN:
-            continue
+                   read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib)
+    for child in others:
         if child.tag in _BODY_TAGS and body_parser is not None:
             layer.children[child.tag] = body_parser(child, f"{where} <{child.tag}>")
         elif child.tag in _MAP_TAGS:
@@ -162,7 +188,11 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
                 for c in child if isinstance(c.tag, str)
             ]
         else:
-            layer.children[child.tag] = etree.tostring(child, encoding="unicode")
+            layer.children[child.tag] = etree.tostring(child, encoding="unicode", with_tail=False)
+    if others:
+        layer.child_order = order
+    layer.in_index = {p.id: i for i, p in enumerate(inputs)}
+    layer.out_index = {p.id: i for i, p in enumerate(outputs)}
     return layer
 
 
@@ -173,12 +203,27 @@ def _maybe_int(text: str) -> "int | str":
         return text
 
 
+_PRECISIONS: dict[str, ElementType] = {}
+
+
+def _precision(port: _Port, where: str) -> ElementType:
+    key = port.precision or ""
+    et = _PRECISIONS.get(key)
+    if et is None:
+        try:
+            et = ElementType.from_ir_precision(key)
+        except GraphirError:
+            raise SerializationError(f"{where}: port {port.id} has unknown precision \"{port.precision}\"") from None
+        _PRECISIONS[key] = et
+    return et
+
+
+_DYNAMIC = Dimension.dynamic()
+
+
 def _tensor_type(port: _Port, where: str) -> TensorType:
-    try:
-        et = ElementType.from_ir_precision(port.precision or "")
-    except GraphirError:
-        raise SerializationError(f"{where}: port {port.id} has unknown precision \"{port.precision}\"") from None
-    dims = [Dimension.dynamic() if d == -1 else Dimension.static(d) for d in port.dims or []]
+    et = _precision(port, where)
+    dims = [_DYNAMIC if d == -1 else Dimension(d, d) for d in port.dims or []]
     return TensorType(et, PartialShape(dims))
 
 
@@ -221,7 +266,7 @@ class _Reader:
                     raise SerializationError(f"{layer.where(self.file)}: input port {port.id} has no incoming edge")
                 src_node = nodes[src[0]]
                 src_layer = layers[src[0]]
-                out_index = next(i for i, p in enumerate(src_layer.outputs) if p.id == src[1])
+                out_index = src_layer.out_index[src[1]]
                 if out_index >= len(src_node.output_types):
                     raise SerializationError(
                         f"{layer.where(self.file)}: input port {port.id} reads output port {src[1]} of "
@@ -236,8 +281,7 @@ class _Reader:
         except GraphirError as exc:
             raise SerializationError(f"{where}: {exc}") from None
         # OpenVINO groups edges by producer but orders each group its own way: keep the file's order
-        index = {lid: {p.id: i for i, p in enumerate(layers[lid].inputs)} for lid in layers}
-        model.meta["ir_edge_order"] = [(f, t, index[t][tp]) for f, t, tp in self.edge_order]
+        model.meta["ir_edge_order"] = [(f, t, layers[t].in_index[tp]) for f, t, tp in self.edge_order]
         return model
 
     def _body(self, element: Any, where: str) -> Model:
@@ -260,11 +304,11 @@ class _Reader:
             if to not in layers:
                 raise SerializationError(f"{ewhere}: there is no layer {to}")
             src, dst = layers[frm], layers[to]
-            if not any(p.id == fport for p in src.outputs):
+            if fport not in src.out_index:
                 raise SerializationError(
                     f"{ewhere}: {src.where(self.file)} has no output port {fport} "
                     f"(output ports: {', '.join(p.id for p in src.outputs) or 'none'})")
-            if not any(p.id == tport for p in dst.inputs):
+            if tport not in dst.in_index:
                 raise SerializationError(
                     f"{ewhere}: {dst.where(self.file)} has no input port {tport} "
                     f"(input ports: {', '.join(p.id for p in dst.inputs) or 'none'})")
@@ -302,7 +346,7 @@ class _Reader:
         where = layer.where(self.file)
         recorded = [_tensor_type(p, where) for p in layer.outputs]
         for p in layer.inputs:
-            _tensor_type(p, where)  # precision must be a known one
+            _precision(p, where)  # must be a known one
         op, extra = self._op(layer, recorded, where)
         opaque = isinstance(op, OpaqueOp)
         if isinstance(op, Result):
@@ -327,13 +371,16 @@ class _Reader:
             node.extra["ir_input_rt_info"] = in_rt
         if layer.attrib:
             node.extra["ir_layer_attributes"] = dict(layer.attrib)
-        if layer.children:
-            node.extra["ir_child_order"] = [c.tag for c in layer.element if isinstance(c.tag, str)]
+        if layer.child_order:
+            node.extra["ir_child_order"] = layer.child_order
         if isinstance(op, Result) and "output_names" in layer.attrib:
             node.extra["ir_layer_attributes"].pop("output_names")
             if not node.extra["ir_layer_attributes"]:
                 del node.extra["ir_layer_attributes"]
-        if not opaque:
+        if isinstance(op, Constant) and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE:
+            # too large to fold: its type is its declaration, and its data stays unread
+            node.output_types = [TensorType(op.element_type, PartialShape([Dimension(d, d) for d in op.shape]))]
+        elif not opaque:
             try:
                 node.infer()
             except GraphirError as exc:
@@ -424,7 +471,9 @@ class _Reader:
                     f"{where}: offset={offset} size={size} lies outside the weights file "
                     f"({self.bin.size} bytes)")
         source = self.bin if self.bin is not None else BinSource(where, data=b"")
-        op = Constant.lazy(et, shape, lazy_loader(source, offset, size, et, shape, where))
+        # validated above: skip pydantic's validation (10,000-layer files have thousands of these)
+        op = Constant.model_construct(element_type=et, shape=shape)
+        op._loader = lazy_loader(source, offset, size, et, shape, where)
         return op
 
 

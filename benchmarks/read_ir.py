@@ -1,0 +1,84 @@
+"""Reading a 10,000-layer IR: graphir.read_model against openvino.Core().read_model, same file, same run.
+
+    python benchmarks/read_ir.py [--layers 10000] [--elems 8192] [--repeat 3]
+
+The net is a chain x -> Add(const_i) -> ... written by OpenVINO itself; each Const has ``--elems``
+f32 values (above graphir's constant-folding size, so reading never touches them). Prints the best
+time of each reader, their ratio (goal: graphir within 1.5x), graphir's peak Python allocation during
+the read, and the .bin size, so it is plain whether memory grows with the weights before use.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# benchmarks/select.py would shadow the standard library's ``select`` when run as a script
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import argparse
+import gc
+import tempfile
+import time
+import tracemalloc
+
+import numpy as np
+
+
+def make_ir(path: Path, layers: int, elems: int) -> None:
+    import openvino as ov
+    import openvino.opset1 as op1
+
+    x = op1.parameter([elems], np.float32, name="x")
+    y = x
+    rng = np.random.default_rng(0)
+    for i in range((layers - 2) // 2):
+        y = op1.add(y, op1.constant(rng.standard_normal(elems).astype(np.float32) + i))
+    ov.save_model(ov.Model([op1.result(y, name="y")], [x], "chain"), str(path), compress_to_fp16=False)
+
+
+def best_time(fn, repeat: int) -> tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layers", type=int, default=10_000)
+    parser.add_argument("--elems", type=int, default=8192)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    import openvino as ov
+
+    import graphir
+
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "chain.xml"
+        make_ir(xml, args.layers, args.elems)
+        bin_mb = xml.with_suffix(".bin").stat().st_size / 2**20
+        core = ov.Core()
+        t_ov, ov_model = best_time(lambda: core.read_model(str(xml)), args.repeat)
+        t_gir, model = best_time(lambda: graphir.read_model(xml), args.repeat)
+        del model
+        gc.collect()
+        tracemalloc.start()
+        model = graphir.read_model(xml)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        loaded = sum(1 for n in model.nodes() if n.type_name == "Constant" and n.op.is_loaded)
+        constants = sum(1 for n in model.nodes() if n.type_name == "Constant")
+        print(f"layers: {len(model)} (openvino: {len(ov_model.get_ops())}), .bin: {bin_mb:.1f} MiB")
+        print(f"openvino Core().read_model: {t_ov * 1000:.1f} ms")
+        print(f"graphir.read_model:         {t_gir * 1000:.1f} ms")
+        print(f"ratio graphir/openvino:     {t_gir / t_ov:.2f}x (goal <= 1.5x)")
+        print(f"graphir peak Python allocation during read: {peak / 2**20:.1f} MiB "
+              f"({constants} constants, {loaded} loaded before use)")
+
+
+if __name__ == "__main__":
+    main()
