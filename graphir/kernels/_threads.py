@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 _Task = Callable[[], None]
@@ -80,3 +81,44 @@ def run_parts(parts: Sequence[_Task]) -> None:
             raise first
     finally:
         _lock.release()
+
+
+class ThreadChooser:
+    """Picks 1 or ``num_threads()`` threads for a kernel from measured speed, per call.
+
+    Python threads pay off only while a core is idle: on a machine that other processes keep
+    busy, every GIL hand-off waits for the OS to schedule the other thread, and a 2-thread Select
+    measured 6x slower than 1 thread (load average 7 on 2 cores), while on an idle machine it is
+    faster. So both are timed as they run (seconds per byte, a moving average), the faster one
+    is used, and the other is re-tried every ``EXPLORE`` calls to follow the machine's load.
+    """
+
+    EXPLORE = 32
+
+    def __init__(self) -> None:
+        self.cost: dict[int, float] = {}
+        self.calls = 0
+
+    def choose(self, most: int) -> int:
+        """How many threads the next call should use (at most ``most``)."""
+        if most <= 1:
+            return 1
+        if most not in self.cost:
+            return most
+        if 1 not in self.cost:
+            return 1
+        self.calls += 1
+        best, other = (1, most) if self.cost[1] <= self.cost[most] else (most, 1)
+        return other if self.calls % self.EXPLORE == 0 else best
+
+    def record(self, threads: int, seconds: float, nbytes: int) -> None:
+        per_byte = seconds / max(nbytes, 1)
+        old = self.cost.get(threads)
+        self.cost[threads] = per_byte if old is None else 0.7 * old + 0.3 * per_byte
+
+
+def timed(fn: Callable[[], None]) -> float:
+    """Seconds ``fn()`` took."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
