@@ -12,6 +12,7 @@ from graphir.ops.base import TensorType
 from graphir.ops.openvino.core import Parameter
 from graphir.ops.registry import all_ops, lookup
 from graphir.shapes import PartialShape
+from graphir.types import ElementType
 from tests.tolerances import assert_close
 
 
@@ -304,3 +305,92 @@ def test_interpolate_scales_and_sizes() -> None:
     x = np.arange(4, dtype=np.float32).reshape(1, 1, 4)
     (y,) = op("Interpolate", mode="nearest", sizes=[8], data_format="NCX").evaluate(x)
     np.testing.assert_array_equal(y, [[[0, 0, 1, 1, 2, 2, 3, 3]]])
+
+
+_X = np.array([[-3.5, -1.0, -0.5, 0.0], [0.5, 1.5, 2.5, 4.0]], np.float32)
+UNARY_REFERENCES = {
+    "Abs": ({}, np.abs),
+    "Exp": ({}, np.exp),
+    "Log": ({}, lambda x: np.log(np.abs(x) + 1)),  # evaluated on |x| + 1
+    "ReLU": ({}, lambda x: np.maximum(x, 0)),
+    "Sigmoid": ({}, lambda x: torch.sigmoid(torch.from_numpy(x)).numpy()),
+    "Tanh": ({}, np.tanh),
+    "Sqrt": ({}, lambda x: np.sqrt(np.abs(x) + 1)),
+    "Square": ({}, np.square),
+    "Reciprocal": ({}, lambda x: 1 / (np.abs(x) + 1)),
+    "Round": ({}, lambda x: np.array([[-4.0, -1.0, -0.0, 0.0], [0.0, 2.0, 2.0, 4.0]], np.float32)),  # ties to even
+    "HardSwish": ({}, lambda x: torch.nn.functional.hardswish(torch.from_numpy(x)).numpy()),
+    "Mish": ({}, lambda x: torch.nn.functional.mish(torch.from_numpy(x)).numpy()),
+    "Clamp": ({"min": -1.0, "max": 2.0}, lambda x: np.clip(x, -1, 2)),
+    "Elu": ({"alpha": 0.7}, lambda x: torch.nn.functional.elu(torch.from_numpy(x), 0.7).numpy()),
+    "GELU": ({}, lambda x: torch.nn.functional.gelu(torch.from_numpy(x)).numpy()),
+    "HardSigmoid": ({"alpha": 0.2, "beta": 0.5}, lambda x: np.clip(0.2 * x + 0.5, 0, 1)),
+    "LeakyReLU": ({"alpha": 0.1}, lambda x: np.where(x >= 0, x, 0.1 * x)),
+    "Pow": ({"beta": 2.0}, lambda x: x ** 2),
+    "SoftPlus": ({"beta": 2.0}, lambda x: torch.nn.functional.softplus(torch.from_numpy(x), beta=2.0).numpy()),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UNARY_REFERENCES))
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_unary_values(kind: str, dtype: str) -> None:
+    attrs, reference = UNARY_REFERENCES[kind]
+    x = np.abs(_X) + 1 if kind in ("Log", "Sqrt", "Reciprocal") else _X
+    base = np.abs(_X) if kind in ("Log", "Sqrt", "Reciprocal") else _X
+    et = ElementType.parse(dtype)
+    (y,) = op(kind, **attrs).evaluate(x.astype(et.numpy_dtype))
+    assert y.dtype == et.numpy_dtype
+    assert_close(y, reference(base).astype(np.float32).astype(et.numpy_dtype), et.numpy_dtype)
+
+
+def test_binary_values_and_mixed_types() -> None:
+    a, b = _X, np.float32(1.5) * np.ones((1, 4), np.float32)
+    assert_close(op("Maximum").evaluate(a, b)[0], np.maximum(a, b))
+    assert_close(op("Minimum").evaluate(a, b)[0], np.minimum(a, b))
+    assert_close(op("SquaredDifference").evaluate(a, b)[0], (a - b) ** 2)
+    add = op("Add")
+    add.declare_output_types(["f32"])
+    (out,) = add.infer([t("[2,4]", "bf16"), t("[1,4]")])  # oneDNN's T1/T2/T3 are independent
+    assert str(out.element_type) == "f32"
+    (y,) = add.evaluate(a.astype(ElementType.bf16.numpy_dtype), b)
+    assert y.dtype == np.float32
+    (i,) = op("Subtract").evaluate(np.array([5, 7], np.int32), np.array([2], np.int32))
+    assert i.dtype == np.int32 and list(i) == [3, 5]
+
+
+def test_dropout_is_seeded_and_scales() -> None:
+    x = np.ones((4, 50), np.float32)
+    d = op("Dropout")
+    d.set_output_count(2)
+    seed, offset, p = np.array([3], np.int64), np.array([0], np.int64), np.array([0.25], np.float32)
+    y, mask = d.evaluate(x, seed, offset, p)
+    y2, _ = d.evaluate(x, seed, offset, p)
+    np.testing.assert_array_equal(y, y2)
+    assert set(np.unique(mask)) <= {0, 1} and 0.5 < mask.mean() < 0.95
+    assert_close(y, mask / np.float32(0.75))
+    assert [str(o.element_type) for o in d.infer([t("[4,50]"), t("[1]", "i64"), t("[1]", "i64"), t("[1]")])] == ["f32", "u8"]
+
+
+@pytest.mark.parametrize("kind, inputs, expected", [
+    ("SigmoidBackward", ["[2,3]", "[2,3]"], ["[2,3]"]),
+    ("TanhBackward", ["[2,3]", "[2,3]"], ["[2,3]"]),
+    ("SqrtBackward", ["[2,3]", "[2,3]"], ["[2,3]"]),
+    ("GELUBackward", ["[2,3]", "[2,3]"], ["[2,3]"]),
+    ("HardSwishBackward", ["[4]", "[4]"], ["[4]"]),
+    ("MishBackward", ["[4]", "[4]"], ["[4]"]),
+    ("BiasAddBackward", ["[2,5,7]"], ["[7]"]),
+    ("BatchNormTrainingBackward", ["[2,3,4]", "[2,3,4]", "[4]", "[4]", "[4]"], ["[2,3,4]", "[4]", "[4]"]),
+    ("LayerNormBackward", ["[2,3,4]", "[2,3,4]", "[2,3]", "[2,3]", "[4]", "[4]"], ["[2,3,4]", "[4]", "[4]"]),
+])
+def test_backward_shapes(kind: str, inputs: list[str], expected: list[str]) -> None:
+    schema = op(kind, **({"epsilon": 1e-5} if kind == "BatchNormTrainingBackward" else {}))
+    outs = schema.infer([t(s) for s in inputs])
+    assert [str(o.shape) for o in outs] == expected
+    assert not schema.runnable
+    with pytest.raises(Exception, match="backward"):
+        schema.evaluate(*[np.zeros(PartialShape.parse(s).to_shape(), np.float32) for s in inputs])
+
+
+def test_backward_shape_mismatch_is_named() -> None:
+    with pytest.raises(InferenceError, match=r"inputs 0 \('src'\) \[2,3\] and 1 \('diff_dst'\) \[3,2\]"):
+        op("SigmoidBackward").infer([t("[2,3]"), t("[3,2]")])
