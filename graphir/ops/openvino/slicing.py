@@ -26,18 +26,41 @@ def slice_length(d: int, begin: int | None, end: int | None, step: int) -> int:
 
 
 def sliced_dim(dim: Dimension, begin: int | None, end: int | None, step: int) -> Dimension:
-    """The length of ``dim[begin:end:step]`` as an interval."""
+    """The length of ``dim[begin:end:step]`` as an interval, bounded as OpenVINO bounds it."""
+    if end is not None and abs(end) >= _BIG:  # INT64_MAX-like ends mean "to the end"
+        end = None
+    if begin is not None and abs(begin) >= _BIG:
+        begin = None
     if dim.is_static:
         return Dimension.static(slice_length(dim.min, begin, end, step))
-    lo = slice_length(dim.min, begin, end, step)
+    at_min = slice_length(dim.min, begin, end, step)
     if dim.max is not None:
-        return Dimension(lo, max(lo, slice_length(dim.max, begin, end, step)))
-    bounded = (step > 0 and end is not None and 0 <= end < _BIG and (begin is None or begin >= 0)) or \
-              (step < 0 and begin is not None and 0 <= begin < _BIG)
-    if bounded:
-        hi = slice_length(_BIG, begin, end, step)
-        return Dimension(lo, max(lo, hi))
-    return Dimension(lo, None)
+        at_max = slice_length(dim.max, begin, end, step)
+        return Dimension(min(at_min, at_max), max(at_min, at_max))
+    cap = _length_cap(begin, end, step)
+    if cap is None:
+        return Dimension(at_min, None)
+    return Dimension(min(at_min, cap), cap)
+
+
+def _length_cap(begin: int | None, end: int | None, step: int) -> int | None:
+    """An upper bound of the slice length whatever the dim (None: unbounded)."""
+    if step > 0:
+        if end is not None and end >= 0:
+            start = begin if begin is not None and begin >= 0 else 0
+            return max(0, -(-(end - start) // step))
+        if begin is not None and begin < 0:
+            span = -begin if end is None else end - begin
+            return max(0, -(-span // step))
+        return None
+    down = -step
+    if begin is not None and begin >= 0:
+        stop = end if end is not None and end >= 0 else -1
+        return max(0, -(-(begin - stop) // down))
+    if end is not None and end < 0:
+        start = begin if begin is not None else -1
+        return max(0, -(-(start - end) // down))
+    return None
 
 
 def _upto(d: Dimension) -> Dimension:
