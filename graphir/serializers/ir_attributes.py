@@ -26,6 +26,7 @@ For op authors:
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import types as pytypes
 import typing
@@ -196,6 +197,21 @@ def _decode(text: str, annotation: Any) -> Any:
     return text
 
 
+@functools.cache
+def _field_table(cls: type[Op]) -> dict[str, str]:
+    """IR attribute spelling (alias, else the name) and the field name itself -> field name."""
+    table: dict[str, str] = {}
+    for name, info in cls.model_fields.items():
+        table[info.alias or name] = name
+        table.setdefault(name, name)
+    return table
+
+
+@functools.cache
+def _annotations(cls: type[Op]) -> dict[str, Any]:
+    return {name: info.annotation for name, info in cls.model_fields.items()}
+
+
 def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
     """(field values by field name, unknown attributes, original text of the known ones)."""
     hook = _hook(cls)
@@ -203,10 +219,7 @@ def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[d
         raw = _autobroadcast_read(dict(raw))
     if hook is not None and hook.read is not None:
         raw = hook.read(dict(raw))
-    by_key = {}
-    for name, info in cls.model_fields.items():
-        by_key[info.alias or name] = name
-        by_key.setdefault(name, name)
+    by_key = _field_table(cls)
     values: dict[str, Any] = {}
     unknown: dict[str, str] = {}
     original: dict[str, str] = {}
@@ -216,7 +229,7 @@ def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[d
             unknown[key] = text
             continue
         try:
-            values[name] = _decode(text, cls.model_fields[name].annotation)
+            values[name] = _decode(text, _annotations(cls)[name])
         except (ValueError, TypeError, GraphirError) as exc:
             raise SerializationError(f"{where}: attribute {key}=\"{text}\" is not valid for "
                                      f"{cls.describe()}: {exc}") from None

@@ -204,6 +204,7 @@ def _maybe_int(text: str) -> "int | str":
 
 
 _PRECISIONS: dict[str, ElementType] = {}
+_ELEMENT_TYPES: dict[str, ElementType] = {t.value: t for t in ElementType}
 
 
 def _precision(port: _Port, where: str) -> ElementType:
@@ -218,13 +219,21 @@ def _precision(port: _Port, where: str) -> ElementType:
     return et
 
 
-_DYNAMIC = Dimension.dynamic()
+_DIMS: dict[int, Dimension] = {-1: Dimension.dynamic()}
+
+
+def _dim(d: int) -> Dimension:
+    found = _DIMS.get(d)
+    if found is None:
+        found = Dimension(d, d)
+        if len(_DIMS) < 4096:
+            _DIMS[d] = found
+    return found
 
 
 def _tensor_type(port: _Port, where: str) -> TensorType:
     et = _precision(port, where)
-    dims = [_DYNAMIC if d == -1 else Dimension(d, d) for d in port.dims or []]
-    return TensorType(et, PartialShape(dims))
+    return TensorType(et, PartialShape([_dim(d) for d in port.dims or ()]))
 
 
 class _Reader:
@@ -379,7 +388,7 @@ class _Reader:
                 del node.extra["ir_layer_attributes"]
         if isinstance(op, Constant) and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE:
             # too large to fold: its type is its declaration, and its data stays unread
-            node.output_types = [TensorType(op.element_type, PartialShape([Dimension(d, d) for d in op.shape]))]
+            node.output_types = [TensorType(op.element_type, PartialShape([_dim(d) for d in op.shape]))]
         elif not opaque:
             try:
                 node.infer()
@@ -441,10 +450,12 @@ class _Reader:
 
     def _constant(self, layer: _Layer, where: str) -> Constant:
         data = layer.data
-        try:
-            et = ElementType.parse(data.get("element_type", ""))
-        except GraphirError:
-            raise SerializationError(f"{where}: unknown element_type \"{data.get('element_type')}\"") from None
+        et = _ELEMENT_TYPES.get(data.get("element_type", ""))
+        if et is None:
+            try:
+                et = ElementType.parse(data.get("element_type", ""))
+            except GraphirError:
+                raise SerializationError(f"{where}: unknown element_type \"{data.get('element_type')}\"") from None
         if et.is_dynamic:
             raise SerializationError(f"{where}: a Const needs a static element_type, got \"{data.get('element_type')}\"")
         shape_text = data.get("shape", "")
