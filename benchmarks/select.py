@@ -25,6 +25,7 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
     del sys.path[0]
 
 import argparse  # noqa: E402
+import random  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -37,6 +38,8 @@ import graphir  # noqa: E402
 from graphir.kernels.select import select as select_kernel  # noqa: E402
 
 Runner = Callable[[], object]
+#: pause before each sample, long enough for other runtimes' spinning threads to go to sleep
+SETTLE_S = 0.005
 
 CASES = {
     # name: (cond shape, then shape, else shape) for n elements
@@ -147,15 +150,24 @@ def calibrate(fn: Runner, target_s: float) -> int:
 
 
 def measure(runners: dict[str, Runner], rounds: int) -> dict[str, float]:
-    """Median seconds per call of each runner, sampled round-robin."""
+    """Median seconds per call of each runner, sampled round-robin.
+
+    The order is shuffled every round and a short pause precedes each sample: ONNX Runtime's and
+    OpenVINO's worker threads spin for a while after a call, and whoever ran right after them
+    would lose a core to that spinning in every round.
+    """
     for fn in runners.values():  # warm-up: page faults, thread pools, plan building
         for _ in range(3):
             fn()
     loops = {name: calibrate(fn, 2e-3) for name, fn in runners.items()}
     samples: dict[str, list[float]] = {name: [] for name in runners}
+    order = list(runners)
+    shuffle = random.Random(0).shuffle
     for _ in range(rounds):
-        for name, fn in runners.items():
-            count = loops[name]
+        shuffle(order)
+        for name in order:
+            fn, count = runners[name], loops[name]
+            time.sleep(SETTLE_S)
             start = time.perf_counter()
             for _ in range(count):
                 fn()

@@ -303,13 +303,15 @@ def test_buffer_pool_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_thread_chooser_follows_the_faster_mode() -> None:
     chooser = _threads.ThreadChooser()
-    assert chooser.choose(1) == 1                      # nothing to choose
-    assert chooser.choose(2) == 2                      # untried modes are tried first
-    chooser.record(2, 6e-3, 10**6)
-    assert chooser.choose(2) == 1
-    chooser.record(1, 1e-3, 10**6)                     # 1 thread is 6x faster (a busy machine)
-    picks = [chooser.choose(2) for _ in range(2 * chooser.EXPLORE)]
+    n = 10**6
+    assert chooser.choose(1, n) == 1                   # nothing to choose
+    assert chooser.choose(2, n) == 2                   # untried modes are tried first
+    chooser.record(2, 6e-3, n)
+    assert chooser.choose(2, n) == 1
+    chooser.record(1, 1e-3, n)                         # 1 thread is 6x faster (a busy machine)
+    picks = [chooser.choose(2, n) for _ in range(2 * chooser.EXPLORE)]
     assert picks.count(2) == 2 and picks.count(1) == 2 * chooser.EXPLORE - 2
+    assert chooser.choose(2, 100 * n) == 2             # another size class is measured apart
     for _ in range(10):                                # the machine went quiet: 2 threads win
-        chooser.record(2, 0.5e-3, 10**6)
-    assert chooser.choose(2) == 2
+        chooser.record(2, 0.5e-3, n)
+    assert chooser.choose(2, n) == 2

@@ -88,33 +88,37 @@ class ThreadChooser:
 
     Python threads pay off only while a core is idle: on a machine that other processes keep
     busy, every GIL hand-off waits for the OS to schedule the other thread, and a 2-thread Select
-    measured 6x slower than 1 thread (load average 7 on 2 cores), while on an idle machine it is
-    faster. So both are timed as they run (seconds per byte, a moving average), the faster one
-    is used, and the other is re-tried every ``EXPLORE`` calls to follow the machine's load.
+    measured 4-6x slower than 1 thread (load average 7 on 2 cores). So both are timed as they run
+    (seconds per byte, a moving average per power-of-two size class, since cache-resident and
+    memory-bound sizes differ), the faster one is used, and the other is re-tried every
+    ``EXPLORE`` calls of that size class to follow the machine's load.
     """
 
     EXPLORE = 32
 
     def __init__(self) -> None:
-        self.cost: dict[int, float] = {}
-        self.calls = 0
+        self.cost: dict[tuple[int, int], float] = {}  # (size class, threads) -> seconds per byte
+        self.calls: dict[int, int] = {}
 
-    def choose(self, most: int) -> int:
-        """How many threads the next call should use (at most ``most``)."""
+    def choose(self, most: int, nbytes: int) -> int:
+        """How many threads the next call on ``nbytes`` of output should use (at most ``most``)."""
         if most <= 1:
             return 1
-        if most not in self.cost:
+        size_class = nbytes.bit_length()
+        one, many = self.cost.get((size_class, 1)), self.cost.get((size_class, most))
+        if many is None:
             return most
-        if 1 not in self.cost:
+        if one is None:
             return 1
-        self.calls += 1
-        best, other = (1, most) if self.cost[1] <= self.cost[most] else (most, 1)
-        return other if self.calls % self.EXPLORE == 0 else best
+        calls = self.calls[size_class] = self.calls.get(size_class, 0) + 1
+        best, other = (1, most) if one <= many else (most, 1)
+        return other if calls % self.EXPLORE == 0 else best
 
     def record(self, threads: int, seconds: float, nbytes: int) -> None:
+        key = (nbytes.bit_length(), threads)
         per_byte = seconds / max(nbytes, 1)
-        old = self.cost.get(threads)
-        self.cost[threads] = per_byte if old is None else 0.7 * old + 0.3 * per_byte
+        old = self.cost.get(key)
+        self.cost[key] = per_byte if old is None else 0.7 * old + 0.3 * per_byte
 
 
 def timed(fn: Callable[[], None]) -> float:

@@ -109,7 +109,7 @@ def blend(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.nda
     if most <= 1:
         _blend_blocks(inputs, out, keys, iter(range(len(keys))))
         return
-    threads = _chooser.choose(most)
+    threads = _chooser.choose(most, out.nbytes)
     # the threads pull block numbers from one shared iterator (next() is atomic under the GIL),
     # so a thread that the OS descheduled does not leave a fixed share of the work waiting
     shared = iter(range(len(keys)))
