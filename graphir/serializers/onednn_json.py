@@ -33,7 +33,7 @@ OP_KEYS = ("id", "name", "kind", "inputs", "outputs")
 TENSOR_KEYS = ("id", "dtype", "shape", "stride", "layout_type", "property_type")
 LAYOUT_TYPES = ("strided", "any", "opaque", "undef")
 PROPERTY_TYPES = ("undef", "variable", "constant", "host_scalar")
-_EXTRA_DTYPES = {"s64": ElementType.i64, "f64": ElementType.f64}
+_EXTRA_DTYPES = {"s64": ElementType.i64}  # Dropout seed/offset; the core table lists only data types
 DEFAULT_TOP = {"version": "3.9.0", "engine_kind": "cpu", "fpmath_mode": "strict"}
 
 
