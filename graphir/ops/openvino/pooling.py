@@ -11,7 +11,7 @@ import math
 from typing import ClassVar, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from graphir.ops.base import INDEX, NUMERIC, REAL, Op, Port, TensorType
 from graphir.ops.openvino.conv import AutoPad, resolve_pads, window_out_dim, window_out_length, windows
@@ -148,6 +148,13 @@ class MaxPool8(MaxPool):
     dilations: list[int] = []
     index_element_type: Literal["i32", "i64"] = "i64"
     axis: int = 0
+
+    @model_validator(mode="after")
+    def _default_dilations(self) -> "MaxPool8":
+        """No dilations means ones (written out in full: OpenVINO's CPU plugin needs them)."""
+        if not self.dilations:
+            object.__setattr__(self, "dilations", [1] * len(self.kernel))
+        return self
 
     def _dilations(self) -> list[int]:
         return list(self.dilations) or [1] * len(self.kernel)
@@ -317,6 +324,12 @@ class AvgPool16(AvgPool14):
     version: ClassVar[str] = "opset16"
 
     dilations: list[int] = []
+
+    @model_validator(mode="after")
+    def _default_dilations(self) -> "AvgPool16":
+        if not self.dilations:
+            object.__setattr__(self, "dilations", [1] * len(self.kernel))
+        return self
 
     def _dilations(self) -> list[int]:
         return list(self.dilations) or [1] * len(self.kernel)

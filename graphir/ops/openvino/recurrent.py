@@ -33,7 +33,7 @@ _ACTIVATIONS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
 
 class _RecurrentAttrs(Op):
     hidden_size: int
-    activations: list[str] = []
+    activations: list[str] = []  # concrete ops default to their standard functions
     activations_alpha: list[float] = []
     activations_beta: list[float] = []
     clip: float = 0.0
@@ -179,6 +179,8 @@ class RNNCell(_RNNStep, _Cell):
     outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"),)
     default_activations: ClassVar[tuple[str, ...]] = ("tanh",)
 
+    activations: list[str] = ["tanh"]
+
 
 class GRUCell(_GRUStep, _Cell):
     type_name: ClassVar[str] = "GRUCell"
@@ -189,6 +191,8 @@ class GRUCell(_GRUStep, _Cell):
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"),)
     default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh")
+
+    activations: list[str] = ["sigmoid", "tanh"]
     gates: ClassVar[int] = 3
 
     linear_before_reset: bool = False
@@ -206,6 +210,8 @@ class LSTMCell(_LSTMStep, _Cell):
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"), Port("Co"))
     default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
+
+    activations: list[str] = ["sigmoid", "tanh", "tanh"]
     gates: ClassVar[int] = 4
     has_cell_state: ClassVar[bool] = True
 
@@ -315,6 +321,8 @@ class RNNSequence(_RNNStep, _Sequence):
     outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"))
     default_activations: ClassVar[tuple[str, ...]] = ("tanh",)
 
+    activations: list[str] = ["tanh"]
+
 
 class GRUSequence(_GRUStep, _Sequence):
     type_name: ClassVar[str] = "GRUSequence"
@@ -322,6 +330,8 @@ class GRUSequence(_GRUStep, _Sequence):
     inputs: ClassVar[tuple[Port, ...]] = RNNSequence.inputs
     outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"))
     default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh")
+
+    activations: list[str] = ["sigmoid", "tanh"]
     gates: ClassVar[int] = 3
 
     linear_before_reset: bool = False
@@ -339,5 +349,7 @@ class LSTMSequence(_LSTMStep, _Sequence):
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"), Port("Co"))
     default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
+
+    activations: list[str] = ["sigmoid", "tanh", "tanh"]
     gates: ClassVar[int] = 4
     has_cell_state: ClassVar[bool] = True
