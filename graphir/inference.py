@@ -34,6 +34,7 @@ def infer_shapes(model: "Model", *, fold: bool = True) -> None:
     """Re-infer every node in topological order; the first inconsistency raises an
     InferenceError naming the node and its input types. ``fold``: evaluate nodes whose inputs
     all have known values (and whose result is small) when the op's infer left the value out."""
+    model._plan = None  # the run plan caches the Parameters' types for its input checks
     for node in model.get_ordered_ops():
         types_ = node.infer()
         if fold and not isinstance(node.op, _NOT_FOLDED):

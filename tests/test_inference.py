@@ -347,3 +347,14 @@ def test_inconsistency_is_reported_where_openvino_reports_it(ov: Any, tmp_path: 
     with pytest.raises(InferenceError) as info:
         ours.reshape({"x": "[1,5,16,16]"})
     assert "'conv' (Convolution-opset1)" in str(info.value) and "[1,5,16,16]" in str(info.value)
+
+
+def test_infer_shapes_refreshes_the_run_plans_input_checks() -> None:
+    x = opset.parameter("[?,4]", "f32", name="x")
+    m = Model([opset.add(x, x)], [x])
+    m.run(np.ones((2, 4), np.float32))
+    m.get_parameters()[0].op.element_type = ElementType.f16
+    m.get_parameters()[0].op.shape = PartialShape.parse("[2,4]")
+    m.infer_shapes()
+    with pytest.raises(InputError, match=r"expected element type f16 \(float16\), got an array of float32"):
+        m.run(np.ones((2, 4), np.float32))
