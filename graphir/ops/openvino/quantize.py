@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 import numpy as np
-from pydantic import Field
 
 from graphir.broadcast import AutoBroadcastSpec, broadcast_merge
 from graphir.ops.base import REAL, Op, Port, TensorType
@@ -21,15 +20,14 @@ class FakeQuantize(Op):
     outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
 
     levels: int
-    auto_broadcast: Literal["none", "numpy", "pdpd"] = "numpy"
-    axis: int = Field(default=-1, description="pdpd only: IR auto_broadcast.auto_broadcast_axis")
+    auto_broadcast: Literal["none", "numpy", "pdpd"] = "numpy"  # pdpd aligns at axis -1 (the IR default)
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         self.check_input_types(inputs)
         et = self.merge_types(inputs, tuple(range(5)))
         if self.levels < 2:
             raise self.fail(f"levels must be at least 2, got {self.levels}")
-        spec = AutoBroadcastSpec(type=self.auto_broadcast, axis=self.axis)
+        spec = AutoBroadcastSpec(type=self.auto_broadcast, axis=-1)
         shape = inputs[0].shape
         for i, t in enumerate(inputs[1:], start=1):
             merged = broadcast_merge(shape, t.shape, spec)
