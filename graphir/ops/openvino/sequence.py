@@ -131,7 +131,7 @@ class NonZero(Op):
         if data.value is not None:
             value = self.evaluate(np.asarray(data.value))[0]
             return [TensorType(et, PartialShape(list(value.shape)), value)]
-        if data.shape.rank_is_dynamic:
+        if data.shape.rank_is_dynamic or len(data.shape) == 0:
             return [TensorType(et, PartialShape.dynamic(2))]
         count = Dimension.static(1)
         for d in data.shape.dims:
