@@ -91,6 +91,18 @@ def result_key(result: "Node") -> str:
     return sorted(names)[0] if names else result.name
 
 
+def unique_result_keys(results: Sequence["Node"]) -> list[str]:
+    """Result keys, made unique: a repeated tensor name falls back to the Result's friendly name,
+    then to ``name:index``."""
+    keys: list[str] = []
+    for i, r in enumerate(results):
+        key = result_key(r)
+        if key in keys:
+            key = r.name if r.name not in keys else f"{key}:{i}"
+        keys.append(key)
+    return keys
+
+
 def build_plan(model: "Model") -> RunPlan:
     """The run plan of ``model``: slots for every output, steps in topological order, releases."""
     order = model.get_ordered_ops()
@@ -144,9 +156,9 @@ def build_plan(model: "Model") -> RunPlan:
         input_index=index,
         parameter_slots=[slot_of[(p.id, 0)] for p in params],
         result_slots=result_slots,
-        result_keys=[result_key(r) for r in results],
+        result_keys=unique_result_keys(results),
         template=template,
-        result_pairs=tuple(zip([result_key(r) for r in results], result_slots)),
+        result_pairs=tuple(zip(unique_result_keys(results), result_slots)),
         show_progress=len(steps) > 1,
     )
 
@@ -222,6 +234,13 @@ _MISSING = _Missing()
 
 
 def _int_key(model: "Model", key: Any, count: int) -> int | None:
+    """The Parameter index of a non-string input key: an index, or a Parameter's Node/Output."""
+    node = getattr(key, "node", key)
+    if hasattr(node, "op") and hasattr(node, "id"):
+        for i, p in enumerate(model.get_parameters()):
+            if p is node:
+                return i
+        return None
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         if -count <= key < count:
             return int(key) % count
@@ -311,17 +330,26 @@ def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
                 outs = evaluate(values[a], values[b], values[c])
             else:
                 outs = evaluate(*[values[s] for s in ins])
+            if count == 1 and (type(outs) is list or type(outs) is tuple):
+                values[base] = outs[0]
+            else:
+                values[base:base + count] = _outputs(outs, count)
         except Exception as exc:
             _reraise(node, [values[s] for s in ins], exc)
-        if count == 1:
-            values[base] = outs[0]
-        else:
-            values[base:base + count] = outs[:count]
         if release:
             for s in release:
                 values[s] = None
         if tick is not None:
             tick(1)
+
+
+def _outputs(outs: Any, count: int) -> list[Any]:
+    """The ``count`` outputs of an evaluate call; a TypeError when it returned something else."""
+    if not isinstance(outs, (list, tuple)):
+        raise TypeError(f"evaluate returned {type(outs).__name__}; expected a list of {count} arrays")
+    if len(outs) < count:
+        raise TypeError(f"evaluate returned {len(outs)} outputs; the node has {count}")
+    return list(outs[:count])
 
 
 def _run_profiled(steps: list[Step], values: list[Any]) -> list[NodeProfile]:
@@ -330,13 +358,13 @@ def _run_profiled(steps: list[Step], values: list[Any]) -> list[NodeProfile]:
     for evaluate, _, _, _, _, ins, base, count, release, node in steps:
         start = clock()
         try:
-            outs = evaluate(*[values[s] for s in ins])
+            outs = _outputs(evaluate(*[values[s] for s in ins]), count)
         except Exception as exc:
             _reraise(node, [values[s] for s in ins], exc)
         elapsed = clock() - start
-        values[base:base + count] = outs[:count]
+        values[base:base + count] = outs
         records.append(NodeProfile(node.id, node.name, node.type_name, node.version, elapsed,
-                                   sum(int(getattr(o, "nbytes", 0)) for o in outs[:count])))
+                                   sum(int(getattr(o, "nbytes", 0)) for o in outs)))
         for s in release:
             values[s] = None
     return records

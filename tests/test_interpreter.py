@@ -341,3 +341,44 @@ def test_values_match_openvino(ov: Any, tmp_path: Any) -> None:
 
     assert got.dtype == np.float32
     assert_close(got, expected)
+
+
+class BadReturn(Op):
+    """Returns an array instead of a list of arrays (a bug the interpreter must report)."""
+
+    dialect: ClassVar[str] = "graphir_test"
+    version: ClassVar[str] = "test1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("x"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("y"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [inputs[0]]
+
+    def evaluate(self, x: np.ndarray) -> Any:
+        return x
+
+
+BadReturn.type_name = "BadReturn"
+
+
+def test_an_evaluate_that_returns_no_list_is_reported() -> None:
+    x = opset.parameter([2, 2], "f32", name="x")
+    n = node(BadReturn(), x, name="oops")
+    m = graphir.Model([n.output(0)], [x])
+    with pytest.raises(EvaluationError, match="'oops' \\(BadReturn-test1\\).*evaluate returned ndarray; expected a list"):
+        m.run(np.zeros((2, 2), np.float32))
+    s = Node(SplitHalves(), [x])
+    m2 = graphir.Model([s.output(0), s.output(1)], [x])
+    assert [v.shape for v in m2.run(np.zeros((2, 2), np.float32)).values()] == [(1, 2), (1, 2)]
+
+
+def test_inputs_keyed_by_parameter_handles_and_unique_output_keys() -> None:
+    x = opset.parameter([2], "f32", name="x")
+    y = opset.add(x, x, name="twice")
+    y.names = {"y"}
+    m = graphir.Model([y, y], [x])
+    out = m.run({x: np.ones(2, np.float32)})
+    assert len(out) == 2 and list(out)[0] == "y"
+    np.testing.assert_array_equal(list(out.values())[1], [2, 2])
+    out2 = m.run({x.node: np.ones(2, np.float32)})
+    assert list(out2) == list(out)
