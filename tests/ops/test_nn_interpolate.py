@@ -95,3 +95,17 @@ def test_interpolate_negative_axes_are_an_error_as_in_openvino() -> None:
     with pytest.raises(InferenceError, match=r"axes \[-1\] must lie in \[0, 3\]"):
         opset.make("Interpolate", opset.parameter("[1,2,5,6]"), np.array([4]), np.array([-1]),
                    version="opset11", mode="nearest", shape_calculation_mode="sizes")
+
+
+@pytest.mark.parametrize("mode", ["bilinear_pillow", "bicubic_pillow"])
+@pytest.mark.parametrize("sizes", [[4, 5], [3, 17], [9, 11], [18, 6]])
+def test_interpolate_11_pillow_modes_match_openvino(ov, mode: str, sizes: list[int]) -> None:
+    """torch's ``interpolate(..., antialias=True)`` converts to these modes."""
+    from openvino import opset11
+
+    s, axes = np.array(sizes, np.int64), np.array([2, 3], np.int64)
+    diff(ov, lambda x: opset.make("Interpolate", x, s, axes, version="opset11", mode=mode,
+                                  shape_calculation_mode="sizes", coordinate_transformation_mode="pytorch_half_pixel"),
+         lambda x: opset11.interpolate(x, opset11.constant(s), mode, "sizes", axes=opset11.constant(axes),
+                                       coordinate_transformation_mode="pytorch_half_pixel"),
+         [("[1,2,9,11]", "f32")], [rand([1, 2, 9, 11])])

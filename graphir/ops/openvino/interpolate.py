@@ -101,8 +101,40 @@ def axis_weights(in_len: int, out_len: int, scale: float, attrs: "_InterpolateAt
             np.add.at(w, (rows, np.clip(j, 0, in_len - 1)), weight)
         sums = w.sum(axis=1, keepdims=True)
         w = np.divide(w, sums, out=np.zeros_like(w), where=sums > 0)
+    elif mode in ("bilinear_pillow", "bicubic_pillow"):
+        w = _pillow_weights(in_len, out_len, mode)
     else:
         raise UnsupportedOpError(f"Interpolate: mode '{mode}' has no numpy evaluation in graphir")
+    return w
+
+
+def _pillow_weights(in_len: int, out_len: int, mode: str) -> np.ndarray:
+    """Pillow's resampling (what torch's ``antialias=True`` means): a filter stretched by the
+    downscale factor, centred at ``(i + 0.5) * in/out``, clipped to the input and normalized."""
+    if mode == "bilinear_pillow":
+        support = 1.0
+
+        def kernel(t: np.ndarray) -> np.ndarray:
+            return np.maximum(0.0, 1.0 - np.abs(t))
+    else:
+        support, a = 2.0, -0.5
+
+        def kernel(t: np.ndarray) -> np.ndarray:
+            t = np.abs(t)
+            near = ((a + 2) * t - (a + 3)) * t * t + 1
+            far = (((t - 5) * t + 8) * t - 4) * a
+            return np.where(t < 1, near, np.where(t < 2, far, 0.0))
+    scale = in_len / out_len
+    filterscale = max(scale, 1.0)
+    support *= filterscale
+    w = np.zeros((out_len, in_len), dtype=np.float64)
+    for i in range(out_len):
+        center = (i + 0.5) * scale
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), in_len)
+        taps = kernel((np.arange(lo, hi) - center + 0.5) / filterscale)
+        total = taps.sum()
+        w[i, lo:hi] = taps / total if total != 0 else taps
     return w
 
 
