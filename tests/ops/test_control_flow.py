@@ -358,3 +358,42 @@ def test_tensor_iterator_slicing_grid_matches_openvino(ov: Any, tmp_path: Path, 
     reference = model if axis >= 0 else _ov_ti(ov, axis % 2, part, forward_in, forward_out)
     for a, b in zip(ours.run(inputs).values(), _ov_outputs(ov, reference, inputs)):
         assert_close(a, b)
+
+
+# --- Loop over a sliced input ----------------------------------------------------------------------
+def _ov_sliced_loop(ov: Any, trip: int) -> Any:
+    op1, op8 = ov.opset1, ov.opset8
+    x = op1.parameter([5, 3], np.float32, name="x")
+    xb = op1.parameter([1, 3], np.float32, name="xb")
+    y = op1.multiply(xb, op1.constant(np.float32(3)))
+    rc, ry = op1.result(op1.constant(np.bool_(True))), op1.result(y)
+    loop = op8.loop(op1.constant(np.int64(trip)), op1.constant(np.bool_(True)))
+    loop.set_function(ov.Model([rc, ry], [xb]))
+    loop.set_special_body_ports([-1, 0])
+    loop.set_sliced_input(xb, x.output(0), 0, 1, 1, -1, 0)
+    seq = loop.get_concatenated_slices(ry.output(0), 0, 1, 1, -1, 0)
+    last = loop.get_iter_value(ry.output(0), -1)
+    return ov.Model([op1.result(seq), op1.result(last)], [x], "sliced_loop")
+
+
+def test_loop_over_sliced_input_matches_openvino(ov: Any, tmp_path: Path) -> None:
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    model = _ov_sliced_loop(ov, 2)
+    ov.save_model(model, str(tmp_path / "s.xml"))
+    ours = graphir.read_model(tmp_path / "s.xml")
+    assert _our_types(ours) == _ov_types(model) == ["f32[2,3]", "f32[1,3]"]
+    for a, b in zip(ours.run([x]).values(), _ov_outputs(ov, model, [x])):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_loop_running_out_of_slices_fails_like_openvino(ov: Any, tmp_path: Path) -> None:
+    x = np.arange(15, dtype=np.float32).reshape(5, 3)
+    model = _ov_sliced_loop(ov, 10)
+    ov.save_model(model, str(tmp_path / "s.xml"))
+    ours = graphir.read_model(tmp_path / "s.xml")
+    assert _our_types(ours) == _ov_types(model) == ["f32[10,3]", "f32[1,3]"]
+    with pytest.raises(RuntimeError, match="iter < iter_count"):
+        _ov_outputs(ov, model, [x])
+    with pytest.raises(EvaluationError, match=r"'Loop_\d+' \(Loop-opset5\).*iteration 5 needs part 5 of the "
+                                              r"sliced input for body parameter 'xb', which has only 5"):
+        ours.run([x])

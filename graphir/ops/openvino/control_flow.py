@@ -278,6 +278,12 @@ class _Iterating(Op):
         j = 0
         while condition and (count is None or j < count):
             for index, array, axis, slicing in sliced:
+                if j >= slicing.iterations(array.shape[axis]):
+                    raise EvaluationError(
+                        f"{self.describe()}: iteration {j} needs part {j} of the sliced input for body "
+                        f"parameter '{params[index].name}', which has only "
+                        f"{slicing.iterations(array.shape[axis])} (shape {list(array.shape)}, axis {axis}, "
+                        f"part_size {slicing.part_size})")
                 current[index] = slicing.part(array, axis, j)
             if iteration_param >= 0:
                 p = params[iteration_param].op
@@ -420,15 +426,8 @@ class Loop(_Iterating):
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         trip = int(_scalar(arrays[0]))
         first = bool(_scalar(arrays[1]))
-        count: int | None = trip if trip >= 0 else None
-        sliced = [self._sliced_count(arrays, ext, s) for ext, _, s in self._inputs_map(len(arrays)) if s is not None]
-        if sliced:
-            count = min(sliced) if count is None else min([count, *sliced])
-        return self._iterate(arrays, count, first)
-
-    def _sliced_count(self, arrays: tuple[np.ndarray, ...], ext: int, slicing: _Slicing) -> int:
-        axis = slicing.normalized_axis(arrays[ext].ndim, self, f"sliced input {ext}")
-        return slicing.iterations(arrays[ext].shape[axis])
+        # as OpenVINO: running out of a sliced input's parts before the loop ends is an error
+        return self._iterate(arrays, trip if trip >= 0 else None, first)
 
 
 # ======================================================================================= If ==
