@@ -14,6 +14,8 @@ Run: ``python tests/gen_control_flow_fixtures.py``. Each fixture is saved by ``o
 * ``if_shapes``: If-8 whose branches give different shapes (output [?,3]) and take different inputs.
 * ``torch_loop`` / ``torch_if``: torch.jit.script modules with a loop / a data-dependent branch,
   converted by ``openvino.convert_model``.
+* ``onnx_scan``: an ONNX Scan (running sum, tanh per step) that OpenVINO's ONNX frontend turns into a
+  TensorIterator.
 """
 from __future__ import annotations
 
@@ -180,6 +182,28 @@ def torch_fixtures() -> None:
     _save(branch, "torch_if", {"x": x.numpy()})
 
 
+def onnx_scan() -> None:
+    import tempfile
+
+    import onnx
+    from onnx import TensorProto, helper
+
+    def value(name: str, shape: list[int]) -> onnx.ValueInfoProto:
+        return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x_t"], ["s_out"]), helper.make_node("Tanh", ["s_out"], ["y_t"])],
+        "scan_body", [value("s_in", [3]), value("x_t", [3])], [value("s_out", [3]), value("y_t", [3])])
+    scan = helper.make_node("Scan", ["init", "xs"], ["final", "ys"], num_scan_inputs=1, body=body)
+    graph = helper.make_graph([scan], "scan", [value("init", [3]), value("xs", [4, 3])],
+                              [value("final", [3]), value("ys", [4, 3])])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "scan.onnx"
+        onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]), str(path))
+        model = ov.convert_model(str(path))
+    _save(model, "onnx_scan", {"init": _f32(3), "xs": _f32(4, 3)})
+
+
 def main() -> None:
     ti_rnn()
     ti_parts()
@@ -187,6 +211,7 @@ def main() -> None:
     loop_unbounded()
     if_shapes()
     torch_fixtures()
+    onnx_scan()
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from tests.tolerances import assert_close
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "ir" / "control_flow"
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.xml"))
 OP_OF = {"ti_rnn": TensorIterator, "ti_parts": TensorIterator, "loop_counted": Loop, "loop_unbounded": Loop,
-         "torch_loop": Loop, "if_shapes": If, "torch_if": If}
+         "torch_loop": Loop, "if_shapes": If, "torch_if": If, "onnx_scan": TensorIterator}
 F32 = {"INFERENCE_PRECISION_HINT": "f32"}
 
 
