@@ -98,6 +98,13 @@ class _PoolBase(Op):
             mask = np.multiply.outer(mask, axis_mask)
         return padded, mask, begin
 
+    def _offset_slices(self, padded: np.ndarray, outs: list[int]):  # noqa: ANN201 - a generator
+        """For each kernel offset (row-major), the strided slice of every window's element there."""
+        dil = self._dilations()
+        for kpos in itertools.product(*[range(k) for k in self.kernel]):
+            yield padded[(slice(None), slice(None)) + tuple(
+                slice(kp * d, kp * d + (o - 1) * s + 1, s) for kp, d, o, s in zip(kpos, dil, outs, self.strides))]
+
     def _windows(self, padded: np.ndarray, outs: list[int]) -> np.ndarray:
         win = windows(padded, self.kernel, self.strides, self._dilations())
         return win[(slice(None), slice(None)) + tuple(slice(0, o) for o in outs)]
@@ -121,20 +128,27 @@ class MaxPool(_PoolBase):
         self.check_input_types(inputs)
         return [TensorType(inputs[0].element_type, self._out_shape(inputs[0].shape))]
 
-    def _max(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Maxima and, per window, the flat position of the winner in the padded spatial grid."""
+    def _max(self, x: np.ndarray, indices: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Maxima and, per window, the window-local flat position of the (first) winner.
+
+        One strided slice per kernel offset, compared in place: no window copies.
+        """
         work = x.astype(np.float32) if x.dtype.kind == "V" or x.dtype == np.float16 else x
         padded, _, begin = self._padded(work, _lowest(work.dtype))
         outs = [self._out_length(n, i) for i, n in enumerate(x.shape[2:])]
-        win = self._windows(padded, outs)
-        n_sp = len(self.kernel)
-        flat = win.reshape(win.shape[: 2 + n_sp] + (-1,))
-        arg = np.argmax(flat, axis=-1)
-        values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
-        return values.astype(x.dtype), (arg, begin, outs)  # type: ignore[return-value]
+        parts = list(self._offset_slices(padded, outs))
+        best = parts[0].copy()
+        for part in parts[1:]:
+            np.maximum(best, part, out=best)
+        arg = np.zeros(best.shape, dtype=np.int64)
+        if indices:  # the first offset holding the maximum: scan backwards, the earliest writes last
+            for local in range(len(parts) - 1, -1, -1):
+                np.copyto(arg, local, where=parts[local] == best)
+        assert best is not None
+        return best.astype(x.dtype), (arg, begin, outs)  # type: ignore[return-value]
 
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
-        return [self._max(x)[0]]
+        return [self._max(x, indices=False)[0]]
 
 
 class MaxPool8(MaxPool):
@@ -222,7 +236,9 @@ class AvgPool(_PoolBase):
         outs = [self._out_length(n, i) for i, n in enumerate(x.shape[2:])]
         n_sp = len(self.kernel)
         axes = tuple(range(-n_sp, 0))
-        sums = self._windows(padded, outs).sum(axis=axes)
+        sums = np.zeros(padded.shape[:2] + tuple(outs), dtype=ct)
+        for part in self._offset_slices(padded, outs):
+            sums += part
         counts = self._windows(mask[None, None].astype(ct), outs).sum(axis=axes)
         with np.errstate(invalid="ignore", divide="ignore"):
             return [(sums / counts).astype(x.dtype)]  # a window of padding only is 0/0 = nan, as in OpenVINO
