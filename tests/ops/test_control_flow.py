@@ -15,7 +15,7 @@ import pytest
 
 import graphir
 from graphir import opset
-from graphir.errors import EvaluationError, GraphirError, InferenceError
+from graphir.errors import EvaluationError, GraphirError, InferenceError, UnsupportedOpError
 from graphir.model import Model
 from graphir.node import Node
 from graphir.ops.openvino.control_flow import If, Loop, TensorIterator
@@ -397,3 +397,26 @@ def test_loop_running_out_of_slices_fails_like_openvino(ov: Any, tmp_path: Path)
     with pytest.raises(EvaluationError, match=r"'Loop_\d+' \(Loop-opset5\).*iteration 5 needs part 5 of the "
                                               r"sliced input for body parameter 'xb', which has only 5"):
         ours.run([x])
+
+
+def test_body_with_an_op_graphir_lacks_still_loads(ov: Any, tmp_path: Path) -> None:
+    """An opaque op inside a body keeps its recorded types; only the branch that needs it fails."""
+    op1, op8 = ov.opset1, ov.opset8
+    x = op1.parameter([1, 1, 4, 4], np.float32, name="x")
+    cond = op1.parameter([], np.bool_, name="cond")
+    tx = op1.parameter([1, 1, 4, 4], np.float32)
+    then_body = ov.Model([op1.result(ov.opset3.extract_image_patches(tx, [2, 2], [2, 2], [1, 1], "valid"))], [tx])
+    ex = op1.parameter([1, 1, 4, 4], np.float32)
+    else_body = ov.Model([op1.result(op1.reshape(ex, op1.constant(np.array([1, 4, 2, 2])), False))], [ex])
+    node = op8.if_op(cond)
+    node.set_then_body(then_body)
+    node.set_else_body(else_body)
+    node.set_input(x.output(0), tx, ex)
+    out = node.set_output(then_body.get_results()[0], else_body.get_results()[0])
+    ov.save_model(ov.Model([op1.result(out, name="out")], [x, cond]), str(tmp_path / "o.xml"))
+    model = graphir.read_model(tmp_path / "o.xml")
+    assert _our_types(model) == ["f32[1,4,2,2]"]
+    xs = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    np.testing.assert_array_equal(model.run([xs, np.bool_(False)])["out"], xs.reshape(1, 4, 2, 2))
+    with pytest.raises(UnsupportedOpError, match=r"type=ExtractImagePatches version=opset3: .*cannot run"):
+        model.run([xs, np.bool_(True)])

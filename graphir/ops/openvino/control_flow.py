@@ -20,7 +20,7 @@ import numpy as np
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from graphir.errors import EvaluationError
+from graphir.errors import EvaluationError, UnsupportedOpError
 from graphir.inference import infer_body
 from graphir.interpreter import _run_steps, get_plan
 from graphir.model import Model
@@ -45,6 +45,15 @@ def run_body(body: Model, args: list[np.ndarray]) -> list[np.ndarray]:
         values[slot] = value
     _run_steps(plan.steps, values)
     return [values[s] for s in plan.result_slots]
+
+
+def _infer_body(body: Model, param_types: list[TensorType], where: str) -> list[TensorType]:
+    """:func:`infer_body`; a body holding an op graphir does not implement (loaded opaquely) keeps
+    the types its Results were read with, as the opaque op keeps its recorded ones."""
+    try:
+        return infer_body(body, param_types, where=where)
+    except UnsupportedOpError:
+        return [r.output_types[0] for r in body.get_results()]
 
 
 def _index_of(nodes: list[Any], layer_id: Any, what: str, op: Op, where: str) -> int:
@@ -221,7 +230,7 @@ class _Iterating(Op):
         edges = self._back_edges()
         where = f"{self.type_name} body"
         for _ in range(_MAX_RELAX_ROUNDS):
-            results = infer_body(body, param_types, where=where)
+            results = _infer_body(body, param_types, where)
             changed = False
             for r, p in edges:
                 if results[r] != param_types[p]:
@@ -236,7 +245,7 @@ class _Iterating(Op):
                 param_types[p] = TensorType(param_types[p].element_type, param_types[p].shape)
             if not changed:
                 break
-        results = infer_body(body, param_types, where=where)
+        results = _infer_body(body, param_types, where)
         outs: list[TensorType | None] = [None] * self.num_outputs()
         for ext, index, slicing in self._outputs_map(n_in):
             t = results[index]
@@ -489,7 +498,7 @@ class If(Op):
         param_types = [TensorType(p.op.element_type, p.op.shape) for p in params]
         for ext, index in in_map:
             param_types[index] = inputs[ext]
-        results = infer_body(body, param_types, where=f"If {which}_body")
+        results = _infer_body(body, param_types, f"If {which}_body")
         outs: list[TensorType] = [results[0]] * self.num_outputs()
         for ext, index in out_map:
             outs[ext] = results[index]
