@@ -420,3 +420,28 @@ def test_body_with_an_op_graphir_lacks_still_loads(ov: Any, tmp_path: Path) -> N
     np.testing.assert_array_equal(model.run([xs, np.bool_(False)])["out"], xs.reshape(1, 4, 2, 2))
     with pytest.raises(UnsupportedOpError, match=r"type=ExtractImagePatches version=opset3: .*cannot run"):
         model.run([xs, np.bool_(True)])
+
+
+def test_merged_input_from_a_constant_does_not_fold_the_condition(ov: Any, tmp_path: Path) -> None:
+    """A counter merged from constant 0 changes every iteration: the body condition (counter+1 < 3)
+    is no constant, so the concatenated length stays dynamic (OpenVINO: [?,2]) and the loop runs 3 times."""
+    op1, op8 = ov.opset1, ov.opset8
+    x = op1.parameter([2], np.float32, name="x")
+    cb, xb = op1.parameter([1], np.int64), op1.parameter([2], np.float32)
+    c1 = op1.add(cb, op1.constant(np.array([1], np.int64)))
+    rc = op1.result(op1.squeeze(op1.less(c1, op1.constant(np.array([3], np.int64))), op1.constant(np.array([0]))))
+    rcnt, rx = op1.result(c1), op1.result(op1.add(xb, op1.constant(np.float32(1))))
+    rs = op1.result(op1.unsqueeze(rx.input_value(0), op1.constant(np.array([0]))))
+    loop = op8.loop(op1.constant(np.int64(10)), op1.constant(True))
+    loop.set_function(ov.Model([rc, rcnt, rx, rs], [cb, xb]))
+    loop.set_special_body_ports([-1, 0])
+    loop.set_merged_input(cb, op1.constant(np.array([0], np.int64)).output(0), rcnt.output(0))
+    loop.set_merged_input(xb, x.output(0), rx.output(0))
+    model = ov.Model([op1.result(loop.get_concatenated_slices(rs.output(0), 0, 1, 1, -1, 0))], [x], "counter")
+    ov.save_model(model, str(tmp_path / "c.xml"))
+    ours = graphir.read_model(tmp_path / "c.xml")
+    assert _our_types(ours) == _ov_types(model) == ["f32[?,2]"]
+    xs = np.array([0.5, -1], np.float32)
+    got = list(ours.run([xs]).values())[0]
+    np.testing.assert_array_equal(got, _ov_outputs(ov, model, [xs])[0])
+    assert got.shape == (3, 2)

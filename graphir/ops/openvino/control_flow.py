@@ -31,7 +31,6 @@ from graphir.types import ElementType
 __all__ = ["TensorIterator", "Loop", "If", "run_body"]
 
 _MAX_RELAX_ROUNDS = 4
-_PORT_KEYS = ("axis", "start", "end", "stride", "part_size")
 
 
 # ================================================================================ helpers ==
@@ -228,21 +227,18 @@ class _Iterating(Op):
                 t = TensorType(t.element_type, t.shape)
             param_types[index] = t
         edges = self._back_edges()
+        # a merged input changes across iterations: its initial value is no constant of the body
+        for _, p in edges:
+            param_types[p] = TensorType(param_types[p].element_type, param_types[p].shape)
         where = f"{self.type_name} body"
         for _ in range(_MAX_RELAX_ROUNDS):
             results = _infer_body(body, param_types, where)
             changed = False
             for r, p in edges:
-                if results[r] != param_types[p]:
-                    relaxed = _relax(results[r], param_types[p])
-                    if relaxed != param_types[p]:
-                        param_types[p] = relaxed
-                        changed = True
-                    else:
-                        param_types[p] = TensorType(relaxed.element_type, relaxed.shape)
-            # a merged input never carries a constant value into the loop (it changes)
-            for _, p in edges:
-                param_types[p] = TensorType(param_types[p].element_type, param_types[p].shape)
+                relaxed = _relax(results[r], param_types[p])
+                if relaxed != param_types[p]:
+                    param_types[p] = relaxed
+                    changed = True
             if not changed:
                 break
         results = _infer_body(body, param_types, where)
