@@ -313,3 +313,20 @@ def test_validate_bad_feature_level_exits_2(capsys: pytest.CaptureFixture[str], 
     assert code == 2 and "unknown DirectML feature level '9_9'" in err
     code, _, err = cli(capsys, "validate", float_xml, "--dialect", "onednn", "--feature-level", "3_0")
     assert code == 2 and "--feature-level applies to --dialect directml only" in err
+
+
+def test_run_shape_fixes_dynamic_dims_before_random_inputs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    x = opset.parameter("[?,?]", "f32", name="x")
+    y = opset.mat_mul(x, opset.constant(np.ones((4, 3), np.float32)), transpose_a=False, transpose_b=False)
+    y.names = {"y"}
+    path = tmp_path / "mm.xml"
+    graphir.save_model(graphir.Model([y], [x], name="mm"), path)
+    code, _, err = cli(capsys, "run", path, "--random")  # x becomes [1,1]: does not fit [4,3]
+    assert code == 1 and "MatMul-opset1" in err and "float32[1, 1], float32[4, 3]" in err
+    code, out, err = cli(capsys, "run", path, "--random", "--shape", "x=[2,4]", "--json")
+    assert code == 0, err
+    assert json.loads(out)[0]["shape"] == [2, 3]
+    code, _, err = cli(capsys, "run", path, "--random", "--shape", "x=[2,5]")
+    assert code == 1 and "K of A (5)" in err
+    code, _, err = cli(capsys, "run", path, "--random", "--shape", "nope=[2,5]")
+    assert code == 2 and "has no input 'nope'" in err

@@ -22,6 +22,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="an input's value from a .npy file (repeatable; a bare FILE.npy for a one-input model)")
     p.add_argument("--random", action="store_true",
                    help="fill inputs not given with random values (dynamic dims: 1, or an interval's minimum)")
+    p.add_argument("--shape", "-s", action="append", default=[], metavar="NAME=SHAPE",
+                   help="reshape an input before running, e.g. x=[2,32] (repeatable): fixes the dims "
+                        "--random would otherwise set to 1")
     p.add_argument("--seed", type=int, default=0, help="seed for --random (default 0)")
     p.add_argument("--output", "-o", metavar="OUT.npz", help="write every output to an .npz, keyed by output name")
     p.add_argument("--profile", action="store_true", help="also print time and output bytes per node")
@@ -133,6 +136,13 @@ def run(args: argparse.Namespace) -> int:
     from graphir.interpreter import RunResult
 
     model = load_model(args.model)
+    if args.shape:
+        from graphir.commands.shapes import reshape_arguments
+
+        try:
+            model.reshape(reshape_arguments(model, args.shape))
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
     values = gather_inputs(model, args.input, args.random, args.seed)
     try:
         result = model.run(values, profile=args.profile)

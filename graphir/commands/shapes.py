@@ -30,7 +30,7 @@ def reshape_arguments(model: "Model", specs: list[str]) -> dict[Any, str] | None
         name, shape = split_assignment(text, "SHAPE")
         if name is None:
             if len(model.get_parameters()) != 1:
-                raise UsageError(f"--input {text!r}: the model has {len(model.get_parameters())} inputs; "
+                raise UsageError(f"{text!r}: the model has {len(model.get_parameters())} inputs; "
                                  f"use NAME=SHAPE")
             name = 0  # type: ignore[assignment]
         shapes[name] = shape
