@@ -119,10 +119,14 @@ def blend(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.nda
 
 def _blend_blocks(inputs: list[np.ndarray], out: np.ndarray, keys: list[_Key], numbers: Iterator[int]) -> None:
     cond, then, otherwise = inputs
+    shape = out.shape
+    # inputs of the output's own shape take the output's key as is
+    own = [a.shape == shape for a in inputs]
     for number in numbers:
         key = keys[number]
-        _blend_block(cond[_input_key(cond, key)], then[_input_key(then, key)],
-                     otherwise[_input_key(otherwise, key)], out[key])
+        _blend_block(cond[key] if own[0] else cond[_input_key(cond, key)],
+                     then[key] if own[1] else then[_input_key(then, key)],
+                     otherwise[key] if own[2] else otherwise[_input_key(otherwise, key)], out[key])
 
 
 def _blend_block(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.ndarray) -> None:
