@@ -308,3 +308,34 @@ def test_tile_unknown_repeats_and_values(ov) -> None:
     x = random_array((2, 3), "i32", np.random.default_rng(9))
     got = same(ov, "Tile", "opset1", {}, [Param("[2,3]", "i32"), Const(np.array([2, 1, 2]))], [x])
     np.testing.assert_array_equal(got[0], np.tile(x, (2, 1, 2)))
+
+
+@pytest.mark.parametrize("shape", ["[?,?,32]", "[2..6,?,32]", "[3,5,32]"])
+def test_shape_arithmetic_keeps_bounds_like_openvino(ov, shape: str) -> None:
+    """The attention reshape PyTorch emits: [B, H, L, D/H] from ShapeOf, Multiply, Divide, Concat."""
+    opset1, opset3, opset13, _ = ovs()
+    c = lambda v: np.array(v, np.int64)  # noqa: E731
+
+    def build_gr(x):
+        s = opset.make("ShapeOf", x, version="opset3")
+        batch = opset.make("Gather", s, c([0]), c(0), version="opset8")
+        heads = opset.multiply(batch, c([4]))
+        depth = opset.divide(opset.make("Gather", s, c([2]), c(0), version="opset8"), c([4]))
+        length = opset.add(opset.make("Gather", s, c([1]), c(0), version="opset8"), c([0]))
+        pattern = opset.make("Concat", heads, length, depth, axis=0)
+        return [heads, depth, pattern, opset.reshape(x, pattern), opset.reshape(x, opset.make(
+            "Concat", batch, c([4]), length, depth, axis=0))]
+
+    def build_ov(x):
+        s = opset3.shape_of(x)
+        g = lambda i: opset13.gather(s, opset13.constant(c([i])), opset13.constant(c(0)))  # noqa: E731
+        heads = opset1.multiply(g(0), opset13.constant(c([4])))
+        depth = opset1.divide(g(2), opset13.constant(c([4])))
+        length = opset1.add(g(1), opset13.constant(c([0])))
+        pattern = opset1.concat([heads, length, depth], 0)
+        return [heads, depth, pattern, opset1.reshape(x, pattern, False), opset1.reshape(x, opset1.concat(
+            [g(0), opset13.constant(c([4])), length, depth], 0), False)]
+
+    check(ov, build_gr, build_ov, [Param(shape)])
+    out = build_gr(opset.parameter(shape))
+    assert out[1].tensor_type.value is not None or out[1].tensor_type.bounds == (8,)

@@ -77,7 +77,37 @@ class BinaryElementwise(Op):
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         et = self.output_element_type(inputs)
         shape = self.infer_shape(inputs[0].shape, inputs[1].shape)
-        return [TensorType(et, shape, fold(self, inputs, shape, et))]
+        value = fold(self, inputs, shape, et)
+        if value is None and self.bounds_rule is not None and (inputs[0].bounds or inputs[1].bounds):
+            return [self._bounded(inputs, shape, et)]
+        return [TensorType(et, shape, value)]
+
+    #: how a partly known element combines (shape arithmetic: Multiply, Add, Divide...); None: no rule
+    bounds_rule: ClassVar[Any] = None
+
+    def _bounded(self, inputs: list[TensorType], shape: PartialShape, et: ElementType) -> TensorType:
+        """Partly known shape values through arithmetic (``ShapeOf * 4``, ``dim // heads``)."""
+        from graphir.ops.openvino import shape_values as sv
+
+        items = [sv.elements(t) for t in inputs]
+        if any(i is None for i in items) or not shape.is_static or self.auto_broadcast == "pdpd":
+            return TensorType(et, shape)
+        a = np.empty(len(items[0]), dtype=object)
+        b = np.empty(len(items[1]), dtype=object)
+        a[:], b[:] = items[0], items[1]
+        try:
+            a = a.reshape(inputs[0].shape.to_shape())
+            b = b.reshape(inputs[1].shape.to_shape())
+            pairs = np.broadcast_arrays(a, b)
+        except ValueError:
+            return TensorType(et, shape)
+        out = []
+        for x, y in zip(pairs[0].reshape(-1), pairs[1].reshape(-1)):
+            r = self.bounds_rule(x, y)
+            if r is None:
+                return TensorType(et, shape)
+            out.append(r)
+        return sv.make(et, shape, out)
 
     def output_element_type(self, inputs: list[TensorType]) -> ElementType:
         return self.merged_element_type(inputs)

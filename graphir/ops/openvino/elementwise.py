@@ -14,6 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.errors import EvaluationError
+from graphir.shapes import Dimension
 from graphir.ops.base import Op, Port, TensorType
 from graphir.ops.openvino.binary import (
     BinaryArithmetic,
@@ -21,6 +22,33 @@ from graphir.ops.openvino.binary import (
     BinaryLogical,
     fold,
 )
+
+
+def _dim_rule(fn, static_only_rhs: bool = True):
+    """A bounds rule: ints combine exactly; a Dimension combines with a non-negative int by
+    ``fn`` on intervals; anything else is unknown (None)."""
+    def rule(x: object, y: object) -> object:
+        if isinstance(x, int) and isinstance(y, int):
+            return fn(x, y)
+        if isinstance(x, Dimension) and isinstance(y, int) and y >= 0:
+            return fn(x, y)
+        if isinstance(y, Dimension) and isinstance(x, int) and x >= 0 and not static_only_rhs:
+            return fn(y, x)
+        return None
+
+    return rule
+
+
+def _dim_div(x, y):
+    if isinstance(x, int):
+        return x // y if y else None
+    return x // y if y > 0 else None
+
+
+def _dim_max(x, y):
+    if isinstance(x, int):
+        return max(x, y)
+    return Dimension(max(x.min, y), None if x.max is None else max(x.max, y))
 
 
 def _is_integer(a: np.ndarray) -> bool:
@@ -35,6 +63,7 @@ def _check_divisor(op: Op, b: np.ndarray) -> None:
 # --- arithmetic ------------------------------------------------------------------------------
 class Add(BinaryArithmetic):
     type_name: ClassVar[str] = "Add"
+    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(lambda x, y: x + y, static_only_rhs=False))
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.add(a, b)
@@ -49,6 +78,7 @@ class Subtract(BinaryArithmetic):
 
 class Multiply(BinaryArithmetic):
     type_name: ClassVar[str] = "Multiply"
+    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(lambda x, y: x * y, static_only_rhs=False))
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.multiply(a, b)
@@ -58,6 +88,7 @@ class Divide(BinaryArithmetic):
     """``m_pythondiv`` (default true): integer division floors (Python ``//``); false truncates."""
 
     type_name: ClassVar[str] = "Divide"
+    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(_dim_div))
 
     m_pythondiv: bool = True
 
@@ -91,6 +122,7 @@ class Power(BinaryArithmetic):
 
 class Maximum(BinaryArithmetic):
     type_name: ClassVar[str] = "Maximum"
+    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(_dim_max, static_only_rhs=False))
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.maximum(a, b)

@@ -42,6 +42,7 @@ def make(et: ElementType, shape: PartialShape, items: Sequence[Element] | None) 
     """A TensorType carrying ``items`` as ``value`` (all known) or ``bounds`` (partly known)."""
     if items is None or not shape.is_static or et.is_dynamic:
         return TensorType(et, shape)
+    items = [from_dimension(e) if isinstance(e, Dimension) else e for e in items]
     if is_known(items):
         arr = np.array(list(items), dtype=np.int64).astype(et.numpy_dtype).reshape(shape.to_shape())
         return TensorType(et, shape, arr)
