@@ -53,7 +53,9 @@ class RunPlan:
     result_keys: list[str]
     template: list[Any]  # the value table before a run: constants filled in, the rest None
     result_pairs: tuple[tuple[str, int], ...] = ()  # (result key, slot), in Result order
-    show_progress: bool = False  # whether a progress bar may be worth it (more than one step)
+    #: whether a progress bar may be worth it: more than one step, and the last run (if any) took
+    #: over half a second; fast models then skip the terminal check and tqdm entirely
+    show_progress: bool = False
 
 
 @dataclass
@@ -304,14 +306,20 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     if profile:
         records = _run_profiled(plan.steps, values)
     else:
-        bar = _progress_bar(len(plan.steps), progress) if plan.show_progress and progress is not False else None
+        bar = None
+        if progress or (progress is None and plan.show_progress):
+            bar = _progress_bar(len(plan.steps), progress)
+            if bar is None:
+                plan.show_progress = False  # not a terminal: do not ask again for this plan
         if bar is None:
             _run_steps(plan.steps, values)
         else:
+            start = time.perf_counter()
             try:
                 _run_steps(plan.steps, values, bar.update)
             finally:
                 bar.close()
+            plan.show_progress = time.perf_counter() - start > 0.5
     outputs = {}
     for key, slot in plan.result_pairs:
         outputs[key] = values[slot]

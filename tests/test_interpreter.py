@@ -382,3 +382,31 @@ def test_inputs_keyed_by_parameter_handles_and_unique_output_keys() -> None:
     np.testing.assert_array_equal(list(out.values())[1], [2, 2])
     out2 = m.run({x.node: np.ones(2, np.float32)})
     assert list(out2) == list(out)
+
+
+def test_progress_bar_on_a_terminal_only_for_slow_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    import graphir.interpreter as interp
+
+    made: list[int] = []
+
+    class FakeBar:
+        def __init__(self, total: int) -> None:
+            made.append(total)
+
+        def update(self, n: int) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(interp, "_progress_bar", lambda total, progress: FakeBar(total))
+    x = opset.parameter([2], "f32", name="x")
+    m = graphir.Model([opset.add(opset.add(x, x), x)], [x])
+    m.run(np.ones(2, np.float32))
+    assert made == [2]  # first run: a bar (tqdm shows it only after a second)
+    m.run(np.ones(2, np.float32))
+    assert made == [2]  # the first run was fast: no bar any more
+    monkeypatch.setattr(interp, "_progress_bar", lambda total, progress: None)  # not a terminal
+    m2 = graphir.Model([opset.add(opset.add(x, x), x)], [x])
+    m2.run(np.ones(2, np.float32))
+    assert m2._plan.show_progress is False
