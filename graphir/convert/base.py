@@ -66,28 +66,40 @@ def convert_model(model: Model, target: str, **options: Any) -> Model:
     problems: list[str] = []
     new_params: list[Node] = []
     new_results: list[Node] = []
+    failed: set[int] = set()
     for node in model.get_ordered_ops():
         inputs = [mapping.get((s.node.id, s.index)) if s is not None else None for s in node.inputs]
+        missing = [(i, s) for i, s in enumerate(node.inputs) if s is not None and inputs[i] is None]
+        if missing:
+            failed.add(node.id)
+            for i, s in missing:
+                if s.node.id not in failed:  # the producer converted but has no such output there
+                    problems.append(
+                        f"{node.describe()}: input {i} reads output {s.index} of {s.node.describe()}, "
+                        f"which has no counterpart in {target}"
+                    )
+            continue
         if isinstance(node.op, BOUNDARY_OPS) or source == target:
             clone = Node(copy.deepcopy(node.op), inputs, name=node.name, output_types=node.output_types, infer=False)
             clone.output_names = [set(n) for n in node.output_names]
             clone.rt_info = copy.deepcopy(node.rt_info)
+            clone.extra = copy.deepcopy(node.extra)
             outs = clone.outputs()
             if isinstance(node.op, Parameter):
                 new_params.append(clone)
             if isinstance(node.op, Result):
                 new_results.append(clone)
         else:
-            if any(i is None for i in inputs):
-                continue  # an input already failed to convert
             fn = find_converter(source, target, node.type_name)
             if fn is None:
                 problems.append(f"{node.describe()}: no {source} -> {target} conversion for {node.type_name}")
+                failed.add(node.id)
                 continue
             try:
                 outs = fn(node, inputs, **options)
             except GraphirError as exc:
                 problems.append(f"{node.describe()}: {exc}")
+                failed.add(node.id)
                 continue
             for new, old in zip(outs, node.outputs()):
                 new.names = set(old.names)
