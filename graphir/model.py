@@ -163,6 +163,8 @@ class Model:
 
     def consumers(self, output: Output) -> list[tuple[Node, int]]:
         """Every (node, input index) fed by ``output``."""
+        if self._nodes.get(output.node.id) is not output.node:
+            raise GraphError(f"{output.node.describe()} is not in model '{self.name}'")
         g = self.graph
         found = []
         for _, dst, data in g.out_edges(output.node.id, data=True):
@@ -176,6 +178,13 @@ class Model:
         return node.inputs[index] if index < len(node.inputs) else None
 
     # --- editing ----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Re-read the structure after inputs were edited on the nodes (``Node.set_input``):
+        newly connected upstream nodes join the model and cached order/graph/run plan are dropped."""
+        self._collect([src.node for n in list(self._nodes.values()) for src in n.inputs
+                       if src is not None and src.node.id not in self._nodes])
+        self._invalidate()
+
     def add_node(self, node: Node) -> Node:
         self._collect([node])
         self._invalidate()
@@ -215,8 +224,13 @@ class Model:
 
     # --- checks -----------------------------------------------------------------------------
     def validate(self) -> None:
-        """Every required input connected once, ports in range, ids unique, no cycle."""
+        """Every required input connected once, ports in range, ids unique, no cycle, every
+        Parameter listed. Re-reads the structure first (see :meth:`refresh`)."""
+        self.refresh()
+        listed = {p.id for p in self._parameters}
         for node in self._nodes.values():
+            if isinstance(node.op, Parameter) and node.id not in listed:
+                raise GraphError(f"{node.describe()} is in model '{self.name}' but not in its parameters")
             low, high = node.op.input_count_range()
             connected = len(node.inputs)
             if connected < low or (high is not None and connected > high):

@@ -93,6 +93,8 @@ class Node:
         output_types: Sequence[TensorType] | None = None,
         infer: bool = True,
     ) -> None:
+        if not isinstance(op, Op):
+            raise GraphError(f"a node needs an op instance, got {type(op).__name__}: {op!r}")
         if id is None:
             id = _next_id()
         else:

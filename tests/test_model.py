@@ -12,6 +12,7 @@ import pytest
 import graphir
 from graphir import opset
 from graphir.errors import GraphError, InferenceError, InputError
+from graphir.interpreter import result_key
 from graphir.node import Node, Output
 from graphir.ops.base import Op, Port, TensorType
 from graphir.ops.openvino.core import Constant, Parameter, Result
@@ -171,7 +172,7 @@ def test_validation_cycle_names_the_nodes() -> None:
 def test_run_and_infer_shapes_and_reshape() -> None:
     m, _, _ = _select_model()
     out = m.run(INPUTS)
-    assert list(out) == [graphir.interpreter.result_key(m.get_results()[0])]
+    assert list(out) == [result_key(m.get_results()[0])]
     np.testing.assert_array_equal(next(iter(out.values())), [[1, 8], [7, 4]])
     m.reshape({"cond": "[2,2]", "then": [2, 2], "else": "2,2"})
     assert str(m.outputs[0].partial_shape) == "[2,2]"
@@ -253,3 +254,26 @@ def test_node_identity_and_inference_errors() -> None:
     assert x.get_any_name() == "x" and x == n.output(0) and hash(x) == hash(n.output(0))
     with pytest.raises(GraphError, match="expected an Output or a Node, got int"):
         Node(Result(), [3])  # type: ignore[list-item]
+
+
+def test_refresh_after_editing_inputs_on_the_nodes() -> None:
+    m, (c, a, b), y = _select_model()
+    assert len(m.get_ordered_ops()) == 5
+    k = opset.constant(np.full((1, 2), 5, np.int32), name="five")
+    y.node.set_input(2, k)  # edited on the node, behind the model's back
+    m.validate()  # re-reads the structure: the constant joins, the order is recomputed
+    assert m.node("five") is k.node and k.node in m.get_ordered_ops()
+    np.testing.assert_array_equal(next(iter(m.run(INPUTS).values())), [[1, 5], [5, 4]])
+    extra = opset.parameter("[?,2]", "i32", name="stray")
+    y.node.set_input(1, extra)
+    with pytest.raises(GraphError, match=r"'stray' \(Parameter-opset1\) is in model 'm' but not in its parameters"):
+        m.validate()
+
+
+def test_queries_about_foreign_nodes_are_graph_errors() -> None:
+    m, _, _ = _select_model()
+    other = opset.parameter("[2]", "f32", name="elsewhere")
+    with pytest.raises(GraphError, match=r"'elsewhere' \(Parameter-opset1\) is not in model 'm'"):
+        m.consumers(other)
+    with pytest.raises(GraphError, match="a node needs an op instance, got ModelMetaclass"):
+        Node(Select, [])  # type: ignore[arg-type]
