@@ -119,15 +119,23 @@ settings.register_profile("select_kernel", max_examples=150, deadline=None,
     shapes=mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=4, min_side=0, max_side=5),
     dtype=st.sampled_from(DTYPES),
     layouts=st.tuples(LAYOUTS, LAYOUTS, LAYOUTS),
+    diff_ratio=st.sampled_from([1, 10**9]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_equals_numpy_where_blocked(tiny_blocks: None, shapes, dtype, layouts, seed: int) -> None:
+def test_equals_numpy_where_blocked(tiny_blocks: None, shapes, dtype, layouts, diff_ratio: int,
+                                    seed: int) -> None:
+    """diff_ratio 1: then ^ else is always precomputed (two passes); 10**9: never (three)."""
     rng = np.random.default_rng(seed)
     cshape, tshape, eshape = shapes.input_shapes
     cond = make_view(rng, random_cond(rng, cshape), layouts[0])
     then = make_view(rng, random_values(rng, tshape, dtype), layouts[1])
     other = make_view(rng, random_values(rng, eshape, dtype), layouts[2])
-    assert_same(select(cond, then, other), expected(cond, then, other))
+    kernel._DIFF_RATIO, before = diff_ratio, kernel._DIFF_RATIO
+    try:
+        got = select(cond, then, other)
+    finally:
+        kernel._DIFF_RATIO = before
+    assert_same(got, expected(cond, then, other))
 
 
 @settings(max_examples=40, deadline=None)

@@ -17,7 +17,7 @@ benchmarks/select.py measures the alternatives (mask-and blend, masked ``copyto`
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 
 import numpy as np
@@ -35,7 +35,11 @@ SMALL = 2048
 #: below this many elements the blend runs unblocked (three calls on whole arrays)
 _UNBLOCKED = 1 << 14
 
+#: then ^ else is precomputed when their broadcast is this many times smaller than the output
+_DIFF_RATIO = 8
+
 _Key = tuple["int | slice", ...]
+_Body = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
 _chooser = _threads.ThreadChooser()
 
 
@@ -104,27 +108,34 @@ def blend(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.nda
         return
     ndim = out.ndim
     inputs = [a.reshape((1,) * (ndim - a.ndim) + a.shape) for a in (cond, then, otherwise)]
+    body = _blend_block
+    if _size(_broadcast_shape(then.shape, otherwise.shape)) * _DIFF_RATIO <= out.size:
+        # then and else are small next to the output (a row, a scalar): their xor is computed
+        # once, leaving two passes per block instead of three
+        inputs[1] = np.bitwise_xor(inputs[1], inputs[2])
+        body = _blend_diff_block
     keys = list(_block_keys(out.shape, max(1, BLOCK_BYTES // out.itemsize)))
     most = min(_threads.num_threads(), len(keys), max(1, out.nbytes // THREAD_MIN_BYTES))
     if most <= 1:
-        _blend_blocks(inputs, out, keys, iter(range(len(keys))))
+        _blend_blocks(body, inputs, out, keys, iter(range(len(keys))))
         return
     threads = _chooser.choose(most, out.nbytes)
     # the threads pull block numbers from one shared iterator (next() is atomic under the GIL),
     # so a thread that the OS descheduled does not leave a fixed share of the work waiting
     shared = iter(range(len(keys)))
-    parts = [partial(_blend_blocks, inputs, out, keys, shared)] * threads
+    parts = [partial(_blend_blocks, body, inputs, out, keys, shared)] * threads
     _chooser.record(threads, _threads.timed(partial(_threads.run_parts, parts)), out.nbytes)
 
 
-def _blend_blocks(inputs: list[np.ndarray], out: np.ndarray, keys: list[_Key], numbers: Iterator[int]) -> None:
+def _blend_blocks(body: _Body, inputs: list[np.ndarray], out: np.ndarray, keys: list[_Key],
+                  numbers: Iterator[int]) -> None:
     cond, then, otherwise = inputs
     shape = out.shape
     # inputs of the output's own shape take the output's key as is
     own = [a.shape == shape for a in inputs]
     for number in numbers:
         key = keys[number]
-        _blend_block(cond[key] if own[0] else cond[_input_key(cond, key)],
+        body(cond[key] if own[0] else cond[_input_key(cond, key)],
                      then[key] if own[1] else then[_input_key(then, key)],
                      otherwise[key] if own[2] else otherwise[_input_key(otherwise, key)], out[key])
 
@@ -133,6 +144,12 @@ def _blend_block(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out:
     """The branch-free blend: out = otherwise ^ ((then ^ otherwise) * cond), all in ``out``."""
     np.bitwise_xor(then, otherwise, out=out)
     np.multiply(out, cond, out=out)
+    np.bitwise_xor(out, otherwise, out=out)
+
+
+def _blend_diff_block(cond: np.ndarray, diff: np.ndarray, otherwise: np.ndarray, out: np.ndarray) -> None:
+    """The blend with ``diff = then ^ otherwise`` precomputed: out = otherwise ^ (diff * cond)."""
+    np.multiply(diff, cond, out=out)
     np.bitwise_xor(out, otherwise, out=out)
 
 
