@@ -219,3 +219,19 @@ Cosh = _trig("Cosh", np.cosh)
 Asinh = _trig("Asinh", np.arcsinh, "opset4")
 Acosh = _trig("Acosh", np.arccosh, "opset4")
 Atanh = _trig("Atanh", np.arctanh, "opset4")
+
+
+class Identity(Op):
+    """Identity-16: a copy of its input (any type)."""
+
+    type_name: ClassVar[str] = "Identity"
+    version: ClassVar[str] = "opset16"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        t = inputs[0]
+        return [TensorType(t.element_type, t.shape, t.value, t.bounds)]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        return [np.array(x, copy=True)]
