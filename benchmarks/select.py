@@ -5,7 +5,11 @@
 One OpenVINO IR file per case and size is written and loaded by both graphir
 (``graphir.read_model``, run with ``model.run``: input checks, dispatch and output allocation
 included) and OpenVINO. Contenders, timed round-robin (one sample of each per round, so load
-from other processes hits all of them alike), reported as medians:
+from other processes hits all of them alike, in a shuffled order), reported as medians -- the
+goals' measure -- and as 20th percentiles: on a shared, overloaded machine a ~2 ms call is either
+left alone or preempted for a whole time slice (~8 ms), so medians there flip between the two.
+The ratio columns compare graphir with the faster of ort1/ort2. ``--formulations`` times the
+kernel variants that were tried instead.
 
 - ``graphir``: ``model.run({...})`` on the loaded IR; ``kernel``: graphir.kernels.select alone
 - ``limit``: ``np.copyto`` of as many bytes as Select reads plus writes (13 B/element for
@@ -149,8 +153,8 @@ def calibrate(fn: Runner, target_s: float) -> int:
     return max(1, min(1000, int(target_s / once)))
 
 
-def measure(runners: dict[str, Runner], rounds: int) -> dict[str, float]:
-    """Median seconds per call of each runner, sampled round-robin.
+def measure(runners: dict[str, Runner], rounds: int) -> dict[str, list[float]]:
+    """Seconds per call of each runner, one sample per round, sampled round-robin.
 
     The order is shuffled every round and a short pause precedes each sample: ONNX Runtime's and
     OpenVINO's worker threads spin for a while after a call, and whoever ran right after them
@@ -172,7 +176,14 @@ def measure(runners: dict[str, Runner], rounds: int) -> dict[str, float]:
             for _ in range(count):
                 fn()
             samples[name].append((time.perf_counter() - start) / count)
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return samples
+
+
+def quantile(samples: dict[str, list[float]], q: float) -> dict[str, float]:
+    """Per runner: the median (q=0.5) or another quantile of its samples."""
+    if q == 0.5:
+        return {name: statistics.median(values) for name, values in samples.items()}
+    return {name: sorted(values)[int(q * (len(values) - 1))] for name, values in samples.items()}
 
 
 def check(feed: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
@@ -182,7 +193,7 @@ def check(feed: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> None:
         raise SystemExit("graphir's Select output differs from numpy.where")
 
 
-def bench_case(case: str, n: int, rounds: int, workdir: Path) -> tuple[dict[str, float], list[str]]:
+def bench_case(case: str, n: int, rounds: int, workdir: Path) -> tuple[dict[str, list[float]], list[str]]:
     rng = np.random.default_rng(n)
     cshape, tshape, eshape = CASES[case](n)
     feed = {
@@ -264,10 +275,10 @@ def formulations(n: int, rounds: int) -> dict[str, float]:
     src = np.ones(13 * n, np.uint8)
     dst = np.empty_like(src)
     runners["limit"] = lambda: np.copyto(dst, src)
-    return measure(runners, rounds)
+    return quantile(measure(runners, rounds), 0.5)
 
 
-def report(case: str, n: int, t: dict[str, float], goals: list[str]) -> None:
+def report(case: str, n: int, t: dict[str, float], goals: list[str], label: str) -> None:
     ms = " ".join(f"{k}={v * 1e3:.3f}" for k, v in t.items())
     g = t["graphir"]
     ratios = [f"graphir/limit={g / t['limit']:.2f}", f"where/graphir={t['where'] / g:.2f}"]
@@ -276,17 +287,18 @@ def report(case: str, n: int, t: dict[str, float], goals: list[str]) -> None:
         ratios.append(f"ort/graphir={ort / g:.2f}")
     if "ov1" in t:
         ratios += [f"graphir/ov1={g / t['ov1']:.2f}", f"graphir/ov2={g / t['ov2']:.2f}"]
-    print(f"{case:9s} n={n:.0e}  ms: {ms}")
-    print(f"{'':9s}           ratios: {' '.join(ratios)}")
+    print(f"{case:9s} n={n:.0e} {label:6s} ms: {ms}")
+    print(f"{'':9s} {'':5s} {label:6s} ratios: {' '.join(ratios)}")
     big = n >= 10**6
+    where = f"{case} {n:.0e} ({label})"
     if big and "ort1" in t:
-        goals.append(_goal(f"{case} {n:.0e}: >= 1.2x faster than ORT", min(t["ort1"], t["ort2"]) / g >= 1.2))
+        goals.append(_goal(f"{where}: >= 1.2x faster than ORT", min(t["ort1"], t["ort2"]) / g >= 1.2))
     if big and "ov1" in t:
-        goals.append(_goal(f"{case} {n:.0e}: <= 1.2x OpenVINO 1 thread", g / t["ov1"] <= 1.2))
+        goals.append(_goal(f"{where}: <= 1.2x OpenVINO 1 thread", g / t["ov1"] <= 1.2))
     if big and case == "same":
-        goals.append(_goal(f"{case} {n:.0e}: within 2.0x of the limit", g / t["limit"] <= 2.0))
+        goals.append(_goal(f"{where}: within 2.0x of the limit", g / t["limit"] <= 2.0))
     if n == 10**3 and "ort1" in t:
-        goals.append(_goal(f"{case} {n:.0e}: within 1.5x of ORT's run", g / min(t["ort1"], t["ort2"]) <= 1.5))
+        goals.append(_goal(f"{where}: within 1.5x of ORT's run", g / min(t["ort1"], t["ort2"]) <= 1.5))
 
 
 def _goal(text: str, met: bool) -> str:
@@ -311,15 +323,20 @@ def main(argv: list[str] | None = None) -> None:
             print(f"n={n:.0e} " + " ".join(f"{k}={v * 1e3:.3f}" for k, v in times.items()))
         return
     goals: list[str] = []
+    low_goals: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in args.cases.split(","):
             for n in sizes:
-                times, notes = bench_case(case, n, args.rounds if n < 10**7 else max(5, args.rounds // 2), Path(tmp))
+                samples, notes = bench_case(case, n, args.rounds if n < 10**7 else max(5, args.rounds // 2), Path(tmp))
                 for note in notes:
                     print(f"  note: {note}")
-                report(case, n, times, goals)
-    print("goals:")
+                report(case, n, quantile(samples, 0.5), goals, "median")
+                report(case, n, quantile(samples, 0.2), low_goals, "p20")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average at the end {load:.2f}. goals on medians (the brief's measure):")
     print("\n".join(goals))
+    print("goals on 20th percentiles (runs least disturbed by other processes on a shared machine):")
+    print("\n".join(low_goals))
     sys.stdout.flush()
 
 
