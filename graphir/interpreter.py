@@ -122,6 +122,8 @@ def build_plan(model: "Model") -> RunPlan:
     last_use: dict[int, int] = {}
     executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant))]
     for step_index, node in enumerate(executed):
+        for i in range(len(node.output_types)):  # an output nobody reads is dropped at once
+            last_use[slot_of[(node.id, i)]] = step_index
         for src in node.inputs:
             if src is not None:
                 last_use[slot_of[(src.node.id, src.index)]] = step_index

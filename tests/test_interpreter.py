@@ -410,3 +410,15 @@ def test_progress_bar_on_a_terminal_only_for_slow_models(monkeypatch: pytest.Mon
     m2 = graphir.Model([opset.add(opset.add(x, x), x)], [x])
     m2.run(np.ones(2, np.float32))
     assert m2._plan.show_progress is False
+
+
+def test_an_output_nobody_reads_is_dropped_at_once() -> None:
+    x = opset.parameter([4, 2], "f32", name="x")
+    s = Node(SplitHalves(), [x])  # output 1 is never used
+    lo = node(Inc(), s.output(0))
+    m = graphir.Model([node(Inc(), lo).output(0)], [x])
+    plan = build_plan(m)
+    split_step = next(st for st in plan.steps if st[-1] is s)
+    assert split_step[6] + 1 in split_step[8]  # the unused 'hi' slot is released by the Split step
+    out = next(iter(m.run(np.zeros((4, 2), np.float32)).values()))
+    np.testing.assert_array_equal(out, np.full((2, 2), 2, np.float32))
