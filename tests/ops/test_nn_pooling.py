@@ -148,3 +148,23 @@ def test_avg_pool_16_dilations_match_openvino(ov, dilation: int, rounding: str, 
          lambda p: opset16.avg_pool(p, a["strides"], a["pads_begin"], a["pads_end"], a["kernel"], exclude, rounding,
                                     "explicit", dil),
          [("[1,2,11,9]", "f32")], [rand([1, 2, 11, 9])])
+
+
+@pytest.mark.parametrize("data,kernel,stride", [([1, 2, 2], [1], [2]), ([1, 2, 7, 5], [2, 3], [3, 2]),
+                                                ([1, 1, 10], [3], [4])])
+@pytest.mark.parametrize("rounding", ["ceil", "ceil_torch", "floor"])
+@pytest.mark.parametrize("auto_pad", ["same_upper", "same_lower"])
+def test_same_padding_with_ceil_rounding_matches_openvino(ov, data, kernel, stride, rounding, auto_pad) -> None:
+    """OpenVINO resolves same_* pads first and then rounds, so ceil can add a window of padding only
+    (its max is the lowest float, its index spatial 0)."""
+    from openvino import opset14
+
+    n = len(kernel)
+    zeros = [0] * n
+    shape = [(str(data).replace(" ", ""), "f32")]
+    diff(ov, lambda p: opset.make("MaxPool", p, version="opset14", kernel=kernel, strides=stride, pads_begin=zeros,
+                                  pads_end=zeros, rounding_type=rounding, auto_pad=auto_pad),
+         lambda p: opset14.max_pool(p, stride, [1] * n, zeros, zeros, kernel, rounding, auto_pad), shape, [rand(data)])
+    diff(ov, lambda p: opset.make("AvgPool", p, version="opset14", kernel=kernel, strides=stride, pads_begin=zeros,
+                                  pads_end=zeros, rounding_type=rounding, auto_pad=auto_pad, **{"exclude-pad": False}),
+         lambda p: opset14.avg_pool(p, stride, zeros, zeros, kernel, False, rounding, auto_pad), shape, [rand(data)])

@@ -38,8 +38,9 @@ def window_out_dim(dim: Dimension, k_eff: int, stride: int, pad_begin: int, pad_
     """:func:`window_out_length` mapped over an interval dimension (it is monotonic)."""
     lo = window_out_length(dim.min, k_eff, stride, pad_begin, pad_end, auto_pad, ceil)
     hi = None if dim.max is None else window_out_length(dim.max, k_eff, stride, pad_begin, pad_end, auto_pad, ceil)
-    if dim.is_dynamic and auto_pad not in ("same_upper", "same_lower") and (hi is None or hi >= 1):
+    if dim.is_dynamic and auto_pad not in ("same_upper", "same_lower"):
         lo = max(lo, 1)  # OpenVINO assumes a dynamic input fits at least one window
+        hi = None if hi is None else max(hi, 1)
     return Dimension(lo, hi)
 
 
@@ -283,7 +284,7 @@ class ConvolutionBackpropData(_ConvBase):
             spatial = []
             op = self._out_padding(spatial_count)
             for i, (d, k) in enumerate(zip(dd[2:], fd[2 + g:])):
-                if k.is_dynamic or d.is_dynamic and d.min == 0 and d.max is None:
+                if k.is_dynamic:
                     spatial.append(Dimension.dynamic())
                     continue
                 # without output_shape, OpenVINO treats same_upper/same_lower as zero padding
@@ -292,9 +293,15 @@ class ConvolutionBackpropData(_ConvBase):
                 extra = self.dilations[i] * (k.min - 1) + 1 - pb - pe + op[i]
 
                 def size(n: int) -> int:
-                    return max(self.strides[i] * (n - 1) + extra, 0)
+                    return self.strides[i] * (n - 1) + extra
 
-                spatial.append(Dimension(size(d.min) if d.min > 0 else 0, None if d.max is None else size(d.max)))
+                # a dynamic input length counts as at least 1; a negative length is unknown (OpenVINO)
+                lo = size(max(d.min, 1)) if d.is_dynamic else size(d.min)
+                hi = None if d.max is None else size(d.max)
+                if (hi is not None and hi < 0) or (d.is_static and lo < 0):
+                    spatial.append(Dimension.dynamic())
+                else:
+                    spatial.append(Dimension(max(lo, 0), hi))
         return [TensorType(et, PartialShape([dd[0], out_c] + spatial))]
 
     def evaluate(self, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None) -> list[np.ndarray]:

@@ -34,8 +34,15 @@ class _PoolBase(Op):
         k_eff = self._dilations()[i] * (self.kernel[i] - 1) + 1
         ceil = self.rounding_type != "floor"
         pb, pe = self.pads_begin[i], self.pads_end[i]
-        out = window_out_length(length, k_eff, self.strides[i], pb, pe, self.auto_pad, ceil)
-        if self.rounding_type == "ceil_torch" and self.auto_pad not in ("same_upper", "same_lower", "valid"):
+        auto_pad = self.auto_pad
+        if auto_pad in ("same_upper", "same_lower"):
+            # OpenVINO resolves the same_* pads first, then rounds like explicit padding
+            begin, end = resolve_pads((length,), [k_eff], [self.strides[i]], [pb], [pe], auto_pad)
+            pb, pe, auto_pad = begin[0], end[0], "explicit"
+        out = window_out_length(length, k_eff, self.strides[i], pb, pe, auto_pad, ceil)
+        if auto_pad == "valid":
+            pb = 0
+        if self.rounding_type == "ceil_torch":
             if out > 1 and (out - 1) * self.strides[i] >= length + pb:
                 out -= 1
         return out
@@ -61,8 +68,9 @@ class _PoolBase(Op):
                     f"kernel {self.kernel} (dilations {self._dilations()}) does not fit the padded data along "
                     f"spatial axis {i}: data {data}, pads_begin {self.pads_begin}, pads_end {self.pads_end}"
                 )
-            if d.is_dynamic and (hi is None or hi >= 1):
-                lo = max(lo, 1)  # OpenVINO assumes a dynamic input fits at least one window
+            if d.is_dynamic:  # OpenVINO assumes a dynamic input fits at least one window
+                lo = max(lo, 1)
+                hi = None if hi is None else max(hi, 1)
             out.append(Dimension(min(lo, hi) if hi is not None else lo, hi))
         return out
 
@@ -192,9 +200,12 @@ class MaxPool8(MaxPool):
         local = np.unravel_index(arg, tuple(self.kernel))
         index = np.zeros(arg.shape, dtype=np.int64)
         grids = np.meshgrid(*[np.arange(o) for o in outs], indexing="ij")
+        inside = np.ones(arg.shape, dtype=bool)
         for i in range(len(self.kernel)):
             coord = grids[i] * self.strides[i] + local[i] * dil[i] - begin[i]
+            inside &= (coord >= 0) & (coord < spatial[i])
             index = index * spatial[i] + coord
+        index = np.where(inside, index, 0)  # a window of padding only: OpenVINO reports spatial index 0
         axis = self.axis % x.ndim
         n_idx = np.arange(x.shape[0])[:, None]
         c_idx = np.arange(x.shape[1])[None, :]
@@ -228,6 +239,16 @@ class AvgPool(_PoolBase):
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         self.check_input_types(inputs)
+        data = inputs[0].shape
+        if self.exclude_pad and self.auto_pad in ("explicit", "notset") and data.rank_is_static:
+            for i, (k, d) in enumerate(zip(self.kernel, self._dilations())):
+                k_eff = d * (k - 1) + 1
+                static = 2 + i < len(data) and data.dims[2 + i].is_static  # OpenVINO checks static dims only
+                if static and i < len(self.pads_end) and (k_eff <= self.pads_begin[i] or k_eff <= self.pads_end[i]):
+                    raise self.fail(
+                        f"kernel after dilation ({k_eff}) lies entirely in the padding along spatial axis {i} "
+                        f"(pads_begin {self.pads_begin}, pads_end {self.pads_end}); not allowed with exclude-pad"
+                    )
         return [TensorType(inputs[0].element_type, self._out_shape(inputs[0].shape))]
 
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:

@@ -1,0 +1,120 @@
+"""Generated attribute/shape grids (hypothesis) for the window ops' shape inference against
+OpenVINO: static, dynamic and interval dims, every auto_pad and rounding type. Where OpenVINO
+rejects the node, graphir must reject it too; where it accepts, the shapes must print the same."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphir import opset
+from graphir.errors import GraphirError
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def dims(draw: Any) -> str:
+    kind = draw(st.sampled_from(["static", "static", "dynamic", "interval"]))
+    if kind == "static":
+        return str(draw(st.integers(1, 12)))
+    if kind == "dynamic":
+        return "?"
+    lo = draw(st.integers(1, 8))
+    return f"{lo}..{lo + draw(st.integers(0, 10))}"
+
+
+@st.composite
+def window_case(draw: Any) -> dict:
+    n = draw(st.integers(1, 2))
+    return dict(
+        spatial=[draw(dims()) for _ in range(n)],
+        kernel=[draw(st.integers(1, 4)) for _ in range(n)],
+        strides=[draw(st.integers(1, 3)) for _ in range(n)],
+        dilations=[draw(st.integers(1, 2)) for _ in range(n)],
+        pads_begin=[draw(st.integers(0, 2)) for _ in range(n)],
+        pads_end=[draw(st.integers(0, 2)) for _ in range(n)],
+        auto_pad=draw(st.sampled_from(["explicit", "same_upper", "same_lower", "valid"])),
+        rounding=draw(st.sampled_from(["floor", "ceil", "ceil_torch"])),
+    )
+
+
+def _compare(ov: Any, shape: str, build_gr: Any, build_ov: Any) -> None:
+    from openvino import opset14
+
+    try:
+        expected = str(build_ov(opset14.parameter(ov.PartialShape(shape), np.float32)).get_output_partial_shape(0))
+    except RuntimeError:
+        expected = None
+    try:
+        got = build_gr(opset.parameter(shape, "f32"))
+        got = str((got[0] if isinstance(got, list) else got).shape)
+    except GraphirError:
+        got = None
+    assert got == expected, f"data {shape}: graphir {got}, openvino {expected}"
+
+
+@SETTINGS
+@given(case=window_case())
+def test_convolution_shapes_match_openvino(ov: Any, case: dict) -> None:
+    from openvino import opset14
+
+    n = len(case["kernel"])
+    w = np.zeros([3, 2] + case["kernel"], np.float32)
+    shape = "[2,2," + ",".join(case["spatial"]) + "]"
+    attrs = {k: case[k] for k in ("strides", "pads_begin", "pads_end", "dilations")}
+    _compare(ov, shape, lambda x: opset.convolution(x, w, auto_pad=case["auto_pad"], **attrs),
+             lambda x: opset14.convolution(x, opset14.constant(w), attrs["strides"], attrs["pads_begin"],
+                                           attrs["pads_end"], attrs["dilations"], case["auto_pad"]))
+    assert n in (1, 2)
+
+
+@SETTINGS
+@given(case=window_case())
+def test_pooling_shapes_match_openvino(ov: Any, case: dict) -> None:
+    from openvino import opset14
+
+    shape = "[2,3," + ",".join(case["spatial"]) + "]"
+    common = dict(kernel=case["kernel"], strides=case["strides"], pads_begin=case["pads_begin"],
+                  pads_end=case["pads_end"], rounding_type=case["rounding"], auto_pad=case["auto_pad"])
+    _compare(ov, shape, lambda x: opset.make("MaxPool", x, version="opset14", dilations=case["dilations"], **common),
+             lambda x: opset14.max_pool(x, case["strides"], case["dilations"], case["pads_begin"], case["pads_end"],
+                                        case["kernel"], case["rounding"], case["auto_pad"]))
+    _compare(ov, shape, lambda x: opset.make("AvgPool", x, version="opset14", **common, **{"exclude-pad": True}),
+             lambda x: opset14.avg_pool(x, case["strides"], case["pads_begin"], case["pads_end"], case["kernel"], True,
+                                        case["rounding"], case["auto_pad"]))
+
+
+@SETTINGS
+@given(case=window_case(), out_pad=st.integers(0, 1))
+def test_convolution_backprop_shapes_match_openvino(ov: Any, case: dict, out_pad: int) -> None:
+    from openvino import opset14
+
+    n = len(case["kernel"])
+    w = np.zeros([2, 3] + case["kernel"], np.float32)
+    shape = "[2,2," + ",".join(case["spatial"]) + "]"
+    strides = [max(s, out_pad + 1) for s in case["strides"]]
+    attrs = dict(strides=strides, pads_begin=case["pads_begin"], pads_end=case["pads_end"],
+                 dilations=case["dilations"], output_padding=[out_pad] * n)
+    _compare(ov, shape, lambda x: opset.convolution_backprop_data(x, w, auto_pad=case["auto_pad"], **attrs),
+             lambda x: opset14.convolution_backprop_data(x, opset14.constant(w), strides, None, case["pads_begin"],
+                                                         case["pads_end"], case["dilations"], case["auto_pad"],
+                                                         [out_pad] * n))
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_reduction_shapes_over_all_axis_subsets_match_openvino(ov: Any, rank: int) -> None:
+    import itertools
+
+    from openvino import opset14
+
+    shape = "[" + ",".join(["?", "2..5", "7"][:rank]) + "]"
+    for count in range(rank + 1):
+        for axes in itertools.permutations(range(-rank, rank), count):
+            a = np.array(axes, np.int64)
+            for keep in (False, True):
+                _compare(ov, shape, lambda x: opset.reduce_sum(x, a, keep_dims=keep),
+                         lambda x: opset14.reduce_sum(x, opset14.constant(a), keep))
