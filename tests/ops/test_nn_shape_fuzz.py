@@ -118,3 +118,60 @@ def test_reduction_shapes_over_all_axis_subsets_match_openvino(ov: Any, rank: in
             for keep in (False, True):
                 _compare(ov, shape, lambda x: opset.reduce_sum(x, a, keep_dims=keep),
                          lambda x: opset14.reduce_sum(x, opset14.constant(a), keep))
+
+
+@st.composite
+def matmul_case(draw: Any) -> tuple[str, str, bool, bool]:
+    k = draw(st.sampled_from(["3", "?", "2..4"]))
+    batch = [draw(st.sampled_from(["1", "2", "?", "1..3"])) for _ in range(draw(st.integers(0, 2)))]
+    a = batch[draw(st.integers(0, len(batch))):] + [draw(dims()), k]
+    b = [draw(st.sampled_from(["1", "2", "?"])) for _ in range(draw(st.integers(0, 2)))] + [
+        draw(st.sampled_from([k, "3", "?"])), draw(dims())]
+    if draw(st.booleans()):
+        a = a[-1:]
+    if draw(st.booleans()):
+        b = b[-2:-1]
+    ta, tb = draw(st.booleans()), draw(st.booleans())
+    if ta and len(a) > 1:
+        a[-1], a[-2] = a[-2], a[-1]
+    if tb and len(b) > 1:
+        b[-1], b[-2] = b[-2], b[-1]
+    return "[" + ",".join(a) + "]", "[" + ",".join(b) + "]", ta, tb
+
+
+@SETTINGS
+@given(case=matmul_case())
+def test_matmul_shapes_match_openvino(ov: Any, case: tuple[str, str, bool, bool]) -> None:
+    from openvino import opset14
+
+    a, b, ta, tb = case
+    try:
+        node = opset14.matmul(opset14.parameter(ov.PartialShape(a), np.float32),
+                              opset14.parameter(ov.PartialShape(b), np.float32), ta, tb)
+        expected = str(node.get_output_partial_shape(0))
+    except RuntimeError:
+        expected = None
+    try:
+        got = str(opset.mat_mul(opset.parameter(a), opset.parameter(b), transpose_a=ta, transpose_b=tb).shape)
+    except GraphirError:
+        got = None
+    assert got == expected, f"A {a}, B {b}, transpose {ta}/{tb}: graphir {got}, openvino {expected}"
+
+
+@SETTINGS
+@given(spatial=st.lists(dims(), min_size=2, max_size=2),
+       scales=st.lists(st.sampled_from([0.5, 0.75, 1.0, 1.5, 2.0, 3.3]), min_size=2, max_size=2),
+       pads=st.lists(st.integers(0, 2), min_size=4, max_size=4),
+       calc=st.sampled_from(["sizes", "scales"]))
+def test_interpolate_shapes_match_openvino(ov: Any, spatial: list[str], scales: list[float], pads: list[int],
+                                           calc: str) -> None:
+    from openvino import opset11
+
+    shape = "[2,3," + ",".join(spatial) + "]"
+    values = np.array(scales, np.float32) if calc == "scales" else np.array([int(v * 4) for v in scales], np.int64)
+    axes = np.array([2, 3], np.int64)
+    pads_begin, pads_end = [0, 0] + pads[:2], [0, 0] + pads[2:]
+    _compare(ov, shape, lambda x: opset.make("Interpolate", x, values, axes, version="opset11", mode="nearest",
+                                             shape_calculation_mode=calc, pads_begin=pads_begin, pads_end=pads_end),
+             lambda x: opset11.interpolate(x, opset11.constant(values), "nearest", calc, axes=opset11.constant(axes),
+                                           pads_begin=pads_begin, pads_end=pads_end))
