@@ -190,3 +190,22 @@ def test_port_metadata() -> None:
 
     assert Gather.input_count_range() == (2, None) and Gather.input_port(7).name == "values"
     assert find("openvino", "Gather") is None or find("openvino", "Gather") is not Gather
+
+
+def test_a_new_version_is_a_subclass_that_names_its_version() -> None:
+    class ScaleShift7(ScaleShift):
+        version: ClassVar[str] = "opset7"
+
+    class Tweaked(ScaleShift):  # same key as its parent: not a new registry entry
+        def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+            return [arrays[0]]
+
+    try:
+        assert lookup("openvino", "TestScaleShift", "opset6") is ScaleShift
+        assert lookup("openvino", "TestScaleShift", "opset7") is ScaleShift7
+        assert lookup("openvino", "TestScaleShift") is ScaleShift7
+        assert lookup("openvino", "TestScaleShift", "opset3") is ScaleShift
+        assert Tweaked not in all_ops("openvino")
+    finally:
+        unregister(ScaleShift7)
+    assert lookup("openvino", "TestScaleShift") is ScaleShift

@@ -104,7 +104,9 @@ class Op(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
-        if cls.__dict__.get("type_name"):
+        # a class that names its own key registers: a new type, or a new version/dialect of an
+        # inherited one (``class MaxPool8(MaxPool1): version = "opset8"``)
+        if cls.type_name and any(k in cls.__dict__ for k in ("type_name", "version", "dialect")):
             from graphir.ops.registry import register
 
             register(cls)
