@@ -172,3 +172,25 @@ def test_atomic_write_keeps_the_old_file_on_failure(tmp_path: Path, monkeypatch)
     monkeypatch.undo()
     assert target.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "m.xml"]  # no temp files left
+
+
+def test_failed_second_rename_restores_the_old_bin(tmp_path: Path, monkeypatch) -> None:
+    old = graphir.Model([opset.constant(np.arange(3, dtype=np.int32), name="c")], [], name="old")
+    new = graphir.Model([opset.constant(np.arange(5, dtype=np.int64), name="c")], [], name="new")
+    target = tmp_path / "m.xml"
+    graphir.save_model(old, target)
+    before = (target.read_bytes(), (tmp_path / "m.bin").read_bytes())
+    real_replace = os.replace
+
+    def replace(src, dst):
+        if str(dst).endswith(".xml"):
+            raise OSError(13, "Permission denied")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(SerializationError, match="m.xml: cannot write: Permission denied"):
+        graphir.save_model(new, target)
+    monkeypatch.undo()
+    assert (target.read_bytes(), (tmp_path / "m.bin").read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "m.xml"]
+    np.testing.assert_array_equal(graphir.read_model(target).node("c").op.value, [0, 1, 2])

@@ -197,7 +197,8 @@ def _tree(model: Model, version: int) -> tuple[Any, BinWriter]:
     return root, writer.bin
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _temp_copy(path: Path, data: bytes) -> str:
+    """``data`` in a synced temp file beside ``path``; its name."""
     directory = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
@@ -209,10 +210,53 @@ def _atomic_write(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    return tmp
+
+
+def _unlink(path: "str | None") -> None:
+    if path is None:
+        return
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def atomic_write_pair(xml_path: Path, xml: bytes, bin_path: Path, blob: bytes) -> None:
+    """Replace both files by renames; if the second rename fails the old .bin is put back, so a
+    failed save leaves the previous model (both files) in place and no temp files behind."""
+    tmp_bin = _temp_copy(bin_path, blob)
+    try:
+        tmp_xml = _temp_copy(xml_path, xml)
+    except SerializationError:
+        _unlink(tmp_bin)
+        raise
+    backup = None
+    try:
+        if bin_path.exists():
+            backup = tmp_bin + ".old"
+            os.link(bin_path, backup)
+    except OSError:
+        backup = None  # no hard links here: the old .bin cannot be restored, still try
+    try:
+        os.replace(tmp_bin, bin_path)
+    except OSError as exc:
+        for leftover in (tmp_bin, tmp_xml, backup):
+            _unlink(leftover)
+        raise SerializationError(f"{bin_path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        os.replace(tmp_xml, xml_path)
+    except OSError as exc:
+        if backup is not None:
+            try:
+                os.replace(backup, bin_path)
+                backup = None
+            except OSError:
+                pass
+        _unlink(tmp_xml)
+        _unlink(backup)
+        raise SerializationError(f"{xml_path}: cannot write: {exc.strerror or exc}") from None
+    _unlink(backup)

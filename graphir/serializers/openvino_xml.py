@@ -33,7 +33,7 @@ from graphir.serializers.ir_constants import BinSource
 from graphir.serializers.ir_parser import parse_xml
 from graphir.serializers.ir_reader import _VERSIONS, _Reader, _parse_layer, _tensor_type, _weights, split_names
 from graphir.serializers.ir_rt_info import read_net_rt_info
-from graphir.serializers.ir_writer import _atomic_write, _tree, _Writer, join_names
+from graphir.serializers.ir_writer import _tree, _Writer, atomic_write_pair, join_names
 
 __all__ = ["read_ir", "write_ir", "read_layer", "write_layer", "read_ir_string", "write_ir_string",
            "split_names", "join_names"]
@@ -103,12 +103,12 @@ def write_ir_string(model: Model, version: int | None = None) -> tuple[bytes, by
 
 
 def write_ir(model: Model, path: Any, *, version: int | None = None, weights: Any = None) -> None:
-    """Write ``path`` (.xml) and its .bin atomically (temp files, then rename)."""
+    """Write ``path`` (.xml) and its .bin (``weights`` or beside it) atomically: temp files, then
+    renames; a failure leaves the previous files in place."""
     xml_path = Path(path)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     xml, blob = write_ir_string(model, version)
-    _atomic_write(bin_path, blob)
-    _atomic_write(xml_path, xml)
+    atomic_write_pair(xml_path, xml, bin_path, blob)
 
 
 # ============================================================================ one <layer> ==
