@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphir.errors import GraphirError, InferenceError, InputError, ShapeError
+from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
 from graphir.ops.base import TensorType
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.shapes import PartialShape
@@ -30,15 +30,43 @@ if TYPE_CHECKING:
 _NOT_FOLDED = (Parameter, Constant, Result)
 
 
-def infer_shapes(model: "Model", *, fold: bool = True) -> None:
+def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = False) -> list["Node"]:
     """Re-infer every node in topological order; the first inconsistency raises an
     InferenceError naming the node and its input types. ``fold``: evaluate nodes whose inputs
-    all have known values (and whose result is small) when the op's infer left the value out."""
+    all have known values (and whose result is small) when the op's infer left the value out.
+
+    ``recorded_opaque``: an opaque layer (an op graphir does not implement) keeps the output types
+    its file recorded as long as its inputs are what the file recorded too; otherwise (or without
+    the flag) it raises UnsupportedOpError. Returns the opaque layers that kept recorded types.
+    """
     model._plan = None  # the run plan caches the Parameters' types for its input checks
+    kept: list[Node] = []
     for node in model.get_ordered_ops():
-        types_ = node.infer()
+        try:
+            types_ = node.infer()
+        except UnsupportedOpError:
+            if not recorded_opaque or not _keeps_recorded(node):
+                raise
+            kept.append(node)
+            continue
         if fold and not isinstance(node.op, _NOT_FOLDED):
             fold_node(node, types_)
+    return kept
+
+
+def _keeps_recorded(node: "Node") -> bool:
+    """Whether an opaque node's inputs match the types its file recorded (so its outputs hold)."""
+    recorded_in = getattr(node.op, "recorded_inputs", None)
+    recorded_out = getattr(node.op, "recorded_outputs", None)
+    if recorded_in is None or recorded_out is None:
+        return False
+    current = [src.node.output_types[src.index] for src in node.inputs if src is not None]
+    if len(current) != len(recorded_in) or any(
+        a.element_type != b.element_type or a.shape != b.shape for a, b in zip(current, recorded_in)
+    ):
+        return False
+    node.output_types = list(recorded_out)
+    return True
 
 
 def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
@@ -165,13 +193,15 @@ def _is_single_shape(shapes: Any) -> bool:
     return True
 
 
-def reshape(model: "Model", shapes: Any) -> None:
+def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> list["Node"]:
     """Set Parameter shapes and re-infer (OpenVINO's ``Model.reshape``).
 
     ``shapes``: a mapping from input (friendly name, tensor name, index or Output) to a shape
     (``"[8,64]"``, ``"?,3"``, ``"1..10,3"``, a list, or a PartialShape); or one shape, when the
-    model has one input; or a list of shapes in Parameter order. If re-inference fails, the old shapes are restored (as OpenVINO does) and
-    the error, naming the first inconsistent layer, is raised.
+    model has one input; or a list of shapes in Parameter order. If re-inference fails, the old
+    shapes are restored (as OpenVINO does) and the error, naming the first inconsistent layer, is
+    raised. ``recorded_opaque``: see :func:`infer_shapes`; returns the opaque layers that kept
+    their recorded types.
     """
     params = model.get_parameters()
     if isinstance(shapes, Mapping):
@@ -197,14 +227,13 @@ def reshape(model: "Model", shapes: Any) -> None:
     for node, shape in items:
         assert isinstance(node.op, Parameter)
         node.op.shape = shape
-    model._plan = None  # the run plan caches input checks
     try:
-        infer_shapes(model)
+        return infer_shapes(model, recorded_opaque=recorded_opaque)
     except GraphirError:
         for node, shape in old:
             node.op.shape = shape
         try:
-            infer_shapes(model)
+            infer_shapes(model, recorded_opaque=recorded_opaque)
         except GraphirError:  # pragma: no cover - the model was consistent before
             pass
         raise

@@ -176,7 +176,10 @@ def test_shapes_bare_shape_for_one_input_and_opaque_layers(capsys: pytest.Captur
     graphir.save_model(graphir.Model([opset.add(x, x)], [x]), path)
     code, out, _ = cli(capsys, "shapes", path, "-i", "[5,3]")
     assert code == 0 and "f32[5,3]" in out
-    code, _, err = cli(capsys, "shapes", opaque_xml)
+    code, out, err = cli(capsys, "shapes", opaque_xml)  # the unknown layer keeps its recorded shapes
+    assert code == 0 and "Frobnicate-custom1  i32[?,2]" in out
+    assert err.startswith("graphir shapes: note: 1 layer(s) graphir does not implement keep the shapes")
+    code, _, err = cli(capsys, "shapes", opaque_xml, "-i", "cond=[4,2]")  # its inputs changed: no shapes
     assert code == 1 and "type=Frobnicate version=custom1: graphir does not implement this op" in err
 
 

@@ -358,3 +358,24 @@ def test_infer_shapes_refreshes_the_run_plans_input_checks() -> None:
     m.infer_shapes()
     with pytest.raises(InputError, match=r"expected element type f16 \(float16\), got an array of float32"):
         m.run(np.ones((2, 4), np.float32))
+
+
+def test_opaque_layers_keep_recorded_types_only_while_their_inputs_are_unchanged() -> None:
+    from graphir.errors import UnsupportedOpError
+    from graphir.inference import reshape
+    from graphir.ops.opaque import opaque_op
+
+    x = opset.parameter([2, 3], "f32", name="x")
+    rec_in, rec_out = TensorType.of("f32", [2, 3]), TensorType.of("f32", [3, 2])
+    op = opaque_op("Transposer", "custom1", layer_id="1", layer_name="t", recorded_inputs=[rec_in],
+                   recorded_outputs=[rec_out])
+    t = Node(op, [x], name="t", output_types=[rec_out])
+    y = opset.add(t.output(0), t.output(0), name="after")
+    m = Model([y], [x])
+    with pytest.raises(UnsupportedOpError, match="name='t' type=Transposer version=custom1"):
+        m.infer_shapes()
+    assert infer_shapes(m, recorded_opaque=True) == [t]
+    assert str(y.tensor_type) == "f32[3,2]"
+    with pytest.raises(UnsupportedOpError):
+        reshape(m, "[4,3]", recorded_opaque=True)
+    assert str(m.get_parameters()[0].op.shape) == "[2,3]"  # rolled back

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 from graphir.cli import EXIT_OK, UsageError, command
@@ -57,15 +58,20 @@ def shapes(args: argparse.Namespace) -> int:
     """Infer element types and shapes (after reshaping the given inputs); one row per layer."""
     from graphir.errors import InputError
 
+    from graphir.inference import infer_shapes, reshape
+
     model = load_model(args.model)
     mapping = reshape_arguments(model, args.input)
     if mapping is None:
-        model.infer_shapes()
+        kept = infer_shapes(model, recorded_opaque=True)
     else:
         try:
-            model.reshape(mapping)
+            kept = reshape(model, mapping, recorded_opaque=True)
         except InputError as exc:
             raise UsageError(str(exc)) from None
+    if kept:
+        print(f"graphir shapes: note: {len(kept)} layer(s) graphir does not implement keep the shapes "
+              f"their file recorded: " + ", ".join(n.describe() for n in kept), file=sys.stderr)
     records = rows(model)
     if args.json:
         print(json.dumps(records, indent=2))
