@@ -117,6 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INCONSISTENT if isinstance(exc, _inconsistent()) else EXIT_USAGE
     except BrokenPipeError:  # pragma: no cover - e.g. `graphir shapes m.xml | head`
         return EXIT_OK
+    except KeyboardInterrupt:  # pragma: no cover - Ctrl-C: no traceback, the shell's usual status
+        print(f"graphir {args.command}: interrupted", file=sys.stderr)
+        return 130
     except (OSError, ValueError) as exc:
         print(f"graphir {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
