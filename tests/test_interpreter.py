@@ -422,3 +422,25 @@ def test_an_output_nobody_reads_is_dropped_at_once() -> None:
     assert split_step[6] + 1 in split_step[8]  # the unused 'hi' slot is released by the Split step
     out = next(iter(m.run(np.zeros((4, 2), np.float32)).values()))
     np.testing.assert_array_equal(out, np.full((2, 2), 2, np.float32))
+
+
+def test_dispatch_stays_cheap() -> None:
+    """A gross regression guard (benchmarks/dispatch.py has the real figures: ~0.5 us per node):
+    a 2,000-node chain of do-nothing ops must run well under 5 us per node."""
+    import time
+
+    x = opset.parameter([2], "f32", name="x")
+    y: Any = x
+    for _ in range(2000):
+        y = node(Probe(), y).output(0)
+    m = graphir.Model([y], [x])
+    value = np.zeros(2, np.float32)
+    m.run(value)
+    Probe.seen.clear()
+    best = float("inf")
+    for _ in range(7):
+        start = time.perf_counter()
+        m.run(value)
+        best = min(best, time.perf_counter() - start)
+        Probe.seen.clear()
+    assert best / 2000 < 5e-6, f"{best / 2000 * 1e6:.2f} us per node"
