@@ -118,3 +118,44 @@ def test_sequence_hidden_size_mismatch_is_an_error() -> None:
     with pytest.raises(InferenceError, match=r"hidden size mismatch: 4 vs 5"):
         opset.gru_sequence(opset.parameter("[2,5,3]"), opset.parameter("[2,1,5]"), np.array([5, 5]), w, r, b,
                            hidden_size=HIDDEN, direction="forward")
+
+
+def test_lstm_cell_1_matches_openvino(ov) -> None:
+    from openvino import opset1
+
+    w, r, b = _weights(4, None)
+    diff(ov, lambda x, h, c: opset.make("LSTMCell", x, h, c, w, r, b, version="opset1", hidden_size=HIDDEN),
+         lambda x, h, c: opset1.lstm_cell(x, h, c, w, r, b, HIDDEN),
+         [(f"[{BATCH},{INPUT}]", "f32"), (f"[{BATCH},{HIDDEN}]", "f32"), (f"[{BATCH},{HIDDEN}]", "f32")],
+         [rand([BATCH, INPUT]), rand([BATCH, HIDDEN], seed=1), rand([BATCH, HIDDEN], seed=2)])
+
+
+@pytest.mark.parametrize("peepholes,input_forget,weights_format", [
+    (True, False, "fico"), (False, True, "fico"), (False, False, "ifco"), (True, True, "iofc"),
+])
+def test_lstm_cell_1_peepholes_input_forget_and_weights_format_follow_the_spec(
+        peepholes: bool, input_forget: bool, weights_format: str) -> None:
+    """Spec formulas, written out here. (OpenVINO 2026.4's CPU plugin ignores P, input_forget and
+    weights_format: measured, it gives the plain fico LSTMCell-4 result for all of them.)"""
+    from graphir.model import Model
+
+    w, r, b = _weights(4, None)
+    p = rand([3 * HIDDEN], seed=20) if peepholes else np.zeros(3 * HIDDEN, np.float32)
+    x0, h0, c0 = rand([BATCH, INPUT]), rand([BATCH, HIDDEN], seed=1), rand([BATCH, HIDDEN], seed=2)
+    params = [opset.parameter(f"[{BATCH},{n}]") for n in (INPUT, HIDDEN, HIDDEN)]
+    outs = opset.make("LSTMCell", *params, w, r, b, p, version="opset1", hidden_size=HIDDEN,
+                      input_forget=input_forget, weights_format=weights_format)
+    got = list(Model(outs, params).run([x0, h0, c0]).values())
+
+    def sigmoid(v: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-v))
+
+    n = HIDDEN
+    gates = x0 @ w.T + h0 @ r.T + b
+    block = {name: gates[:, k * n:(k + 1) * n] for k, name in enumerate(weights_format)}
+    i = sigmoid(block["i"] + p[:n] * c0)
+    f = 1 - i if input_forget else sigmoid(block["f"] + p[n:2 * n] * c0)
+    c = f * c0 + i * np.tanh(block["c"])
+    o = sigmoid(block["o"] + p[2 * n:] * c)
+    np.testing.assert_allclose(got[0], o * np.tanh(c), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1], c, rtol=1e-5, atol=1e-6)

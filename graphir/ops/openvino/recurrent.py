@@ -353,3 +353,48 @@ class LSTMSequence(_LSTMStep, _Sequence):
     activations: list[str] = ["sigmoid", "tanh", "tanh"]
     gates: ClassVar[int] = 4
     has_cell_state: ClassVar[bool] = True
+
+
+class LSTMCell1(_Cell):
+    """LSTMCell-1: LSTMCell-4 plus optional peepholes ``P [3*hidden]`` (order i, f, o),
+    ``input_forget`` (forget gate = 1 - input gate) and a ``weights_format`` naming the gate
+    order of W, R and B (``fico`` as OpenVINO writes it)."""
+
+    type_name: ClassVar[str] = "LSTMCell"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("X", REAL), Port("initial_hidden_state", REAL), Port("initial_cell_state", REAL),
+        Port("W", REAL), Port("R", REAL), Port("B", REAL, optional=True), Port("P", REAL, optional=True),
+    )
+    outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"), Port("Co"))
+    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
+
+    activations: list[str] = ["sigmoid", "tanh", "tanh"]
+    gates: ClassVar[int] = 4
+    has_cell_state: ClassVar[bool] = True
+
+    input_forget: bool = False
+    weights_format: Literal["fico", "icof", "ifco", "ifoc", "iofc"] = "fico"
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        if len(inputs) > 6 and inputs[6].shape.rank_is_static:
+            p = inputs[6].shape
+            if len(p) != 1 or p.dims[0].merge(Dimension.static(3 * self.hidden_size)) is None:
+                raise self.fail(f"P (peepholes) must be [{3 * self.hidden_size}], got {p}")
+        return super().infer(inputs[:6])
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        dtype = arrays[0].dtype
+        x, h, c, w, r = _work(*arrays[:5])
+        n = self.hidden_size
+        b = _work(arrays[5])[0] if len(arrays) > 5 else np.zeros(4 * n, x.dtype)
+        p = _work(arrays[6])[0] if len(arrays) > 6 else np.zeros(3 * n, x.dtype)
+        f, g, hfn = self._fns()
+        gates = x @ w.T + h @ r.T + b
+        block = {name: gates[:, k * n:(k + 1) * n] for k, name in enumerate(self.weights_format)}
+        pi, pf, po = p[:n], p[n:2 * n], p[2 * n:]
+        it = f(self._clip(block["i"] + pi * c))
+        ft = 1 - it if self.input_forget else f(self._clip(block["f"] + pf * c))
+        c_new = ft * c + it * g(self._clip(block["c"]))
+        ot = f(self._clip(block["o"] + po * c_new))
+        return [(ot * hfn(c_new)).astype(dtype), c_new.astype(dtype)]
