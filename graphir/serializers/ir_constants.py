@@ -2,7 +2,9 @@
 
 Layout facts (measured on OpenVINO 2026.4): blobs lie back to back with no alignment; identical
 blobs share one offset; little-endian. Sub-byte types are packed: u1 MSB-first, u2 LSB-first,
-u4/i4/nf4/f4e2m1 low nibble first. u3/u6 are kept as raw bytes (no numpy view; they round-trip).
+u4/i4/nf4/f4e2m1 low nibble first. u3: 8 elements in 3 bytes, their low 2 bits in bytes 0-1 and
+their high bit in byte 2, all MSB-first. u6: 4 elements in 3 bytes, their low 4 bits in bytes 0-1 and
+their high 2 bits in byte 2, all MSB-first (measured on OpenVINO 2026.4).
 string: i32 count, count+1 i32 offsets, then the bytes back to back.
 """
 from __future__ import annotations
@@ -86,9 +88,9 @@ def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[
     data = np.frombuffer(raw, dtype=np.uint8)
     if et is ElementType.string:
         return _unpack_strings(data, count).reshape(shape)
-    if not et.is_sub_byte or et in (ElementType.u3,):
-        if et in (ElementType.u3, ElementType.u6):
-            return data.copy()  # no per-element view: raw packed bytes
+    if et in (ElementType.u3, ElementType.u6):
+        return _unpack_u3_u6(data, et, count).reshape(shape)
+    if not et.is_sub_byte:
         dt = et.numpy_dtype
         if et in _LITTLE:
             dt = dt.newbyteorder("<") if dt.byteorder not in ("|",) else dt
@@ -110,7 +112,7 @@ def pack(value: np.ndarray, et: ElementType) -> bytes:
     if et is ElementType.string:
         return _pack_strings(np.asarray(value, dtype=object).reshape(-1))
     if et in (ElementType.u3, ElementType.u6):
-        return np.ascontiguousarray(value, dtype=np.uint8).tobytes()
+        return _pack_u3_u6(np.asarray(value, dtype=np.uint8).reshape(-1), et)
     if not et.is_sub_byte:
         arr = np.ascontiguousarray(value, dtype=et.numpy_dtype)
         if arr.dtype.byteorder == ">":
@@ -127,6 +129,39 @@ def pack(value: np.ndarray, et: ElementType) -> bytes:
         return (codes[:, 0] | codes[:, 1] << 2 | codes[:, 2] << 4 | codes[:, 3] << 6).astype(np.uint8).tobytes()
     codes = np.concatenate([codes & 0x0F, np.zeros(len(codes) % 2, np.uint8)]).reshape(-1, 2)
     return (codes[:, 0] | codes[:, 1] << 4).astype(np.uint8).tobytes()
+
+
+_MSB_PAIRS = np.array([6, 4, 2, 0], np.uint8)
+_MSB_BITS = np.array([7, 6, 5, 4, 3, 2, 1, 0], np.uint8)
+_MSB_NIBBLES = np.array([4, 0], np.uint8)
+
+
+def _unpack_u3_u6(data: np.ndarray, et: ElementType, count: int) -> np.ndarray:
+    groups = np.concatenate([data, np.zeros((-len(data)) % 3, np.uint8)]).reshape(-1, 3)
+    if et is ElementType.u3:  # 8 per group: 2 low bits x 8 in bytes 0-1, 1 high bit x 8 in byte 2
+        low = (groups[:, :2, None] >> _MSB_PAIRS) & 3
+        high = (groups[:, 2:3] >> _MSB_BITS) & 1
+        values = low.reshape(-1, 8) | (high << 2)
+    else:  # u6, 4 per group: 4 low bits x 4 in bytes 0-1, 2 high bits x 4 in byte 2
+        low = (groups[:, :2, None] >> _MSB_NIBBLES) & 15
+        high = (groups[:, 2:3] >> _MSB_PAIRS) & 3
+        values = low.reshape(-1, 4) | (high << 4)
+    return values.reshape(-1)[:count].astype(np.uint8)
+
+
+def _pack_u3_u6(flat: np.ndarray, et: ElementType) -> bytes:
+    per = 8 if et is ElementType.u3 else 4
+    v = np.concatenate([flat, np.zeros((-len(flat)) % per, np.uint8)]).reshape(-1, per)
+    out = np.zeros((len(v), 3), np.uint8)
+    if et is ElementType.u3:
+        low = (v & 3).reshape(-1, 2, 4) << _MSB_PAIRS
+        out[:, :2] = np.bitwise_or.reduce(low, axis=2)
+        out[:, 2] = np.bitwise_or.reduce(((v >> 2) & 1) << _MSB_BITS, axis=1)
+    else:
+        low = (v & 15).reshape(-1, 2, 2) << _MSB_NIBBLES
+        out[:, :2] = np.bitwise_or.reduce(low, axis=2)
+        out[:, 2] = np.bitwise_or.reduce(((v >> 4) & 3) << _MSB_PAIRS, axis=1)
+    return out.tobytes()
 
 
 def _unpack_strings(data: np.ndarray, count: int) -> np.ndarray:
