@@ -333,3 +333,17 @@ def test_run_shape_fixes_dynamic_dims_before_random_inputs(capsys: pytest.Captur
     assert code == 1 and "K of A (5)" in err
     code, _, err = cli(capsys, "run", path, "--random", "--shape", "nope=[2,5]")
     assert code == 2 and "has no input 'nope'" in err
+
+
+@pytest.mark.parametrize("element_type", ["u1", "u2", "i4", "u4", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "boolean"])
+def test_random_values_fit_the_element_type(element_type: str) -> None:
+    from graphir.commands.run import random_value
+    from graphir.types import ElementType
+
+    et = ElementType.parse(element_type)
+    p = opset.parameter("[?,50]", element_type, name="p")
+    value = random_value(p.node, np.random.default_rng(0))
+    assert value.shape == (1, 50) and value.dtype == np.dtype(et.numpy_dtype)
+    if element_type in ("u1", "u2", "i4", "u4"):
+        low, high = {"u1": (0, 1), "u2": (0, 3), "i4": (-8, 7), "u4": (0, 15)}[element_type]
+        assert low <= int(value.min()) and int(value.max()) <= high

@@ -47,6 +47,10 @@ def concrete_shape(param: "Node") -> tuple[int, ...]:
     return tuple(dims)
 
 
+#: value ranges for element types narrower than their numpy container
+_SUB_BYTE_RANGES = {"u1": (0, 1), "u2": (0, 3), "u3": (0, 7), "u4": (0, 7), "u6": (0, 7), "i4": (-8, 7)}
+
+
 def random_value(param: "Node", rng: np.random.Generator) -> np.ndarray:
     """Random data matching a Parameter's element type and (concretised) shape."""
     et = param.op.element_type
@@ -61,9 +65,7 @@ def random_value(param: "Node", rng: np.random.Generator) -> np.ndarray:
     dtype = np.dtype(et.numpy_dtype)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        low, high = max(int(info.min), -8), min(int(info.max), 8)
-        if str(et) in ("i4", "u4", "u1", "u2", "u3", "u6", "nf4"):
-            low, high = (0, 1) if str(et) == "u1" else (0 if dtype.kind == "u" or str(et).startswith("u") else -8, 7)
+        low, high = _SUB_BYTE_RANGES.get(name, (max(int(info.min), -8), min(int(info.max), 8)))
         return rng.integers(low, high + 1, size=shape).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
 
