@@ -129,6 +129,26 @@ class Model:
         """The Results' outputs (their types mirror what they receive)."""
         return [r.output(0) for r in self._results]
 
+    def input(self, key: "int | str" = 0) -> Output:
+        """A Parameter's output by index or by friendly/tensor name (OpenVINO's ``Model.input``)."""
+        return self._port(self._parameters, key, "input")
+
+    def output(self, key: "int | str" = 0) -> Output:
+        """A Result's output by index or by friendly/tensor name (OpenVINO's ``Model.output``)."""
+        return self._port(self._results, key, "output")
+
+    def _port(self, nodes: list[Node], key: "int | str", kind: str) -> Output:
+        if isinstance(key, int):
+            if not -len(nodes) <= key < len(nodes):
+                raise GraphError(f"model '{self.name}' has {len(nodes)} {kind}s; no {kind} {key}")
+            return nodes[key].output(0)
+        for n in nodes:
+            src = n.inputs[0] if kind == "output" and n.inputs else None
+            if n.name == key or key in n.output_names[0] or (src is not None and key in src.names):
+                return n.output(0)
+        known = ", ".join(n.name for n in nodes)
+        raise GraphError(f"model '{self.name}' has no {kind} named '{key}' ({kind}s: {known})")
+
     def node(self, key: "int | str") -> Node:
         """A node by id or by friendly name."""
         if isinstance(key, int) and key in self._nodes:

@@ -68,6 +68,26 @@ class Output:
             raise GraphError(f"output {self.index} of {self.node.describe()} has no tensor name")
         return sorted(self.names)[0]
 
+    # --- OpenVINO's spellings, for people used to ov.Output ---------------------------------
+    def get_node(self) -> "Node":
+        return self.node
+
+    def get_index(self) -> int:
+        return self.index
+
+    def get_element_type(self) -> ElementType:
+        return self.element_type
+
+    def get_partial_shape(self) -> PartialShape:
+        return self.partial_shape
+
+    def get_shape(self) -> tuple[int, ...]:
+        """The static shape; a ShapeError naming the shape when any part of it is dynamic."""
+        return self.partial_shape.to_shape()
+
+    def get_names(self) -> set[str]:
+        return set(self.names)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Output) and other.node is self.node and other.index == self.index
 
@@ -132,6 +152,35 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.id} '{self.name}' {self.op.describe()}>"
+
+    # --- OpenVINO's spellings, for people used to ov.Node -----------------------------------
+    def get_friendly_name(self) -> str:
+        return self.name
+
+    def set_friendly_name(self, name: str) -> None:
+        self.name = name
+
+    def get_type_name(self) -> str:
+        return self.op.type_name
+
+    def get_output_size(self) -> int:
+        return len(self.output_types)
+
+    def get_input_size(self) -> int:
+        return len(self.inputs)
+
+    def input_value(self, index: int) -> Output:
+        """The output feeding input ``index``; a GraphError when it is out of range or unconnected."""
+        src = self.inputs[index] if 0 <= index < len(self.inputs) else None
+        if src is None:
+            raise GraphError(f"{self.describe()}: input {index} is not connected (it has {len(self.inputs)} inputs)")
+        return src
+
+    def get_output_element_type(self, index: int) -> ElementType:
+        return self.output(index).element_type
+
+    def get_output_partial_shape(self, index: int) -> PartialShape:
+        return self.output(index).partial_shape
 
     # --- ports ------------------------------------------------------------------------------
     def output(self, index: int = 0) -> Output:

@@ -11,7 +11,7 @@ import pytest
 
 import graphir
 from graphir import opset
-from graphir.errors import GraphError, InferenceError, InputError
+from graphir.errors import GraphError, InferenceError, InputError, ShapeError
 from graphir.interpreter import result_key
 from graphir.node import Node, Output
 from graphir.ops.base import Op, Port, TensorType
@@ -277,3 +277,26 @@ def test_queries_about_foreign_nodes_are_graph_errors() -> None:
         m.consumers(other)
     with pytest.raises(GraphError, match="a node needs an op instance, got ModelMetaclass"):
         Node(Select, [])  # type: ignore[arg-type]
+
+
+def test_openvino_style_accessors() -> None:
+    m, (c, a, b), y = _select_model()
+    assert m.input(0) == c and m.input("then") == a and m.input(-1) == b
+    assert m.output() == m.outputs[0] and m.output(m.get_results()[0].name) == m.outputs[0]
+    with pytest.raises(GraphError, match="model 'm' has 3 inputs; no input 3"):
+        m.input(3)
+    with pytest.raises(GraphError, match="model 'm' has no output named 'nope'"):
+        m.output("nope")
+    n = y.node
+    assert n.get_friendly_name() == "sel" and n.get_type_name() == "Select"
+    assert n.get_output_size() == 1 and n.get_input_size() == 3 and n.input_value(1) == a
+    assert str(n.get_output_partial_shape(0)) == "[?,2]" and n.get_output_element_type(0) == "i32"
+    with pytest.raises(GraphError, match=r"'sel' \(Select-opset1\): input 5 is not connected"):
+        n.input_value(5)
+    n.set_friendly_name("picked")
+    assert m.node("picked") is n
+    assert y.get_node() is n and y.get_index() == 0 and y.get_element_type() == "i32"
+    assert str(y.get_partial_shape()) == "[?,2]" and a.get_names() == {"then"}
+    with pytest.raises(ShapeError, match=r"shape \[\?,2\] is not static"):
+        y.get_shape()
+    assert opset.parameter([2, 3], "f32").get_shape() == (2, 3)
