@@ -7,7 +7,6 @@ with the flipped filters.
 """
 from __future__ import annotations
 
-import math
 from typing import ClassVar, Literal
 
 import numpy as np

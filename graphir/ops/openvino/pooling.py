@@ -7,14 +7,13 @@ end so the last window fits; that extra area never counts (max: -inf, average: n
 from __future__ import annotations
 
 import itertools
-import math
 from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
 from graphir.ops.base import INDEX, NUMERIC, REAL, Op, Port, TensorType
-from graphir.ops.openvino.conv import AutoPad, resolve_pads, window_out_dim, window_out_length, windows
+from graphir.ops.openvino.conv import AutoPad, resolve_pads, window_out_length, windows
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 

@@ -5,7 +5,6 @@ out of range is an error) and one for ``keep_dims``; the rule lives in :func:`re
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
