@@ -35,8 +35,7 @@ def reduced_shape(data: PartialShape, axes: TensorType, keep_dims: bool) -> Part
     if axes.value is None:
         if keep_dims:
             return PartialShape.dynamic(rank)
-        count = axes.shape.dims[0] if axes.shape.rank_is_static and len(axes.shape) == 1 else Dimension.static(1)
-        if axes.shape.rank_is_static and len(axes.shape) == 0:
+        if axes.shape.rank_is_static and len(axes.shape) == 0:  # one axis, whichever it is
             return PartialShape.dynamic(max(rank - 1, 0))
         return PartialShape.dynamic()  # repeated axes make the rank unknowable from the count
     reduced = normalize_axes(axes.value, rank)
