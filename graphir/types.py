@@ -172,7 +172,7 @@ class ElementType(str, enum.Enum):
         if isinstance(name, ElementType):
             return name
         key = str(name).strip()
-        aliases = {"undefined": "dynamic", "bool": "boolean", "u1": "u1"}
+        aliases = {"undefined": "dynamic", "bool": "boolean"}
         key = aliases.get(key.lower(), key.lower())
         try:
             return cls(key)

@@ -220,3 +220,24 @@ def test_numpy_dtypes_match_openvino_where_numpy_has_the_type(ov) -> None:  # ty
         t = getattr(ov.Type, name)
         assert ElementType.parse(name).numpy_dtype == np.dtype(t.to_dtype()), name
         assert ov.Type(ElementType.parse(name).numpy_dtype).get_type_name() == name
+
+
+def test_ir_names_match_what_openvino_writes(ov, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Save a Parameter of every type with openvino; read back element_type and port precision."""
+    from lxml import etree
+
+    ops = ov.opset13
+    names = sorted(_ov_types(ov))
+    params = [ops.parameter([2], getattr(ov.Type, n), name=f"p_{n}") for n in names]
+    ov.save_model(ov.Model([ops.result(p) for p in params], params, "types"), str(tmp_path / "types.xml"))
+    root = etree.parse(str(tmp_path / "types.xml")).getroot()
+    seen = 0
+    for layer in root.iter("layer"):
+        if layer.get("type") != "Parameter":
+            continue
+        ours = ElementType.parse(layer.get("name").removeprefix("p_"))
+        assert layer.find("data").get("element_type") == str(ours)
+        assert layer.find("output/port").get("precision") == ours.ir_precision
+        assert ElementType.from_ir_precision(layer.find("output/port").get("precision")) is ours
+        seen += 1
+    assert seen == len(names) == len(ElementType)
