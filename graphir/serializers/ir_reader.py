@@ -327,21 +327,15 @@ class _Reader:
     # --- one layer -> one node ------------------------------------------------------------
     def _node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
         where = layer.where(self.file)
-        recorded = [_tensor_type(p, where) for p in layer.outputs]
         for p in layer.inputs:
             _precision(p, where)  # must be a known one
-        op, extra = self._op(layer, recorded, where)
+        for p in layer.outputs:
+            _precision(p, where)
+        op, extra = self._op(layer, where)
         opaque = isinstance(op, OpaqueOp)
-        if isinstance(op, Result):
-            output_types = None
-        elif opaque or isinstance(op, Constant):
-            output_types = recorded
-        else:
-            output_types = recorded if len(recorded) == op.num_outputs() else None
+        # a known op's outputs are re-inferred below (as OpenVINO does); an opaque one keeps the file's
+        output_types = op.recorded_outputs if opaque else None
         node = Node(op, inputs, name=layer.name, id=layer.id, output_types=output_types, infer=False)
-        if output_types is None:
-            node.output_types = [TensorType(ElementType.dynamic, PartialShape.dynamic())] * op.num_outputs()
-            node.output_names = [set() for _ in node.output_types]
         node.extra.update(extra)
         node.rt_info = layer.rt_info
         for i, port in enumerate(layer.outputs[: len(node.output_names)]):
@@ -375,7 +369,7 @@ class _Reader:
                     node.output_names[i] = set(port.names)
         return node
 
-    def _op(self, layer: _Layer, recorded: list[TensorType], where: str) -> tuple[Op, dict[str, Any]]:
+    def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any]]:
         extra: dict[str, Any] = {}
         cls = find("openvino", layer.type, layer.version) if re.fullmatch(r"opset\d+", layer.version) else None
         if cls is Constant:
@@ -383,7 +377,8 @@ class _Reader:
         if cls is None:
             return opaque_op(layer.type, layer.version, attrs=dict(layer.data), layer_id=str(layer.id),
                              layer_name=layer.name, recorded_inputs=[_tensor_type(p, where) for p in layer.inputs],
-                             recorded_outputs=recorded, children=dict(layer.children)), extra
+                             recorded_outputs=[_tensor_type(p, where) for p in layer.outputs],
+                             children=dict(layer.children)), extra
         raw = dict(layer.data)
         if cls is Parameter and "shape" not in raw:
             raw["shape"] = ""
