@@ -15,6 +15,17 @@ of attribute dicts. An op class that declares the fields ``body``/``then_body``/
 (Model), ``input_descriptions``/``output_descriptions``/``back_edges`` (list[dict]) gets them; If
 gets ``then_`` and ``else_``-prefixed descriptions when it declares them. Otherwise they stay on
 the node (``node.extra["ir_children"]``, or the opaque op's ``children``) and are written back.
+Port-map entries are the element's attributes with numeric values as ints, e.g.
+``{"external_port_id": 0, "internal_layer_id": 0, "axis": 1}``; back edges
+``{"from-layer": 3, "to-layer": 0}``.
+
+What a round trip needs beyond the op lives in ``node.extra`` (``ir_attribute_text``: attribute
+strings as read, written back when the value is unchanged; ``ir_unknown_attributes``;
+``ir_output_rt_info``/``ir_input_rt_info``; ``ir_version`` when the file named a later opset;
+``ir_child_order``) and ``model.meta`` (``ir_version``, ``ir_edge_order``).
+
+Modules: ir_parser (hardened lxml), ir_reader, ir_writer (incl. atomic writes), ir_attributes
+(attribute codec + hooks), ir_constants (.bin packing, lazy loading), ir_rt_info.
 """
 from __future__ import annotations
 
@@ -146,8 +157,3 @@ def write_layer(node: Node) -> str:
     el = writer.layer(node, holder, {})
     etree.indent(el, space="\t")
     return etree.tostring(el, encoding="unicode")
-
-
-def tensor_shape_of(output: Output) -> list[Any]:
-    """Dims of an output as IR ``<dim>`` values (-1 for non-static); helper for tools."""
-    return [d.min if d.is_static else -1 for d in output.partial_shape.dims]
