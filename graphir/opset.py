@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from graphir.errors import GraphirError, OpDefinitionError
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.ops.registry import all_ops, lookup
@@ -48,7 +49,14 @@ def constant(value: Any, dtype: "ElementType | str | type | None" = None, name: 
     # Element type from numpy's reading of the value, as openvino.opset13.constant does in 2026.4:
     # Python floats are f64, Python ints i64, bools boolean (tests/test_opset.py pins it).
     et = None if dtype is None else as_element_type(dtype)
-    return Node(Constant.from_array(value, et), name=name).output(0)
+    try:
+        op = Constant.from_array(value, et)
+    except (ValueError, TypeError, OverflowError) as exc:
+        if isinstance(exc, GraphirError):
+            raise
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        raise OpDefinitionError(f"cannot make a Constant{'' if et is None else f' of {et}'} from {shown}: {exc}") from None
+    return Node(op, name=name).output(0)
 
 
 def result(value: "Output | Node", name: str | None = None) -> Node:

@@ -185,7 +185,11 @@ class PartialShape:
 
     __slots__ = ("_dims", "_hash")
 
-    def __init__(self, dims: "Iterable[Dimension | int | str] | None") -> None:
+    def __init__(self, dims: "Iterable[Dimension | int | str] | PartialShape | str | None") -> None:
+        if isinstance(dims, str):  # like ov.PartialShape("[2,?]")
+            dims = PartialShape.parse(dims)._dims
+        elif isinstance(dims, PartialShape):
+            dims = dims._dims
         self._dims: tuple[Dimension, ...] | None = (
             None if dims is None else tuple(Dimension.parse(d) for d in dims)
         )

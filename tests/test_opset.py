@@ -124,3 +124,14 @@ def test_builder_matches_openvino_types_on_a_small_graph(ov) -> None:  # type: i
                             opset.parameter(es, "dynamic"), auto_broadcast=mode)
         assert str(ours.partial_shape) == str(ov_node.get_output_partial_shape(0))
         assert str(ours.element_type) == ov_node.get_output_element_type(0).get_type_name()
+
+
+@pytest.mark.parametrize(
+    "value,dtype,detail",
+    [([[1, 2], [3]], None, "inhomogeneous"), ([300], "u8", "out of bounds for uint8"),
+     ("x", "f32", "could not convert string to float")],
+)
+def test_constant_from_unusable_values_is_an_op_definition_error(value: object, dtype: str | None, detail: str) -> None:
+    with pytest.raises(OpDefinitionError) as info:
+        opset.constant(value, dtype)
+    assert "cannot make a Constant" in str(info.value) and detail in str(info.value)

@@ -266,3 +266,11 @@ def test_merge_matches_openvino_merge_into(ov) -> None:  # type: ignore[no-untyp
             assert "Argument shapes are inconsistent" in str(exc)
             theirs = None
         assert (None if ours is None else str(ours)) == theirs, (a, b)
+
+
+def test_constructor_takes_what_openvino_takes() -> None:
+    assert str(PartialShape("[2,?]")) == "[2,?]" and str(PartialShape("1..3,4")) == "[1..3,4]"
+    assert str(PartialShape("[...]")) == "[...]" and str(PartialShape(PartialShape.dynamic())) == "[...]"
+    assert str(PartialShape(PartialShape("[..6]"))) == "[..6]"
+    with pytest.raises(ShapeError, match=r"invalid shape '\[2,x\]'"):
+        PartialShape("[2,x]")
