@@ -148,6 +148,9 @@ class GatherND(Op):
         data, idx = inputs
         _index_check(self, idx, "The indices type")
         b = self.batch_dims
+        for port, t in (("data", data), ("indices", idx)):
+            if t.shape.rank_is_static and len(t.shape) == 0:
+                raise self.fail(f"{port} rank must be at least 1, got a scalar {t}")
         if data.shape.rank_is_dynamic or idx.shape.rank_is_dynamic or idx.shape[-1].is_dynamic:
             return [TensorType(data.element_type, PartialShape.dynamic())]
         rank, irank = len(data.shape), len(idx.shape)

@@ -175,6 +175,8 @@ class TopK(Op):
         if data.shape.rank_is_dynamic:
             return [TensorType(data.element_type, data.shape), TensorType(idx_et, data.shape)]
         rank = len(data.shape)
+        if rank == 0:
+            raise self.fail(f"Input rank must be greater than 0 (input 0 ('data') is {data})")
         axis = axis_in_range(self, self.axis, rank)
         items = sv.elements(k_t)
         d = data.shape[axis]
