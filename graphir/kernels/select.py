@@ -8,8 +8,11 @@ element. The fast path is branch-free over the unsigned-integer view of the data
     out = else ^ ((then ^ else) * cond)
 
 three ufunc passes that move raw bits only (NaN payloads and -0.0 survive), run over blocks small
-enough to stay in L2 so main memory sees each byte once, and split across threads for large
-outputs (numpy releases the GIL in its loops). Every broadcast pattern goes through the same
+enough to stay in L2 so main memory sees each byte once (two passes when then/else are small
+next to the output: their xor is computed once), shared by two threads for large outputs when
+that measures faster (numpy releases the GIL in its loops; see ``_threads.ThreadChooser``).
+Large outputs come from ``_buffers``, which recycles unreferenced memory instead of taking page
+faults on fresh pages every run. Every broadcast pattern goes through the same
 blocked loop: blocks are taken along the output's leading axes and each input contributes the
 matching slice, or its size-1 dims whole. Types without a same-width unsigned integer view
 (object, strings, 16-byte types) or mixed then/else dtypes fall back to ``numpy.where``.
@@ -136,8 +139,8 @@ def _blend_blocks(body: _Body, inputs: list[np.ndarray], out: np.ndarray, keys: 
     for number in numbers:
         key = keys[number]
         body(cond[key] if own[0] else cond[_input_key(cond, key)],
-                     then[key] if own[1] else then[_input_key(then, key)],
-                     otherwise[key] if own[2] else otherwise[_input_key(otherwise, key)], out[key])
+             then[key] if own[1] else then[_input_key(then, key)],
+             otherwise[key] if own[2] else otherwise[_input_key(otherwise, key)], out[key])
 
 
 def _blend_block(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.ndarray) -> None:
