@@ -274,3 +274,29 @@ def test_constructor_takes_what_openvino_takes() -> None:
     assert str(PartialShape(PartialShape("[..6]"))) == "[..6]"
     with pytest.raises(ShapeError, match=r"invalid shape '\[2,x\]'"):
         PartialShape("[2,x]")
+
+
+# --- algebraic properties (hypothesis) -----------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_dims = st.one_of(
+    st.integers(0, 6).map(Dimension.static),
+    st.tuples(st.integers(0, 6), st.one_of(st.none(), st.integers(0, 6))).filter(
+        lambda t: t[1] is None or t[1] >= t[0]).map(lambda t: Dimension(*t)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_dims, _dims)
+def test_dimension_merge_and_broadcast_properties(a: Dimension, b: Dimension) -> None:
+    m = a.merge(b)
+    assert m == b.merge(a)  # commutative
+    assert (m is not None) == a.compatible(b)
+    if m is not None:
+        assert m.refines(a) and m.refines(b)  # the merge admits only what both admit
+        assert all(a.contains(n) and b.contains(n) for n in range(m.min, (8 if m.max is None else m.max) + 1))
+    assert a.broadcast_merge(b) == b.broadcast_merge(a)  # numpy broadcast is symmetric
+    assert a.relaxes(a) and a.hull(b).relaxes(a) and a.hull(b).relaxes(b)
+    assert Dimension.parse(str(a)) == a  # printing round-trips
