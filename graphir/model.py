@@ -81,7 +81,10 @@ class Model:
             if known is node:
                 continue
             if known is not None:
-                raise GraphError(f"two nodes share id {node.id}: {known.describe()} and {node.describe()}")
+                raise GraphError(
+                    f"two nodes share id {node.id}: {known.describe()} and {node.describe()}; ids read "
+                    f"from a file (IR layer ids) may repeat those of nodes built before reading it"
+                )
             self._nodes[node.id] = node
             stack.extend(src.node for src in node.inputs if src is not None)
 
