@@ -175,3 +175,27 @@ def test_interpolate_shapes_match_openvino(ov: Any, spatial: list[str], scales: 
                                              shape_calculation_mode=calc, pads_begin=pads_begin, pads_end=pads_end),
              lambda x: opset11.interpolate(x, opset11.constant(values), "nearest", calc, axes=opset11.constant(axes),
                                            pads_begin=pads_begin, pads_end=pads_end))
+
+
+@SETTINGS
+@given(batch=st.lists(st.sampled_from(["1", "2", "?", "1..3"]), min_size=0, max_size=2),
+       kb=st.lists(st.sampled_from(["1", "2", "?"]), min_size=0, max_size=2),
+       lq=dims(), ls=dims(), e=st.sampled_from(["8", "?", "4"]), ev=dims(), dynamic_rank=st.booleans())
+def test_sdpa_shapes_match_openvino(ov: Any, batch: list[str], kb: list[str], lq: str, ls: str, e: str, ev: str,
+                                    dynamic_rank: bool) -> None:
+    from openvino import opset14
+
+    q = "[" + ",".join(batch + [lq, "8"]) + "]"
+    k = "[" + ",".join(kb + [ls, e]) + "]"
+    v = "[...]" if dynamic_rank else "[" + ",".join(kb + [ls, ev]) + "]"
+    try:
+        node = opset14.scaled_dot_product_attention(*[opset14.parameter(ov.PartialShape(s), np.float32)
+                                                      for s in (q, k, v)])
+        expected = str(node.get_output_partial_shape(0))
+    except RuntimeError:
+        expected = None
+    try:
+        got = str(opset.scaled_dot_product_attention(*[opset.parameter(s) for s in (q, k, v)]).shape)
+    except GraphirError:
+        got = None
+    assert got == expected, f"q {q}, k {k}, v {v}: graphir {got}, openvino {expected}"

@@ -7,7 +7,7 @@ import numpy as np
 
 from graphir.broadcast import broadcast_merge
 from graphir.ops.base import REAL, Op, Port, TensorType, types
-from graphir.shapes import PartialShape
+from graphir.shapes import Dimension, PartialShape
 
 
 class ScaledDotProductAttention(Op):
@@ -34,24 +34,25 @@ class ScaledDotProductAttention(Op):
         if len(inputs) > 3 and inputs[3].element_type.is_real:
             self.merge_types(inputs, (0, 1, 2, 3))
         q, k, v = (t.shape for t in inputs[:3])
-        if q.rank_is_dynamic or k.rank_is_dynamic or v.rank_is_dynamic:
-            if q.rank_is_static and v.rank_is_static:
-                return [TensorType(et, PartialShape(list(q.dims[:-1]) + [v.dims[-1]]))]
-            return [TensorType(et, PartialShape.dynamic())]
         for name, s in (("query", q), ("key", k), ("value", v)):
-            if len(s) < 2:
-                raise self.fail(f"{name} must have rank >= 2, got {s}")
-        if q.dims[-1].merge(k.dims[-1]) is None:
+            if s.rank_is_static and len(s) < 3:
+                raise self.fail(f"{name} must have rank >= 3 ([batch..., length, embedding]), got {s}")
+        if q.rank_is_dynamic:
+            return [TensorType(et, PartialShape.dynamic())]
+        if k.rank_is_static and q.dims[-1].merge(k.dims[-1]) is None:
             raise self.fail(f"query and key embedding sizes differ: query {q}, key {k}")
-        if k.dims[-2].merge(v.dims[-2]) is None:
+        if k.rank_is_static and v.rank_is_static and k.dims[-2].merge(v.dims[-2]) is None:
             raise self.fail(f"key and value sequence lengths differ: key {k}, value {v}")
         batch = PartialShape(q.dims[:-2])
         for name, s in (("key", k), ("value", v)):
+            if s.rank_is_dynamic:
+                continue
             merged = broadcast_merge(batch, PartialShape(s.dims[:-2]), "numpy")
             if merged is None:
                 raise self.fail(f"batch dimensions of query {q} and {name} {s} do not broadcast")
             batch = merged
-        return [TensorType(et, PartialShape(list(batch.dims) + [q.dims[-2], v.dims[-1]]))]
+        value_size = v.dims[-1] if v.rank_is_static else Dimension.dynamic()
+        return [TensorType(et, PartialShape(list(batch.dims) + [q.dims[-2], value_size]))]
 
     def evaluate(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None = None,
                  scale: np.ndarray | None = None) -> list[np.ndarray]:
