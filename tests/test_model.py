@@ -300,3 +300,14 @@ def test_openvino_style_accessors() -> None:
     with pytest.raises(ShapeError, match=r"shape \[\?,2\] is not static"):
         y.get_shape()
     assert opset.parameter([2, 3], "f32").get_shape() == (2, 3)
+
+
+def test_nodes_sharing_an_id_are_refused_with_the_reason() -> None:
+    x = opset.parameter("[2]", "f32", name="built_first")
+    twin = Node(Parameter(shape=PartialShape.parse("[2]"), element_type="f32"), name="from_file", id=x.node.id)
+    y = opset.make("Add", x, twin.output(0))
+    with pytest.raises(GraphError) as info:
+        graphir.Model([y], [x, twin])
+    text = str(info.value)
+    assert f"two nodes share id {x.node.id}" in text and "'built_first'" in text and "'from_file'" in text
+    assert "IR layer ids" in text
