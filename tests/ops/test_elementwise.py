@@ -305,3 +305,20 @@ def test_none_mode_rejects_mismatched_arrays_at_run_time() -> None:
     model = Model([opset.add(x, y, auto_broadcast="none")], [x, y])
     with pytest.raises(EvaluationError, match=r"\[2\] and \[3\] differ"):
         model.run([np.ones(2, np.float32), np.ones(3, np.float32)])
+
+
+def _generated_shape_pairs(count: int, seed: int) -> list[tuple[str, str]]:
+    """A seeded sample of rank-0..3 shape pairs over static, dynamic and interval dims."""
+    import itertools
+
+    dims = ["1", "3", "0", "?", "1..4", "2..5", "4..", "..2"]
+    shapes = ["[]"] + ["[" + ",".join(c) + "]" for r in (1, 2, 3) for c in itertools.product(dims, repeat=r)]
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(shapes), size=(count, 2))
+    return [(shapes[i], shapes[j]) for i, j in picks]
+
+
+@pytest.mark.parametrize("mode", ["numpy", "none"])
+def test_generated_shape_grid_matches_openvino(ov, mode: str) -> None:
+    for a, b in _generated_shape_pairs(400, seed=1 if mode == "numpy" else 2):
+        _shape_case(ov, "Add", mode, a, b)

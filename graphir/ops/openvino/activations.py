@@ -261,9 +261,9 @@ class _AxisSoftmax(Op):
 
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
         x = np.asarray(x)
-        axis = self.axis % x.ndim if x.ndim else None
-        return [_softmax(x, axis if axis is not None else 0, self.log) if x.ndim else
-                _softmax(x.reshape(1), 0, self.log).reshape(())]
+        if x.ndim == 0:
+            return [_softmax(x.reshape(1), 0, self.log).reshape(())]
+        return [_softmax(x, self.axis % x.ndim, self.log)]
 
 
 class Softmax(Op):
