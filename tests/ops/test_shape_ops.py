@@ -339,3 +339,20 @@ def test_shape_arithmetic_keeps_bounds_like_openvino(ov, shape: str) -> None:
     check(ov, build_gr, build_ov, [Param(shape)])
     out = build_gr(opset.parameter(shape))
     assert out[1].tensor_type.value is not None or out[1].tensor_type.bounds == (8,)
+
+
+def test_older_and_newer_versions_run_like_openvino_cpu(ov) -> None:
+    """Values of the versions the grids above check only for shapes."""
+    rng = np.random.default_rng(12)
+    x = random_array((1, 3, 1, 2), "f32", rng)
+    for version, attrs, dtype in (("opset1", {}, np.int64), ("opset3", {"output_type": "i32"}, np.int32)):
+        same(ov, "ShapeOf", version, attrs, [Param("[1,3,1,2]")], [x], expected=[np.array([1, 3, 1, 2], dtype)])
+    got = same(ov, "Squeeze", "opset15", {"allow_axis_skip": True}, [Param("[1,3,1,2]"), Const(np.array([0, 1]))], [x])
+    assert got[0].shape == (3, 1, 2)
+    same(ov, "Broadcast", "opset1", {"mode": "numpy"}, [Param("[1,3,1,2]"), Const(np.array([2, 3, 4, 2]))], [x])
+    data = random_array((5, 4), "f32", rng)
+    same(ov, "Gather", "opset1", {}, [Param("[5,4]"), Param("[2]", "i32"), Const(np.int64(0))],
+         [data, np.array([4, 1], np.int32)])
+    for version in ("opset1", "opset3"):
+        same(ov, "TopK", version, {"axis": 1, "mode": "min", "sort": "value", "index_element_type": "i32"},
+             [Param("[5,4]"), Const(np.int64(2))], [np.arange(20, dtype=np.float32)[::-1].reshape(5, 4).copy()])
