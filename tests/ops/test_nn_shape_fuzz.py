@@ -199,3 +199,30 @@ def test_sdpa_shapes_match_openvino(ov: Any, batch: list[str], kb: list[str], lq
     except GraphirError:
         got = None
     assert got == expected, f"q {q}, k {k}, v {v}: graphir {got}, openvino {expected}"
+
+
+@SETTINGS
+@given(x=st.lists(st.sampled_from(["2", "?", "1..3", "5", "3"]), min_size=3, max_size=3),
+       h=st.lists(st.sampled_from(["2", "?", "1", "4", "3"]), min_size=3, max_size=3),
+       lengths=st.sampled_from(["[2]", "[?]", "[3]", "[...]"]),
+       direction=st.sampled_from(["forward", "reverse", "bidirectional"]), h_dynamic_rank=st.booleans())
+def test_gru_sequence_shapes_match_openvino(ov: Any, x: list[str], h: list[str], lengths: str, direction: str,
+                                            h_dynamic_rank: bool) -> None:
+    from openvino import opset14
+
+    nd = 2 if direction == "bidirectional" else 1
+    w, r, b = np.zeros([nd, 12, 3], np.float32), np.zeros([nd, 12, 4], np.float32), np.zeros([nd, 12], np.float32)
+    shapes = ["[" + ",".join(x) + "]", "[...]" if h_dynamic_rank else "[" + ",".join(h) + "]", lengths]
+    types = [np.float32, np.float32, np.int32]
+    try:
+        ps = [opset14.parameter(ov.PartialShape(s), t) for s, t in zip(shapes, types)]
+        node = opset14.gru_sequence(*ps, w, r, b, 4, direction)
+        expected = [str(node.get_output_partial_shape(i)) for i in range(2)]
+    except RuntimeError:
+        expected = None
+    try:
+        gs = [opset.parameter(s, t) for s, t in zip(shapes, ("f32", "f32", "i32"))]
+        got = [str(o.shape) for o in opset.gru_sequence(*gs, w, r, b, hidden_size=4, direction=direction)]
+    except GraphirError:
+        got = None
+    assert got == expected, f"{shapes} {direction}: graphir {got}, openvino {expected}"

@@ -133,13 +133,13 @@ class _Cell(_RecurrentAttrs):
         x, h = inputs[0].shape, inputs[1].shape
         w, r = inputs[k].shape, inputs[k + 1].shape
         shapes = ", ".join(str(t.shape) for t in inputs)
-        batch, hidden, size = Dimension.dynamic(), Dimension.static(self.hidden_size), Dimension.dynamic()
+        batch, hidden = Dimension.dynamic(), Dimension.static(self.hidden_size)
         g = self.gates
         for name, s, rank in (("X", x, 2), ("initial_hidden_state", h, 2), ("W", w, 2), ("R", r, 2)):
             if s.rank_is_static and len(s) != rank:
                 raise self.fail(f"input '{name}' must have rank {rank}, got {s} ({shapes})")
         if x.rank_is_static:
-            batch, size = x.dims[0], x.dims[1]
+            batch = x.dims[0]
         if h.rank_is_static:
             batch = self._merge_dim("batch size", batch, h.dims[0], shapes)
             self._merge_dim("hidden size", hidden, h.dims[1], shapes)
@@ -148,7 +148,7 @@ class _Cell(_RecurrentAttrs):
             self._merge_dim("hidden size", hidden, inputs[2].shape.dims[1], shapes)
         if w.rank_is_static:
             self._merge_dim(f"W rows ({g} * hidden_size)", Dimension.static(g * self.hidden_size), w.dims[0], shapes)
-            self._merge_dim("input size", size, w.dims[1], shapes)
+            # OpenVINO does not check X's input_size against W's columns (measured); neither do we
         if r.rank_is_static:
             self._merge_dim(f"R rows ({g} * hidden_size)", Dimension.static(g * self.hidden_size), r.dims[0], shapes)
             self._merge_dim("R columns (hidden_size)", hidden, r.dims[1], shapes)
@@ -232,12 +232,12 @@ class _Sequence(_RecurrentAttrs):
         shapes = ", ".join(str(t.shape) for t in inputs)
         nd = Dimension.static(2 if self.direction == "bidirectional" else 1)
         hidden = Dimension.static(self.hidden_size)
-        batch, seq, size = Dimension.dynamic(), Dimension.dynamic(), Dimension.dynamic()
+        batch, seq = Dimension.dynamic(), Dimension.dynamic()
         x = inputs[0].shape
         if x.rank_is_static:
             if len(x) != 3:
                 raise self.fail(f"X must be [batch, seq_length, input_size], got {x} ({shapes})")
-            batch, seq, size = x.dims
+            batch, seq = x.dims[0], x.dims[1]
         states = [1, 2] if self.has_cell_state else [1]
         for i in states:
             s = inputs[i].shape
@@ -255,16 +255,15 @@ class _Sequence(_RecurrentAttrs):
             batch = self._merge_dim("batch size", batch, lengths.dims[0], shapes)
         g = self.gates
         w, r, b = inputs[k + 1].shape, inputs[k + 2].shape, inputs[k + 3].shape
-        for name, s, cols in (("W", w, size), ("R", r, hidden)):
+        for name, s, cols in (("W", w, None), ("R", r, hidden)):
             if s.rank_is_static:
                 if len(s) != 3:
                     raise self.fail(f"{name} must have rank 3, got {s} ({shapes})")
                 self._merge_dim("num_directions", nd, s.dims[0], shapes)
                 self._merge_dim(f"{name} rows ({g} * hidden_size)", Dimension.static(g * self.hidden_size),
                                 s.dims[1], shapes)
-                merged = self._merge_dim(f"{name} columns", cols, s.dims[2], shapes)
-                if name == "W":
-                    size = merged
+                if cols is not None:  # X's input_size vs W's columns: unchecked, as in OpenVINO
+                    self._merge_dim(f"{name} columns", cols, s.dims[2], shapes)
         if b.rank_is_static:
             if len(b) != 2:
                 raise self.fail(f"B must have rank 2, got {b} ({shapes})")
