@@ -251,7 +251,8 @@ class ElementType(str, enum.Enum):
         from pydantic_core import core_schema
 
         return core_schema.no_info_plain_validator_function(
-            as_element_type, serialization=core_schema.plain_serializer_function_ser_schema(str)
+            as_element_type,
+            serialization=core_schema.plain_serializer_function_ser_schema(str, when_used="json"),
         )
 
     @classmethod

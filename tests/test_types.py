@@ -241,3 +241,20 @@ def test_ir_names_match_what_openvino_writes(ov, tmp_path) -> None:  # type: ign
         assert ElementType.from_ir_precision(layer.find("output/port").get("precision")) is ours
         seen += 1
     assert seen == len(names) == len(ElementType)
+
+
+def test_pydantic_fields_typed_element_type() -> None:
+    from pydantic import BaseModel
+
+    class Holder(BaseModel):
+        et: ElementType = ElementType.dynamic
+
+    assert Holder(et="F32").et is ElementType.f32 and Holder(et="undefined").et is ElementType.dynamic
+    assert Holder(et=np.int8).et is ElementType.i8
+    assert Holder(et="bf16").model_dump() == {"et": ElementType.bf16}
+    assert Holder(et="bf16").model_dump_json() == '{"et":"bf16"}'
+    assert Holder.model_json_schema()["properties"]["et"]["enum"][:3] == ["dynamic", "boolean", "bf16"]
+    with pytest.raises(ValueError, match="unknown element type 'float33'"):
+        Holder(et="float33")
+    with pytest.raises(ValueError, match="3.5 is neither an element type name nor a numpy dtype"):
+        Holder(et=3.5)
