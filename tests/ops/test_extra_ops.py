@@ -122,3 +122,21 @@ def test_eye_matches_openvino(ov, rows: int, cols: int, k: int, batch) -> None:
     want = reference(ov, factory("opset9", "Eye", {"output_type": "f32"}), args)[0]
     np.testing.assert_array_equal(opset.make("Eye", *args, output_type="f32").tensor_type.value, want)
     same(ov, "Eye", "opset9", {"output_type": "i32"}, [Param("[]", "i64"), Const(np.int64(4)), Const(np.int64(0))])
+
+
+@pytest.mark.parametrize("right", [True, False])
+def test_bucketize_and_search_sorted_match_openvino_cpu(ov, right: bool) -> None:
+    x = np.array([[0.5, 1, 2.5], [3, -1, 9]], np.float32)
+    b = np.array([1, 2, 3, 4], np.float32)
+    got = same(ov, "Bucketize", "opset3", {"output_type": "i32", "with_right_bound": right},
+               [Param("[2,3]"), Param("[4]")], [x, b])
+    np.testing.assert_array_equal(got[0], np.searchsorted(b, x, side="left" if right else "right"))
+    same(ov, "SearchSorted", "opset15", {"right_mode": right, "output_type": "i32"}, [Param("[4]"), Param("[2,3]")],
+         [b, x])
+    seq = np.sort(random_array((2, 5), "f32", RNG), axis=1)
+    same(ov, "SearchSorted", "opset15", {"right_mode": right, "output_type": "i32"}, [Param("[2,5]"), Param("[2,3]")],
+         [seq, x])
+    for inputs in ([Param("[3,5]"), Param("[2,3]")], [Param("[5]"), Param("[2,3]", "i32")], [Param("[?,5]"), Param("[2,?]")]):
+        agree_or_both_fail(ov, "SearchSorted", "opset15", {"right_mode": right, "output_type": "i64"}, inputs)
+    assert "must be a 1D tensor" in agree_or_both_fail(
+        ov, "Bucketize", "opset3", {"output_type": "i64", "with_right_bound": right}, [Param("[2,3]"), Param("[4,1]")])

@@ -11,7 +11,7 @@ from graphir.node import Node
 from graphir.ops.registry import all_ops
 
 MODULES = {"elementwise", "unary", "activations", "conversion", "shape_ops", "gather_scatter", "slicing", "sequence",
-           "layout", "bitwise", "float_checks", "scaled_activations", "reorder"}
+           "layout", "bitwise", "float_checks", "scaled_activations", "reorder", "search"}
 REQUIRED = {"destination_type": "f32", "output_type": "i64", "special_zero": True, "axis": 0, "num_splits": 1,
             "sort": "value", "begin_mask": [], "end_mask": [], "alpha": 1.0, "min": 0.0, "max": 1.0}
 OPS = [cls for cls in all_ops("openvino") if cls.__module__.rsplit(".", 1)[-1] in MODULES]
