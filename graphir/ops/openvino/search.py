@@ -57,6 +57,9 @@ class SearchSorted(Op):
         seq, values = inputs
         if seq.element_type.merge(values.element_type) is None:
             raise self.fail(f"Sorted sequence and values must have the same element type: {seq}, {values}")
+        for port, t in (("sorted_sequence", seq), ("values", values)):
+            if t.shape.rank_is_static and len(t.shape) == 0:
+                raise self.fail(f"The {port} input must be at least 1D, got a scalar {t}")
         shape = values.shape
         if seq.shape.rank_is_static and values.shape.rank_is_static and len(seq.shape) != 1:
             if len(seq.shape) != len(values.shape) or seq.shape[:-1].merge(values.shape[:-1]) is None:
