@@ -10,14 +10,14 @@ from graphir import opset
 from graphir.errors import InferenceError
 from tests.ops.test_nn_oracle import diff, rand
 
-POOL_GRID = list(itertools.product(
+POOL_GRID = [case for case in itertools.product(
     [[1, 2, 9, 8], [2, 3, 7]],      # data
     [2, 3],                         # kernel
     [1, 2],                         # stride
     [(0, 0), (1, 1)],               # pads
     ["floor", "ceil"],
     ["explicit", "same_upper", "valid"],
-))
+) if len(case[0]) == 4 or case[2] == 2]  # 1-D pooling: stride 2 only (time budget; shapes are fuzzed)
 
 
 def _attrs(data: list[int], kernel: int, stride: int, pads: tuple[int, int]) -> dict:
