@@ -3,7 +3,6 @@ equal, and run the forward-only graphs on random inputs."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +15,6 @@ from graphir.serializers.onednn_json import UNKNOWN, dims_to_shape, dtype_to_ele
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "onednn"
 FILES = sorted(DATA.glob("*/*.json"))
-#: graphs whose inputs hold more elements than this run only with GRAPHIR_SLOW=1 (time budget)
-RUN_BUDGET = 3_000_000
 
 
 def _id(path: Path) -> str:
@@ -75,7 +72,8 @@ def _random_input(param: Parameter, rng: np.random.Generator) -> np.ndarray:
         return rng.random(shape) < 0.5
     if et.is_integral_number:
         return rng.integers(0, 5, shape).astype(et.numpy_dtype)
-    return rng.uniform(0.1, 2.0, shape).astype(np.float32).astype(et.numpy_dtype)
+    # positive (Log/Sqrt stay real) and below 1, so chains of matmuls stay finite even in bf16
+    return rng.uniform(0.1, 1.0, shape).astype(np.float32).astype(et.numpy_dtype)
 
 
 def _forward_only(model: Model) -> bool:
@@ -86,9 +84,6 @@ def _forward_only(model: Model) -> bool:
 def test_run_forward_graph_on_random_inputs(path: Path) -> None:
     model = read_json(path)
     params = model.get_parameters()
-    size = sum(int(np.prod(p.op.shape.to_shape())) for p in params)
-    if size > RUN_BUDGET and not os.environ.get("GRAPHIR_SLOW"):
-        pytest.skip(f"{size} input elements: over the test time budget (set GRAPHIR_SLOW=1 to run)")
     rng = np.random.default_rng(7)
     outputs = model.run([_random_input(p.op, rng) for p in params])
     assert list(outputs) == [r.inputs[0].get_any_name() for r in model.get_results()]
