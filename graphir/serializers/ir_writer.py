@@ -140,6 +140,7 @@ class _Writer:
                     ins = getattr(op, f"{prefix}input_descriptions") or []
                     outs = getattr(op, f"{prefix}output_descriptions") or []
                     items[tag] = [{"tag": "input", **d} for d in ins] + [{"tag": "output", **d} for d in outs]
+                    items[tag].sort(key=lambda d: "purpose" in d)  # OpenVINO writes Loop's special ports last
             if "back_edges" in fields:
                 items["back_edges"] = [{"tag": "edge", **d} for d in (op.back_edges or [])]
             for tag in _BODY_TAGS:
