@@ -5,6 +5,7 @@ from typing import Any
 
 from graphir import errors, opset
 from graphir.errors import GraphirError
+from graphir.interpreter import run
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, Port, TensorType
@@ -12,13 +13,6 @@ from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
 __version__ = "0.1.0"
-
-
-def run(model: Model, inputs: Any = None, **options: Any) -> Any:
-    """Run ``model`` on numpy inputs (see :func:`graphir.interpreter.run`)."""
-    from graphir.interpreter import run as _run
-
-    return _run(model, inputs, **options)
 
 
 def read_model(path: Any, weights: Any = None) -> Model:

@@ -71,7 +71,20 @@ def not_runnable_reason(node: "Node") -> str | None:
         return "not implemented in graphir (kept as an opaque layer)"
     if not type(op).runnable:
         return "no numpy semantics in graphir (shape inference only)"
+    for body in _bodies(op):
+        for inner in body.get_ordered_ops():
+            reason = not_runnable_reason(inner)
+            if reason:
+                return f"its body holds {inner.describe()}, which cannot run: {reason}"
     return None
+
+
+def _bodies(op: Any) -> list[Any]:
+    """Subgraph bodies of an op (If/Loop/TensorIterator fields, or an opaque layer's children)."""
+    from graphir.model import Model
+
+    values = list(op.attributes().values()) + list((getattr(op, "children", None) or {}).values())
+    return [v for v in values if isinstance(v, Model)]
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "") -> str:
