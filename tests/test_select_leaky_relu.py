@@ -40,7 +40,6 @@ def test_matches_numpy(example, alpha: float, dtype: str) -> None:
 
 
 def test_saved_ir_runs_in_openvino(example, ov, tmp_path: Path) -> None:
-    pytest.importorskip("graphir.serializers.openvino_xml", reason="the IR writer is not in this checkout yet")
     assert example.main([str(tmp_path), "--alpha", "0.3"]) == 0
     x = np.linspace(-4, 4, 16, dtype=np.float32).reshape(2, 8)
     theirs = example.run_openvino(tmp_path / "leaky_relu.xml", x)
