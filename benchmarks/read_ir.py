@@ -39,6 +39,7 @@ def make_ir(path: Path, layers: int, elems: int) -> None:
 def best_time(fn, repeat: int) -> tuple[float, object]:
     best, out = float("inf"), None
     for _ in range(repeat):
+        out = None  # free the previous result outside the timed region
         gc.collect()
         start = time.perf_counter()
         out = fn()

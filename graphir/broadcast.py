@@ -31,6 +31,8 @@ def numpy_merge(dst: PartialShape, src: PartialShape) -> PartialShape | None:
     if dst.rank_is_dynamic or src.rank_is_dynamic:
         return PartialShape.dynamic()
     a, b = dst.dims, src.dims
+    if a == b:  # the common case: each dim merges with itself into itself
+        return dst
     rank = max(len(a), len(b))
     one = Dimension.static(1)
     a = (one,) * (rank - len(a)) + a

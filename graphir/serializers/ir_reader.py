@@ -19,8 +19,8 @@ from graphir.node import Node, Output
 from graphir.ops.base import Op, TensorType
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
-from graphir.ops.registry import find
-from graphir.serializers.ir_attributes import decode_attributes
+from graphir.ops.registry import _REGISTRY, find
+from graphir.serializers.ir_attributes import _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, expected_size, lazy_loader
 from graphir.serializers.ir_rt_info import read_attribute_rt_info, read_net_rt_info
 from graphir.shapes import Dimension, PartialShape
@@ -31,7 +31,7 @@ _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
 _LAYER_CHILDREN = {"data", "input", "output", "rt_info"}
 _VERSIONS = ("10", "11")
 
-@dataclass
+@dataclass(slots=True)
 class _Port:
     id: str
     precision: str | None
@@ -40,7 +40,7 @@ class _Port:
     rt_info: dict[str, Any]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Layer:
     id: int
     name: str
@@ -104,8 +104,11 @@ def _parse_port(element: Any, where: str) -> _Port:
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
-    lid_text = element.get("id")
-    name = element.get("name", "")
+    attrib = dict(element.attrib)
+    lid_text = attrib.pop("id", None)
+    name = attrib.pop("name", None)
+    if name is None:
+        name = ""
     where = f"{file}: layer id={lid_text} name='{name}'"
     if lid_text is None:
         raise SerializationError(f"{where}: missing attribute 'id'")
@@ -113,10 +116,10 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
         lid = int(lid_text)
     except ValueError:
         raise SerializationError(f"{where}: id \"{lid_text}\" is not an integer") from None
-    ltype = element.get("type")
+    ltype = attrib.pop("type", None)
     if not ltype:
         raise SerializationError(f"{where}: missing attribute 'type'")
-    version = element.get("version")
+    version = attrib.pop("version", None)
     if version is None:
         raise SerializationError(f"{where} type={ltype}: missing mandatory attribute 'version'")
     where = f"{where} type={ltype}"
@@ -134,9 +137,13 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
         if tag == "data":
             data = dict(child.attrib)
         elif tag == "input":
-            inputs.extend(_parse_port(p, where) for p in child if p.tag == "port")
+            for p in child:
+                if p.tag == "port":
+                    inputs.append(_parse_port(p, where))
         elif tag == "output":
-            outputs.extend(_parse_port(p, where) for p in child if p.tag == "port")
+            for p in child:
+                if p.tag == "port":
+                    outputs.append(_parse_port(p, where))
         elif tag == "rt_info":
             rt_el = child
         else:
@@ -145,12 +152,10 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
         for p in ports:
             if p.precision is None:
                 raise SerializationError(f"{where}: {kind} port {p.id} has no precision")
-        ids = [p.id for p in ports]
-        if len(set(ids)) != len(ids):
-            raise SerializationError(f"{where}: {kind} port ids repeat: {', '.join(ids)}")
-    attrib = dict(element.attrib)
-    for key in ("id", "name", "type", "version"):
-        attrib.pop(key, None)
+        if len(ports) > 1:
+            ids = [p.id for p in ports]
+            if len(set(ids)) != len(ids):
+                raise SerializationError(f"{where}: {kind} port ids repeat: {', '.join(ids)}")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib)
     for child in others:
@@ -276,10 +281,22 @@ class _Reader:
         sources: dict[tuple[int, str], tuple[int, str]] = {}
         edges_el = root.find("edges")
         for e in edges_el.iter("edge") if edges_el is not None else ():
-            ewhere = (f"{where}: edge from-layer={e.get('from-layer')} from-port={e.get('from-port')} "
-                      f"to-layer={e.get('to-layer')} to-port={e.get('to-port')}")
+            attrib = e.attrib
+            frm_text, fport = attrib.get("from-layer"), attrib.get("from-port")
+            to_text, tport = attrib.get("to-layer"), attrib.get("to-port")
+            try:  # the common case; anything odd takes the checked path below with its messages
+                frm, to = int(frm_text), int(to_text)  # type: ignore[arg-type]
+                src, dst = layers[frm], layers[to]
+                ok = fport in src.out_index and tport in dst.in_index and (to, tport) not in sources
+            except (TypeError, ValueError, KeyError):
+                ok = False
+            if ok:
+                sources[(to, tport)] = (frm, fport)  # type: ignore[index]
+                self.edge_order.append((frm, to, tport))  # type: ignore[arg-type]
+                continue
+            ewhere = (f"{where}: edge from-layer={frm_text} from-port={fport} "
+                      f"to-layer={to_text} to-port={tport}")
             frm, to = _int_attr(e, "from-layer", ewhere), _int_attr(e, "to-layer", ewhere)
-            fport, tport = e.get("from-port"), e.get("to-port")
             if fport is None or tport is None:
                 raise SerializationError(f"{ewhere}: missing from-port or to-port")
             if frm not in layers:
@@ -335,17 +352,19 @@ class _Reader:
         opaque = isinstance(op, OpaqueOp)
         # a known op's outputs are re-inferred below (as OpenVINO does); an opaque one keeps the file's
         output_types = op.recorded_outputs if opaque else None
+        big_constant = isinstance(op, Constant) and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
+        if big_constant:  # too large to fold: its type is its declaration, and its data stays unread
+            output_types = [TensorType(op.element_type, PartialShape([_dim(d) for d in op.shape]))]
         node = Node(op, inputs, name=layer.name, id=layer.id, output_types=output_types, infer=False)
         node.extra.update(extra)
         node.rt_info = layer.rt_info
-        for i, port in enumerate(layer.outputs[: len(node.output_names)]):
-            node.output_names[i] = set(port.names)
-        port_rt = {i: p.rt_info for i, p in enumerate(layer.outputs) if p.rt_info}
-        if port_rt:
-            node.extra["ir_output_rt_info"] = port_rt
-        in_rt = {i: p.rt_info for i, p in enumerate(layer.inputs) if p.rt_info}
-        if in_rt:
-            node.extra["ir_input_rt_info"] = in_rt
+        if big_constant or opaque:  # otherwise set after inference below
+            for i, port in enumerate(layer.outputs[: len(node.output_names)]):
+                node.output_names[i] = set(port.names)
+        if any(p.rt_info for p in layer.outputs):
+            node.extra["ir_output_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.outputs) if p.rt_info}
+        if any(p.rt_info for p in layer.inputs):
+            node.extra["ir_input_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.inputs) if p.rt_info}
         if layer.attrib:
             node.extra["ir_layer_attributes"] = dict(layer.attrib)
         if layer.child_order:
@@ -354,10 +373,7 @@ class _Reader:
             node.extra["ir_layer_attributes"].pop("output_names")
             if not node.extra["ir_layer_attributes"]:
                 del node.extra["ir_layer_attributes"]
-        if isinstance(op, Constant) and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE:
-            # too large to fold: its type is its declaration, and its data stays unread
-            node.output_types = [TensorType(op.element_type, PartialShape([_dim(d) for d in op.shape]))]
-        elif not opaque:
+        if not (big_constant or opaque):
             try:
                 node.infer()
             except GraphirError as exc:
@@ -371,7 +387,7 @@ class _Reader:
 
     def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any]]:
         extra: dict[str, Any] = {}
-        cls = find("openvino", layer.type, layer.version) if re.fullmatch(r"opset\d+", layer.version) else None
+        cls = _find_op(layer.type, layer.version)
         if cls is Constant:
             return self._constant(layer, where), extra
         if cls is None:
@@ -382,7 +398,7 @@ class _Reader:
         raw = dict(layer.data)
         if cls is Parameter and "shape" not in raw:
             raw["shape"] = ""
-        values, unknown, original = decode_attributes(cls, raw, where)
+        values, unknown, original = _decoded(cls, raw, where)
         values.update(self._structural(cls, layer, extra))
         try:
             op = cls(**values)
@@ -455,9 +471,62 @@ class _Reader:
                     f"({self.bin.size} bytes)")
         source = self.bin if self.bin is not None else BinSource(where, data=b"")
         # validated above: skip pydantic's validation (10,000-layer files have thousands of these)
+        return _new_constant(et, shape, lazy_loader(source, offset, size, et, shape, where))
+
+
+_DECODED: dict[tuple[Any, ...], tuple[dict[str, Any], dict[str, str], dict[str, str]]] = {}
+_SCALARS = (str, int, float, bool, type(None), ElementType, PartialShape)
+
+
+def _decoded(cls: type[Op], raw: dict[str, str], where: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
+    """decode_attributes, remembered per (op class, attribute text) when every value is immutable
+    (a 10,000-layer file repeats the same few attribute sets); callers get fresh dicts."""
+    hook = _hook(cls)
+    key = (cls, hook.read if hook is not None else None, *raw.items())
+    hit = _DECODED.get(key)
+    if hit is None:
+        hit = decode_attributes(cls, raw, where)
+        if len(_DECODED) < 4096 and all(isinstance(v, _SCALARS) for v in hit[0].values()):
+            _DECODED[key] = hit
+    return dict(hit[0]), dict(hit[1]), dict(hit[2])
+
+
+_OPSET = re.compile(r"opset\d+")
+_FOUND: dict[tuple[str, str], tuple[int, Any, "type[Op] | None"]] = {}
+
+
+def _find_op(type_name: str, version: str) -> "type[Op] | None":
+    """The op class for a layer's type and opset, cached per pair (a later registration, or a
+    replaced ``find``, refreshes it)."""
+    key = (type_name, version)
+    hit = _FOUND.get(key)
+    if hit is not None and hit[0] == len(_REGISTRY) and hit[1] is find:
+        cls = hit[2]
+        if cls is None or _REGISTRY.get((cls.dialect, cls.type_name, cls.version)) is cls:
+            return cls
+    cls = find("openvino", type_name, version) if _OPSET.fullmatch(version) else None
+    _FOUND[key] = (len(_REGISTRY), find, cls)
+    return cls
+
+
+_CONSTANT_FIELDS = frozenset(("element_type", "shape"))
+_FAST_CONSTANT = (set(Constant.model_fields) == _CONSTANT_FIELDS
+                  and set(Constant.__private_attributes__) == {"_data", "_loader"})
+
+
+def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
+    """``Constant.model_construct`` without pydantic's per-call default resolution: the fields are
+    already typed and checked, and Constant's private attributes are exactly ``_data``/``_loader``."""
+    if not _FAST_CONSTANT:
         op = Constant.model_construct(element_type=et, shape=shape)
-        op._loader = lazy_loader(source, offset, size, et, shape, where)
+        op._loader = loader
         return op
+    op = object.__new__(Constant)
+    object.__setattr__(op, "__dict__", {"element_type": et, "shape": shape})
+    object.__setattr__(op, "__pydantic_fields_set__", set(_CONSTANT_FIELDS))
+    object.__setattr__(op, "__pydantic_extra__", None)
+    object.__setattr__(op, "__pydantic_private__", {"_data": None, "_loader": loader})
+    return op
 
 
 def _int_attr_text(data: dict[str, str], key: str, where: str) -> int:

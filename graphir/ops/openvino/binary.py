@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from graphir.broadcast import AutoBroadcastSpec, broadcast_merge
+from graphir.broadcast import AutoBroadcastSpec, broadcast_merge, numpy_merge
 from graphir.errors import GraphirError
 from graphir.ops.base import Op, Port, TensorType
 from graphir.shapes import PartialShape
@@ -123,6 +123,10 @@ class BinaryElementwise(Op):
         return et
 
     def infer_shape(self, a: PartialShape, b: PartialShape) -> PartialShape:
+        if self.auto_broadcast == "numpy":  # the common case, without building a spec
+            merged = numpy_merge(a, b)
+            if merged is not None:
+                return merged
         spec = self.broadcast_spec
         merged = broadcast_merge(a, b, spec)
         if merged is None:
