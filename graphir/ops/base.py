@@ -128,6 +128,14 @@ class Op(BaseModel):
     @classmethod
     def input_count_range(cls) -> tuple[int, int | None]:
         """(minimum, maximum) number of connected inputs; maximum None when variadic."""
+        cached = _COUNT_RANGES.get(cls)
+        if cached is not None and cached[0] is cls.inputs:  # remembered per class and port tuple
+            return cached[1]
+        _COUNT_RANGES[cls] = (cls.inputs, cls._input_count_range())
+        return _COUNT_RANGES[cls][1]
+
+    @classmethod
+    def _input_count_range(cls) -> tuple[int, int | None]:
         required = sum(1 for p in cls.inputs if not p.optional and not p.variadic)
         if cls.inputs and cls.inputs[-1].variadic:
             return (required + (0 if cls.inputs[-1].optional else 1), None)
@@ -183,6 +191,9 @@ class Op(BaseModel):
                 raise self.fail(f"inputs must have the same element type; got {listed}")
             result = merged
         return result
+
+
+_COUNT_RANGES: dict[type, tuple[tuple[Port, ...], tuple[int, int | None]]] = {}
 
 
 def _attribute_error(cls: type[Op], exc: ValidationError) -> OpDefinitionError:

@@ -79,7 +79,18 @@ def expected_size(et: ElementType, shape: list[int]) -> int | None:
     """Bytes ``shape`` elements of ``et`` take in the .bin; None for strings (variable)."""
     if et is ElementType.string:
         return None
-    return et.packed_size(math.prod(shape))
+    count = math.prod(shape)
+    bits = _WHOLE_BYTE_BITS.get(et)
+    if bits is not None:  # the common case: no sub-byte packing
+        return count * bits // 8
+    return et.packed_size(count)
+
+
+#: bit widths of the types whose packed size is count * bits / 8 exactly
+_WHOLE_BYTE_BITS: dict[ElementType, int] = {
+    t: t.bitwidth for t in ElementType
+    if t is not ElementType.string and not t.is_dynamic and t.bitwidth >= 8 and t.bitwidth % 8 == 0
+}
 
 
 def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[int]) -> np.ndarray:

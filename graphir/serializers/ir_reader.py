@@ -104,7 +104,7 @@ def _parse_port(element: Any, where: str) -> _Port:
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
-    attrib = dict(element.attrib)
+    attrib = dict(element.items())
     lid_text = attrib.pop("id", None)
     name = attrib.pop("name", None)
     if name is None:
@@ -135,7 +135,7 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
             continue
         order.append(tag)
         if tag == "data":
-            data = dict(child.attrib)
+            data = dict(child.items())
         elif tag == "input":
             for p in child:
                 if p.tag == "port":
@@ -157,7 +157,8 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
             if len(set(ids)) != len(ids):
                 raise SerializationError(f"{where}: {kind} port ids repeat: {', '.join(ids)}")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
-                   read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib)
+                   read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, {}, None,
+                   {p.id: i for i, p in enumerate(inputs)}, {p.id: i for i, p in enumerate(outputs)})
     for child in others:
         if child.tag in _BODY_TAGS and body_parser is not None:
             layer.children[child.tag] = body_parser(child, f"{where} <{child.tag}>")
@@ -170,8 +171,6 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
             layer.children[child.tag] = etree.tostring(child, encoding="unicode", with_tail=False)
     if others:
         layer.child_order = order
-    layer.in_index = {p.id: i for i, p in enumerate(inputs)}
-    layer.out_index = {p.id: i for i, p in enumerate(outputs)}
     return layer
 
 
@@ -281,9 +280,8 @@ class _Reader:
         sources: dict[tuple[int, str], tuple[int, str]] = {}
         edges_el = root.find("edges")
         for e in edges_el.iter("edge") if edges_el is not None else ():
-            attrib = e.attrib
-            frm_text, fport = attrib.get("from-layer"), attrib.get("from-port")
-            to_text, tport = attrib.get("to-layer"), attrib.get("to-port")
+            get = e.get
+            frm_text, fport, to_text, tport = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
             try:  # the common case; anything odd takes the checked path below with its messages
                 frm, to = int(frm_text), int(to_text)  # type: ignore[arg-type]
                 src, dst = layers[frm], layers[to]

@@ -36,7 +36,7 @@ _RULES = {
 
 def fold(op: Op, inputs: list[TensorType], shape: PartialShape, et: ElementType) -> Any:
     """Evaluate ``op`` on its inputs' known values when all are known and the result is small."""
-    if et.is_dynamic or not shape.is_static or any(t.value is None for t in inputs):
+    if any(t.value is None for t in inputs) or et.is_dynamic or not shape.is_static:
         return None
     if int(np.prod(shape.to_shape(), dtype=np.int64)) > FOLD_LIMIT:
         return None
