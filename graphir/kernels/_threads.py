@@ -95,9 +95,13 @@ class ThreadChooser:
     """
 
     EXPLORE = 32
+    #: samples of each option taken before choosing; the first one is a warm-up and is replaced
+    #: (it pays one-off costs such as a fresh output buffer's page faults, which favour neither)
+    WARMUP = 2
 
     def __init__(self) -> None:
         self.cost: dict[tuple[int, int], float] = {}  # (size class, threads) -> seconds per byte
+        self.samples: dict[tuple[int, int], int] = {}
         self.calls: dict[int, int] = {}
 
     def choose(self, most: int, nbytes: int) -> int:
@@ -105,11 +109,11 @@ class ThreadChooser:
         if most <= 1:
             return 1
         size_class = nbytes.bit_length()
-        one, many = self.cost.get((size_class, 1)), self.cost.get((size_class, most))
-        if many is None:
+        if self.samples.get((size_class, most), 0) < self.WARMUP:
             return most
-        if one is None:
+        if self.samples.get((size_class, 1), 0) < self.WARMUP:
             return 1
+        one, many = self.cost[(size_class, 1)], self.cost[(size_class, most)]
         calls = self.calls[size_class] = self.calls.get(size_class, 0) + 1
         best, other = (1, most) if one <= many else (most, 1)
         return other if calls % self.EXPLORE == 0 else best
@@ -117,8 +121,9 @@ class ThreadChooser:
     def record(self, threads: int, seconds: float, nbytes: int) -> None:
         key = (nbytes.bit_length(), threads)
         per_byte = seconds / max(nbytes, 1)
+        count = self.samples[key] = self.samples.get(key, 0) + 1
         old = self.cost.get(key)
-        self.cost[key] = per_byte if old is None else 0.7 * old + 0.3 * per_byte
+        self.cost[key] = per_byte if old is None or count <= self.WARMUP else 0.7 * old + 0.3 * per_byte
 
 
 def timed(fn: Callable[[], None]) -> float:
