@@ -209,6 +209,9 @@ def _dim(d: int) -> Dimension:
     return found
 
 
+_UNKNOWN_TYPE = TensorType(ElementType.dynamic, PartialShape.dynamic())
+
+
 def _tensor_type(port: _Port, where: str) -> TensorType:
     et = _precision(port, where)
     return TensorType(et, PartialShape([_dim(d) for d in port.dims or ()]))
@@ -349,20 +352,27 @@ class _Reader:
         op, extra = self._op(layer, where)
         opaque = isinstance(op, OpaqueOp)
         # a known op's outputs are re-inferred below (as OpenVINO does); an opaque one keeps the file's
-        output_types = op.recorded_outputs if opaque else None
         big_constant = isinstance(op, Constant) and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
         if big_constant:  # too large to fold: its type is its declaration, and its data stays unread
             output_types = [TensorType(op.element_type, PartialShape([_dim(d) for d in op.shape]))]
+        elif opaque:
+            output_types = op.recorded_outputs
+        else:  # placeholders (as Node makes them) until inference below
+            output_types = [_UNKNOWN_TYPE] * op.num_outputs()
         node = Node(op, inputs, name=layer.name, id=layer.id, output_types=output_types, infer=False)
         node.extra.update(extra)
         node.rt_info = layer.rt_info
         if big_constant or opaque:  # otherwise set after inference below
             for i, port in enumerate(layer.outputs[: len(node.output_names)]):
                 node.output_names[i] = set(port.names)
-        if any(p.rt_info for p in layer.outputs):
-            node.extra["ir_output_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.outputs) if p.rt_info}
-        if any(p.rt_info for p in layer.inputs):
-            node.extra["ir_input_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.inputs) if p.rt_info}
+        for p in layer.outputs:
+            if p.rt_info:
+                node.extra["ir_output_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.outputs) if p.rt_info}
+                break
+        for p in layer.inputs:
+            if p.rt_info:
+                node.extra["ir_input_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.inputs) if p.rt_info}
+                break
         if layer.attrib:
             node.extra["ir_layer_attributes"] = dict(layer.attrib)
         if layer.child_order:
@@ -397,7 +407,8 @@ class _Reader:
         if cls is Parameter and "shape" not in raw:
             raw["shape"] = ""
         values, unknown, original = _decoded(cls, raw, where)
-        values.update(self._structural(cls, layer, extra))
+        if layer.children:
+            values.update(self._structural(cls, layer, extra))
         try:
             op = cls(**values)
         except GraphirError as exc:
@@ -449,7 +460,7 @@ class _Reader:
             shape = [int(p) for p in shape_text.replace(" ", "").split(",") if p != ""]
         except ValueError:
             raise SerializationError(f"{where}: shape=\"{shape_text}\" is not a list of integers") from None
-        if any(d < 0 for d in shape):
+        if shape and min(shape) < 0:
             raise SerializationError(f"{where}: shape=\"{shape_text}\" has a negative dimension")
         offset = _int_attr_text(data, "offset", where)
         size = _int_attr_text(data, "size", where)
