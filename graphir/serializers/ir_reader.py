@@ -212,6 +212,20 @@ def _dim(d: int) -> Dimension:
 _UNKNOWN_TYPE = TensorType(ElementType.dynamic, PartialShape.dynamic())
 
 
+_DECLARED: dict[tuple[ElementType, tuple[int, ...]], TensorType] = {}
+
+
+def _declared_type(et: ElementType, shape: list[int]) -> TensorType:
+    """The (immutable, valueless) type of a big Constant, shared between equal declarations."""
+    key = (et, tuple(shape))
+    found = _DECLARED.get(key)
+    if found is None:
+        found = TensorType(et, PartialShape([_dim(d) for d in shape]))
+        if len(_DECLARED) < 4096:
+            _DECLARED[key] = found
+    return found
+
+
 def _tensor_type(port: _Port, where: str) -> TensorType:
     et = _precision(port, where)
     return TensorType(et, PartialShape([_dim(d) for d in port.dims or ()]))
@@ -354,7 +368,7 @@ class _Reader:
         # a known op's outputs are re-inferred below (as OpenVINO does); an opaque one keeps the file's
         big_constant = isinstance(op, Constant) and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
         if big_constant:  # too large to fold: its type is its declaration, and its data stays unread
-            output_types = [TensorType(op.element_type, PartialShape([_dim(d) for d in op.shape]))]
+            output_types = [_declared_type(op.element_type, op.shape)]
         elif opaque:
             output_types = op.recorded_outputs
         else:  # placeholders (as Node makes them) until inference below
