@@ -96,12 +96,10 @@ class Pad12(Pad):
 
 
 # --- DepthToSpace / SpaceToDepth -------------------------------------------------------------
-class DepthToSpace(Op):
-    """DepthToSpace-1: ``[N, C*bs^k, D1, ...]`` to ``[N, C, D1*bs, ...]``; ``mode`` says whether
-    the block index is the outer (blocks_first) or inner (depth_first) part of the channel."""
+class _BlockRearrange(Op):
+    """What DepthToSpace and SpaceToDepth share: ports, attributes and the block/rank checks;
+    ``_infer_ranked`` gives the output shape for a data shape of static rank >= 3."""
 
-    type_name: ClassVar[str] = "DepthToSpace"
-    version: ClassVar[str] = "opset1"
     inputs: ClassVar[tuple[Port, ...]] = (Port("data"),)
     outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
 
@@ -117,6 +115,21 @@ class DepthToSpace(Op):
         rank = len(data.shape)
         if rank < 3:
             raise self.fail(f"The input tensor with rank lower than 3 is not supported (input rank: {rank}), shape {data.shape}")
+        shape = self._infer_ranked(data, rank)
+        return [TensorType(data.element_type, shape, fold(self, inputs, shape, data.element_type))]
+
+    def _infer_ranked(self, data: TensorType, rank: int) -> PartialShape:
+        raise NotImplementedError
+
+
+class DepthToSpace(_BlockRearrange):
+    """DepthToSpace-1: ``[N, C*bs^k, D1, ...]`` to ``[N, C, D1*bs, ...]``; ``mode`` says whether
+    the block index is the outer (blocks_first) or inner (depth_first) part of the channel."""
+
+    type_name: ClassVar[str] = "DepthToSpace"
+    version: ClassVar[str] = "opset1"
+
+    def _infer_ranked(self, data: TensorType, rank: int) -> PartialShape:
         k = rank - 2
         div = self.block_size ** k
         c = data.shape[1]
@@ -125,8 +138,7 @@ class DepthToSpace(Op):
                             f"(input {data.shape}, block_size {self.block_size})")
         dims = [data.shape[0], Dimension(-(-c.min // div), None if c.max is None else c.max // div)]
         dims += [d * self.block_size for d in data.shape.dims[2:]]
-        shape = PartialShape(dims)
-        return [TensorType(data.element_type, shape, fold(self, inputs, shape, data.element_type))]
+        return PartialShape(dims)
 
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
         x = np.asarray(x)
@@ -142,26 +154,13 @@ class DepthToSpace(Op):
         return [np.transpose(y, perm).reshape((n, c_out) + tuple(d * bs for d in spatial))]
 
 
-class SpaceToDepth(Op):
+class SpaceToDepth(_BlockRearrange):
     """SpaceToDepth-1: the inverse of DepthToSpace: ``[N, C, D1*bs, ...]`` to ``[N, C*bs^k, D1, ...]``."""
 
     type_name: ClassVar[str] = "SpaceToDepth"
     version: ClassVar[str] = "opset1"
-    inputs: ClassVar[tuple[Port, ...]] = (Port("data"),)
-    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
 
-    mode: Literal["blocks_first", "depth_first"]
-    block_size: int = 1
-
-    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        data = inputs[0]
-        if self.block_size <= 0:
-            raise self.fail(f"Block size must be greater than zero, got {self.block_size}")
-        if data.shape.rank_is_dynamic:
-            return [TensorType(data.element_type, data.shape)]
-        rank = len(data.shape)
-        if rank < 3:
-            raise self.fail(f"The input tensor with rank lower than 3 is not supported (input rank: {rank}), shape {data.shape}")
+    def _infer_ranked(self, data: TensorType, rank: int) -> PartialShape:
         bs = self.block_size
         dims = [data.shape[0], data.shape[1] * bs ** (rank - 2)]
         for d in data.shape.dims[2:]:
@@ -169,8 +168,7 @@ class SpaceToDepth(Op):
                 raise self.fail(f"Dimension value: [ {d.min}, {d.min}] must be a multiple of divisor: {bs} "
                                 f"(input {data.shape})")
             dims.append(Dimension(-(-d.min // bs), None if d.max is None else d.max // bs))
-        shape = PartialShape(dims)
-        return [TensorType(data.element_type, shape, fold(self, inputs, shape, data.element_type))]
+        return PartialShape(dims)
 
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
         x = np.asarray(x)

@@ -88,6 +88,15 @@ def _mvn(x: np.ndarray, axes: tuple[int, ...], normalize_variance: bool, eps: fl
     return centered.astype(x.dtype)
 
 
+def _check_axes(op: Op, data: PartialShape, axes: TensorType) -> None:
+    """Known ``axes`` values must be valid for ``data``'s rank (the error names the data shape)."""
+    if data.rank_is_static and axes.value is not None:
+        try:
+            normalize_axes(axes.value, len(data))
+        except InferenceError as exc:
+            raise op.fail(f"{exc} (data {data})") from None
+
+
 class MVN1(Op):
     """Mean-variance normalization over the spatial axes (and channels when ``across_channels``),
     or over ``reduction_axes`` when given; eps is added inside the square root."""
@@ -138,11 +147,7 @@ class MVN(Op):
         data, axes = inputs[0].shape, inputs[1]
         if axes.shape.rank_is_static and len(axes.shape) != 1:
             raise self.fail(f"axes must be 1-D, got {axes.shape}")
-        if data.rank_is_static and axes.value is not None:
-            try:
-                normalize_axes(axes.value, len(data))
-            except InferenceError as exc:
-                raise self.fail(f"{exc} (data {data})") from None
+        _check_axes(self, data, axes)
         return [TensorType(inputs[0].element_type, data)]
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
@@ -167,11 +172,7 @@ class NormalizeL2(Op):
         data, axes = inputs[0].shape, inputs[1]
         if axes.shape.rank_is_static and len(axes.shape) > 1:
             raise self.fail(f"axes must be a scalar or 1-D, got {axes.shape}")
-        if data.rank_is_static and axes.value is not None:
-            try:
-                normalize_axes(axes.value, len(data))
-            except InferenceError as exc:
-                raise self.fail(f"{exc} (data {data})") from None
+        _check_axes(self, data, axes)
         return [TensorType(inputs[0].element_type, data)]
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:

@@ -83,7 +83,14 @@ class _RNNStep:
 
 
 class _GRUStep:
-    """GRU with z, r, h gates; ``linear_before_reset`` applies r after the recurrent product."""
+    """GRU with z, r, h gates; ``linear_before_reset`` applies r after the recurrent product
+    (and adds a fourth bias block). Shared by GRUCell and GRUSequence."""
+
+    gates: ClassVar[int] = 3
+    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh")
+
+    def _bias_rows(self) -> int:
+        return (4 if self.linear_before_reset else 3) * self.hidden_size  # type: ignore[attr-defined]
 
     def step(self, x, h, c, w, r, b):  # type: ignore[no-untyped-def]
         f, g = self._fns()  # type: ignore[attr-defined]
@@ -102,7 +109,11 @@ class _GRUStep:
 
 
 class _LSTMStep:
-    """LSTM with f, i, c, o gates."""
+    """LSTM with f, i, c, o gates. Shared by LSTMCell and LSTMSequence."""
+
+    gates: ClassVar[int] = 4
+    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
+    has_cell_state: ClassVar[bool] = True
 
     def step(self, x, h, c, w, r, b):  # type: ignore[no-untyped-def]
         f, g, hfn = self._fns()  # type: ignore[attr-defined]
@@ -190,15 +201,9 @@ class GRUCell(_GRUStep, _Cell):
         Port("B", REAL, optional=True),
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"),)
-    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh")
 
     activations: list[str] = ["sigmoid", "tanh"]
-    gates: ClassVar[int] = 3
-
     linear_before_reset: bool = False
-
-    def _bias_rows(self) -> int:
-        return (4 if self.linear_before_reset else 3) * self.hidden_size
 
 
 class LSTMCell(_LSTMStep, _Cell):
@@ -209,11 +214,8 @@ class LSTMCell(_LSTMStep, _Cell):
         Port("W", REAL), Port("R", REAL), Port("B", REAL, optional=True),
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("Ho"), Port("Co"))
-    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
 
     activations: list[str] = ["sigmoid", "tanh", "tanh"]
-    gates: ClassVar[int] = 4
-    has_cell_state: ClassVar[bool] = True
 
 
 # --- sequences ---------------------------------------------------------------------------------
@@ -328,15 +330,9 @@ class GRUSequence(_GRUStep, _Sequence):
     version: ClassVar[str] = "opset5"
     inputs: ClassVar[tuple[Port, ...]] = RNNSequence.inputs
     outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"))
-    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh")
 
     activations: list[str] = ["sigmoid", "tanh"]
-    gates: ClassVar[int] = 3
-
     linear_before_reset: bool = False
-
-    def _bias_rows(self) -> int:
-        return (4 if self.linear_before_reset else 3) * self.hidden_size
 
 
 class LSTMSequence(_LSTMStep, _Sequence):
@@ -347,11 +343,8 @@ class LSTMSequence(_LSTMStep, _Sequence):
         Port("sequence_lengths", INDEX), Port("W", REAL), Port("R", REAL), Port("B", REAL),
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"), Port("Co"))
-    default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
 
     activations: list[str] = ["sigmoid", "tanh", "tanh"]
-    gates: ClassVar[int] = 4
-    has_cell_state: ClassVar[bool] = True
 
 
 class LSTMCell1(_Cell):
