@@ -271,6 +271,25 @@ def test_thread_failures_reach_the_caller() -> None:
         _threads.set_num_threads(0)
 
 
+@pytest.mark.skipif(_threads._getcpu is None, reason="no sched_getcpu/sched_setaffinity here")
+def test_parts_run_on_different_cpus_and_the_caller_is_unpinned_after() -> None:
+    import os
+
+    before = os.sched_getaffinity(0)
+    seen: dict[str, set[int]] = {}
+
+    def record(name: str) -> None:
+        seen[name] = os.sched_getaffinity(0)
+
+    _threads.run_parts([lambda: record("caller"), lambda: record("worker")])
+    assert os.sched_getaffinity(0) == before                 # restored once the parts ran
+    if len(before) > 1:
+        assert len(seen["caller"]) == 1                      # held on one CPU while they ran
+        assert seen["worker"] == before - seen["caller"]     # the worker kept off it
+    else:                                                    # one CPU: nothing is pinned
+        assert seen["caller"] == before
+
+
 def test_large_outputs_recycle_only_unreferenced_buffers() -> None:
     """Pooled output memory is reused only when no array (or view of one) still points at it."""
     rng = np.random.default_rng(5)
@@ -313,18 +332,29 @@ def test_thread_chooser_follows_the_faster_mode() -> None:
     chooser = _threads.ThreadChooser()
     n = 10**6
     assert chooser.choose(1, n) == 1                   # nothing to choose
-    assert chooser.choose(2, n) == 2                   # untried modes are tried first,
-    chooser.record(2, 60e-3, n)                        # the first sample is a warm-up (page faults)
-    assert chooser.choose(2, n) == 2                   # and is replaced by the second
-    chooser.record(2, 6e-3, n)
-    assert chooser.choose(2, n) == 1
-    chooser.record(1, 1e-3, n)
-    assert chooser.choose(2, n) == 1
-    chooser.record(1, 1e-3, n)                         # 1 thread is 6x faster (a busy machine)
-    assert chooser.cost[(n.bit_length(), 2)] == 6e-3 / n
-    picks = [chooser.choose(2, n) for _ in range(2 * chooser.EXPLORE)]
-    assert picks.count(2) == 2 and picks.count(1) == 2 * chooser.EXPLORE - 2
+    assert chooser.cost(n, 2) is None
+    trials = []                                        # the modes are tried in turn
+    timings = {2: [60e-3, 6e-3, 6e-3], 1: [50e-3, 1e-3, 1.2e-3]}  # first calls: page faults
+    for _ in range(2 * chooser.TRIALS):
+        mode = chooser.choose(2, n)
+        trials.append(mode)
+        chooser.record(mode, timings[mode].pop(0), n)
+    assert trials == [2, 1] * chooser.TRIALS
+    assert chooser.cost(n, 2) == 6e-3 / n              # the median: one slow call decides nothing
+    assert chooser.cost(n, 1) == 1.2e-3 / n
+    picks = [chooser.choose(2, n) for _ in range(4 * chooser.EXPLORE)]  # 1 thread is 5x faster:
+    tries = [i + 1 for i, mode in enumerate(picks) if mode == 2]        # 2 threads are re-tried
+    assert tries[:5] == [2, 6, 14, 30, 62]                             # ever less often,
+    assert all(b - a == chooser.EXPLORE for a, b in zip(tries[4:], tries[5:]))  # at most every EXPLORE
     assert chooser.choose(2, 100 * n) == 2             # another size class is measured apart
-    for _ in range(10):                                # the machine went quiet: 2 threads win
-        chooser.record(2, 0.5e-3, n)
+    chooser.record(2, 0.5e-3, n)                       # the machine went quiet: one fast call
+    assert chooser.choose(2, n) == 1                   # is not enough (it may be luck),
+    chooser.record(2, 0.5e-3, n)                       # a second one is
     assert chooser.choose(2, n) == 2
+    assert chooser.choose(2, n) == 1                   # after a flip the other is re-tried soon
+    chooser.record(2, 9e-3, n)                         # busy again: two slow calls switch back
+    assert chooser.cost(n, 2) == 0.5e-3 / n
+    chooser.record(2, 9e-3, n)
+    assert chooser.cost(n, 2) == 9e-3 / n
+    assert chooser.choose(2, n) == 1
+    assert len(chooser.samples[(n.bit_length(), 2)]) == chooser.WINDOW

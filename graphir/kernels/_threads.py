@@ -4,7 +4,9 @@ numpy releases the GIL inside its ufunc loops, so a memory-bound kernel split in
 parts runs on several cores from plain Python. The pool is deliberately minimal: one call runs
 ``parts[0]`` on the calling thread and the others on the workers, then waits for all of them.
 If the workers are busy (a kernel called from several user threads at once), the caller simply
-runs every part itself, so nothing ever queues behind another call.
+runs every part itself, so nothing ever queues behind another call. On Linux the caller is held
+on its CPU and the workers kept off it while the parts run (``_pin_apart``: left to itself the
+scheduler often put both on one core); the caller's own affinity is restored before it waits.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import os
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 
 _Task = Callable[[], None]
@@ -30,7 +33,10 @@ class _Worker:
     def __init__(self) -> None:
         self.tasks: queue.SimpleQueue[_Task] = queue.SimpleQueue()
         self.done: queue.SimpleQueue[BaseException | None] = queue.SimpleQueue()
-        threading.Thread(target=self._loop, name="graphir-kernel", daemon=True).start()
+        thread = threading.Thread(target=self._loop, name="graphir-kernel", daemon=True)
+        thread.start()
+        self.tid = thread.native_id  # set before start() returns
+        self.kept_off: int | None = None  # the CPU this worker was last kept off
 
     def _loop(self) -> None:
         while True:
@@ -41,6 +47,53 @@ class _Worker:
                 self.done.put(exc)
             else:
                 self.done.put(None)
+
+
+#: run the caller and the workers on different CPUs (see _pin_apart)
+PIN = True
+_getcpu: Callable[[], int] | None = None
+if hasattr(os, "sched_setaffinity"):
+    try:
+        import ctypes
+
+        _getcpu = ctypes.CDLL(None).sched_getcpu
+        _getcpu.argtypes, _getcpu.restype = [], ctypes.c_int
+    except (OSError, AttributeError):  # not glibc/musl: no pinning
+        _getcpu = None
+
+
+def _pin_apart(workers: Sequence[_Worker]) -> set[int] | None:
+    """Hold the calling thread on its current CPU and keep the workers off it, for one call;
+    returns the caller's own affinity to restore afterwards (None: nothing was changed).
+
+    Measured on the 2-core Linux VM with the other core idle (1e6 f32 Select, medians of 40 calls
+    in the benchmark's round-robin): the scheduler often woke the worker on the caller's CPU, or
+    moved the caller onto the worker's when it woke from the GIL, so the two halves time-shared one
+    core: 1.76 ms unpinned, 1.39 ms with only the worker kept off, 1.16 ms with both (one thread:
+    1.99 ms). The workers keep their affinity between calls; it is set again only when the
+    caller's CPU changed.
+    """
+    try:
+        cpu = _getcpu()  # type: ignore[misc]
+        allowed = os.sched_getaffinity(0)
+        others = allowed - {cpu}
+        if cpu < 0 or not others:
+            return None
+        for worker in workers:
+            if worker.kept_off != cpu:
+                os.sched_setaffinity(worker.tid, others)
+                worker.kept_off = cpu
+        os.sched_setaffinity(0, {cpu})
+        return allowed
+    except OSError:  # e.g. a sandbox that forbids it: run unpinned
+        return None
+
+
+def _unpin(allowed: set[int]) -> None:
+    try:
+        os.sched_setaffinity(0, allowed)
+    except OSError:
+        pass
 
 
 def num_threads() -> int:
@@ -66,6 +119,7 @@ def run_parts(parts: Sequence[_Task]) -> None:
         while len(_workers) < len(parts) - 1:
             _workers.append(_Worker())
         used = _workers[: len(parts) - 1]
+        allowed = _pin_apart(used) if PIN and _getcpu is not None else None
         for worker, part in zip(used, parts[1:]):
             worker.tasks.put(part)
         first: BaseException | None = None
@@ -73,6 +127,9 @@ def run_parts(parts: Sequence[_Task]) -> None:
             parts[0]()
         except BaseException as exc:
             first = exc
+        finally:
+            if allowed is not None:  # the caller may move again (it is about to wait)
+                _unpin(allowed)
         for worker in used:
             failure = worker.done.get()
             if first is None and failure is not None:
@@ -88,42 +145,62 @@ class ThreadChooser:
 
     Python threads pay off only while a core is idle: on a machine that other processes keep
     busy, every GIL hand-off waits for the OS to schedule the other thread, and a 2-thread Select
-    measured 4-6x slower than 1 thread (load average 7 on 2 cores). So both are timed as they run
-    (seconds per byte, a moving average per power-of-two size class, since cache-resident and
-    memory-bound sizes differ), the faster one is used, and the other is re-tried every
-    ``EXPLORE`` calls of that size class to follow the machine's load.
+    measured 4-6x slower than 1 thread (load average 7 on 2 cores), while on a quiet machine two
+    threads ran 1.7x faster than one (1e6 f32 elements, caches cold). So both are timed as they
+    run, per power-of-two size class (cache-resident and memory-bound sizes differ): each keeps
+    its last ``WINDOW`` timings (seconds per byte) and costs their median (the smaller of two),
+    so that one preempted call, or a first call that paid for page faults or a worker's start,
+    decides nothing on its own. The two are tried in turn until each has ``TRIALS`` timings;
+    then the cheaper one is used and the other re-tried after 2, 4, 8, ... calls, at most every
+    ``EXPLORE`` calls, back to every 2 whenever the choice flips: early timings (a process that
+    is still starting other runtimes' thread pools) are soon corrected, and a steady machine
+    pays for one try in ``EXPLORE``. A chosen option that turns slow is dropped after two calls.
     """
 
     EXPLORE = 32
-    #: samples of each option taken before choosing; the first one is a warm-up and is replaced
-    #: (it pays one-off costs such as a fresh output buffer's page faults, which favour neither)
-    WARMUP = 2
+    WINDOW = 3
+    TRIALS = 3
 
     def __init__(self) -> None:
-        self.cost: dict[tuple[int, int], float] = {}  # (size class, threads) -> seconds per byte
-        self.samples: dict[tuple[int, int], int] = {}
-        self.calls: dict[int, int] = {}
+        # (size class, threads) -> the last WINDOW timings, seconds per byte, oldest first
+        self.samples: dict[tuple[int, int], deque[float]] = {}
+        # size class -> [calls since the trials, call number of the next try, gap, last best]
+        self.state: dict[int, list[int]] = {}
+
+    def cost(self, nbytes: int, threads: int) -> float | None:
+        """Seconds per byte that ``threads`` threads are taken to cost on ``nbytes`` (None: untried)."""
+        window = self.samples.get((nbytes.bit_length(), threads))
+        if not window:
+            return None
+        return sorted(window)[(len(window) - 1) // 2]
 
     def choose(self, most: int, nbytes: int) -> int:
         """How many threads the next call on ``nbytes`` of output should use (at most ``most``)."""
         if most <= 1:
             return 1
         size_class = nbytes.bit_length()
-        if self.samples.get((size_class, most), 0) < self.WARMUP:
-            return most
-        if self.samples.get((size_class, 1), 0) < self.WARMUP:
-            return 1
-        one, many = self.cost[(size_class, 1)], self.cost[(size_class, most)]
-        calls = self.calls[size_class] = self.calls.get(size_class, 0) + 1
-        best, other = (1, most) if one <= many else (most, 1)
-        return other if calls % self.EXPLORE == 0 else best
+        tried_many = len(self.samples.get((size_class, most), ()))
+        tried_one = len(self.samples.get((size_class, 1), ()))
+        if tried_many < self.TRIALS or tried_one < self.TRIALS:
+            return most if tried_many <= tried_one else 1
+        one, many = self.cost(nbytes, 1), self.cost(nbytes, most)
+        best, other = (1, most) if one <= many else (most, 1)  # type: ignore[operator]
+        state = self.state.get(size_class)
+        if state is None or state[3] != best:  # first choice, or a flip: try the other soon
+            state = self.state[size_class] = [0, 2, 2, best]
+        state[0] += 1
+        if state[0] < state[1]:
+            return best
+        state[2] = min(2 * state[2], self.EXPLORE)
+        state[1] = state[0] + state[2]
+        return other
 
     def record(self, threads: int, seconds: float, nbytes: int) -> None:
         key = (nbytes.bit_length(), threads)
-        per_byte = seconds / max(nbytes, 1)
-        count = self.samples[key] = self.samples.get(key, 0) + 1
-        old = self.cost.get(key)
-        self.cost[key] = per_byte if old is None or count <= self.WARMUP else 0.7 * old + 0.3 * per_byte
+        window = self.samples.get(key)
+        if window is None:
+            window = self.samples[key] = deque(maxlen=self.WINDOW)
+        window.append(seconds / max(nbytes, 1))
 
 
 def timed(fn: Callable[[], None]) -> float:

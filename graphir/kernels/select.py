@@ -12,7 +12,8 @@ enough to stay in L2 so main memory sees each byte once (two passes when then/el
 next to the output: their xor is computed once), shared by two threads for large outputs when
 that measures faster (numpy releases the GIL in its loops; see ``_threads.ThreadChooser``).
 Large outputs come from ``_buffers``, which recycles unreferenced memory instead of taking page
-faults on fresh pages every run. Every broadcast pattern goes through the same
+faults on fresh pages every run. Same-shape C-contiguous inputs (the common case) take a short
+path over flat 1-D views (``blend_flat``). Every other broadcast pattern goes through one
 blocked loop: blocks are taken along the output's leading axes and each input contributes the
 matching slice, or its size-1 dims whole. Types without a same-width unsigned integer view
 (object, strings, 16-byte types) or mixed then/else dtypes fall back to ``numpy.where``.
@@ -21,7 +22,8 @@ benchmarks/select.py measures the alternatives (mask-and blend, masked ``copyto`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import lru_cache, partial
+from time import perf_counter
 
 import numpy as np
 
@@ -43,7 +45,9 @@ _DIFF_RATIO = 8
 
 _Key = tuple["int | slice", ...]
 _Body = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]
-_chooser = _threads.ThreadChooser()
+#: one thread chooser per loop (their costs per byte differ): flat, blocked 3-pass, blocked 2-pass
+_flat_chooser = _threads.ThreadChooser()
+_choosers: dict[object, _threads.ThreadChooser] = {}
 
 
 def select(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray) -> np.ndarray:
@@ -60,12 +64,21 @@ def select(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray) -> np.ndar
     if uint is None or otherwise.dtype != dtype or dtype.hasobject or not dtype.isnative:
         return _reference(cond, then, otherwise)
     shape = then.shape
-    if not cond.shape == shape == otherwise.shape:
+    if cond.shape == shape == otherwise.shape:
+        if then.size < SMALL:  # numpy.where's one call beats three at this size
+            return _reference(cond, then, otherwise)
+        out = _buffers.empty(shape, dtype)
+        if cond.flags.c_contiguous and then.flags.c_contiguous and otherwise.flags.c_contiguous:
+            # the common case, kept short: every Python step here runs before the first block,
+            # and right after the machine ran something else each one costs 5-10x its warm time
+            blend_flat(cond.reshape(-1), then.reshape(-1).view(uint), otherwise.reshape(-1).view(uint),
+                       out.reshape(-1).view(uint))
+            return out
+    else:
         shape = _broadcast_shape(cond.shape, shape, otherwise.shape)
-    size = _size(shape)
-    if size < SMALL:  # numpy.where's one call beats three at this size
-        return _reference(cond, then, otherwise)
-    out = _buffers.empty(shape, dtype)
+        if _size(shape) < SMALL:
+            return _reference(cond, then, otherwise)
+        out = _buffers.empty(shape, dtype)
     if cond.size == 1:  # one choice for every element: a broadcast copy
         np.copyto(out, then if cond.reshape(-1)[0] else otherwise)
         return out
@@ -100,6 +113,39 @@ def _reference(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray) -> np.
     return out if out.dtype == then.dtype else out.astype(then.dtype)
 
 
+def blend_flat(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.ndarray) -> None:
+    """``out[:] = where(cond, then, otherwise)`` on 1-D contiguous arrays of one length: ``cond``
+    boolean, the others the same unsigned integer type, ``out`` not overlapping the inputs."""
+    size = out.shape[0]
+    if size <= _UNBLOCKED:
+        _blend_block(cond, then, otherwise, out)
+        return
+    step = max(1, BLOCK_BYTES // out.itemsize)
+    starts = range(0, size, step)
+    nbytes = out.nbytes
+    most = min(_threads.num_threads(), len(starts), nbytes // THREAD_MIN_BYTES)
+    if most <= 1:
+        _flat_blocks(cond, then, otherwise, out, step, iter(starts))
+        return
+    threads = _flat_chooser.choose(most, nbytes)
+    # threads pull block starts from one shared iterator (next() is atomic under the GIL)
+    parts = [partial(_flat_blocks, cond, then, otherwise, out, step, iter(starts))] * threads
+    start = perf_counter()
+    _threads.run_parts(parts)
+    _flat_chooser.record(threads, perf_counter() - start, nbytes)
+
+
+def _flat_blocks(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.ndarray, step: int,
+                 starts: Iterator[int]) -> None:
+    xor, multiply = np.bitwise_xor, np.multiply
+    for start in starts:
+        stop = start + step
+        block, other = out[start:stop], otherwise[start:stop]
+        xor(then[start:stop], other, out=block)
+        multiply(block, cond[start:stop], out=block)
+        xor(block, other, out=block)
+
+
 def blend(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.ndarray) -> None:
     """``out[...] = where(cond, then, otherwise)`` on same-width unsigned integer arrays.
 
@@ -117,20 +163,23 @@ def blend(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.nda
         # once, leaving two passes per block instead of three
         inputs[1] = np.bitwise_xor(inputs[1], inputs[2])
         body = _blend_diff_block
-    keys = list(_block_keys(out.shape, max(1, BLOCK_BYTES // out.itemsize)))
+    keys = _cached_keys(out.shape, max(1, BLOCK_BYTES // out.itemsize))
     most = min(_threads.num_threads(), len(keys), max(1, out.nbytes // THREAD_MIN_BYTES))
     if most <= 1:
         _blend_blocks(body, inputs, out, keys, iter(range(len(keys))))
         return
-    threads = _chooser.choose(most, out.nbytes)
+    chooser = _choosers.get(body)
+    if chooser is None:
+        chooser = _choosers[body] = _threads.ThreadChooser()
+    threads = chooser.choose(most, out.nbytes)
     # the threads pull block numbers from one shared iterator (next() is atomic under the GIL),
     # so a thread that the OS descheduled does not leave a fixed share of the work waiting
     shared = iter(range(len(keys)))
     parts = [partial(_blend_blocks, body, inputs, out, keys, shared)] * threads
-    _chooser.record(threads, _threads.timed(partial(_threads.run_parts, parts)), out.nbytes)
+    chooser.record(threads, _threads.timed(partial(_threads.run_parts, parts)), out.nbytes)
 
 
-def _blend_blocks(body: _Body, inputs: list[np.ndarray], out: np.ndarray, keys: list[_Key],
+def _blend_blocks(body: _Body, inputs: list[np.ndarray], out: np.ndarray, keys: tuple[_Key, ...],
                   numbers: Iterator[int]) -> None:
     cond, then, otherwise = inputs
     shape = out.shape
@@ -154,6 +203,11 @@ def _blend_diff_block(cond: np.ndarray, diff: np.ndarray, otherwise: np.ndarray,
     """The blend with ``diff = then ^ otherwise`` precomputed: out = otherwise ^ (diff * cond)."""
     np.multiply(diff, cond, out=out)
     np.bitwise_xor(out, otherwise, out=out)
+
+
+@lru_cache(maxsize=64)
+def _cached_keys(shape: tuple[int, ...], block: int) -> tuple[_Key, ...]:
+    return tuple(_block_keys(shape, block))
 
 
 def _block_keys(shape: tuple[int, ...], block: int) -> Iterator[_Key]:
