@@ -133,6 +133,23 @@ class Node:
         if infer and output_types is None:
             self.infer()
 
+    @classmethod
+    def _restore(cls, op: Op, inputs: list["Output | None"], name: str, id: int,
+                 output_types: list[TensorType]) -> "Node":
+        """A node from parts a deserializer has already checked (``inputs`` are Outputs or None,
+        ``output_types`` fits the op): no conversions and no inference; both lists are kept as given."""
+        node = object.__new__(cls)
+        _reserved.add(id)
+        node.id = id
+        node.op = op
+        node.name = name
+        node.inputs = inputs
+        node.rt_info = {}
+        node.extra = {}
+        node.output_types = output_types
+        node.output_names = [set() for _ in output_types]
+        return node
+
     # --- identity ---------------------------------------------------------------------------
     @property
     def type_name(self) -> str:

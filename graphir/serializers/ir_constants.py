@@ -198,19 +198,44 @@ def _pack_strings(values: np.ndarray) -> bytes:
     return np.array([len(encoded)], "<i4").tobytes() + offsets.tobytes() + b"".join(encoded)
 
 
-def lazy_loader(source: BinSource, offset: int, size: int, et: ElementType, shape: list[int],
-                where: str) -> Callable[[], np.ndarray]:
-    """A loader that reads and unpacks the blob on first use; errors name the layer."""
+class BlobLoader:
+    """Reads and unpacks one blob on first call; errors name the layer. ``ir_blob`` (source,
+    offset, size) lets a writer copy the raw bytes without unpacking them. ``where`` may be a
+    tuple (file, layer id, name, type), formatted only when an error needs it."""
 
-    def load() -> np.ndarray:
-        raw = source.read(offset, size)
+    __slots__ = ("source", "offset", "size", "et", "shape", "_where")
+
+    def __init__(self, source: BinSource, offset: int, size: int, et: ElementType, shape: list[int],
+                 where: "str | tuple[str, int, str, str]") -> None:
+        self.source = source
+        self.offset = offset
+        self.size = size
+        self.et = et
+        self.shape = shape
+        self._where = where
+
+    @property
+    def where(self) -> str:
+        w = self._where
+        return w if isinstance(w, str) else f"{w[0]}: layer id={w[1]} name='{w[2]}' type={w[3]}"
+
+    @property
+    def ir_blob(self) -> tuple[BinSource, int, int]:
+        return (self.source, self.offset, self.size)
+
+    def __call__(self) -> np.ndarray:
+        raw = self.source.read(self.offset, self.size)
         try:
-            return unpack(raw, et, shape)
+            return unpack(raw, self.et, self.shape)
         except (ValueError, TypeError) as exc:
-            raise SerializationError(f"{where}: cannot decode {et}{shape} at offset {offset}: {exc}") from None
+            raise SerializationError(
+                f"{self.where}: cannot decode {self.et}{self.shape} at offset {self.offset}: {exc}") from None
 
-    load.ir_blob = (source, offset, size)  # type: ignore[attr-defined]
-    return load
+
+def lazy_loader(source: BinSource, offset: int, size: int, et: ElementType, shape: list[int],
+                where: "str | tuple[str, int, str, str]") -> Callable[[], np.ndarray]:
+    """A loader that reads and unpacks the blob on first use; errors name the layer."""
+    return BlobLoader(source, offset, size, et, shape, where)
 
 
 class BinWriter:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from lxml import etree
@@ -31,39 +31,65 @@ _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
 _LAYER_CHILDREN = {"data", "input", "output", "rt_info"}
 _VERSIONS = ("10", "11")
 
-@dataclass(slots=True)
 class _Port:
-    id: str
-    precision: str | None
-    dims: list[int] | None
-    names: set[str]
-    rt_info: dict[str, Any]
+    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic), tensor names, rt_info."""
+
+    __slots__ = ("id", "precision", "dims", "names", "rt_info")
+
+    def __init__(self, id: str, precision: str | None, dims: list[int] | None, names: set[str],
+                 rt_info: dict[str, Any]) -> None:
+        self.id = id
+        self.precision = precision
+        self.dims = dims
+        self.names = names
+        self.rt_info = rt_info
 
 
-@dataclass(slots=True)
+_NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
+
+
 class _Layer:
-    id: int
-    name: str
-    type: str
-    version: str
-    data: dict[str, str]
-    inputs: list[_Port]
-    outputs: list[_Port]
-    rt_info: dict[str, Any]
-    attrib: dict[str, str]
-    children: dict[str, Any] = field(default_factory=dict)
-    child_order: list[str] | None = None
-    in_index: dict[str, int] = field(default_factory=dict)  # port id -> input index
-    out_index: dict[str, int] = field(default_factory=dict)  # port id -> output index
+    """One ``<layer>`` as read from the file, before it becomes a node."""
 
-    def where(self, file: str) -> str:
-        return f"{file}: layer id={self.id} name='{self.name}' type={self.type}"
+    __slots__ = ("id", "name", "type", "version", "data", "inputs", "outputs", "rt_info", "attrib",
+                 "children", "child_order", "in_index", "out_index", "file")
+
+    def __init__(self, id: int, name: str, type: str, version: str, data: dict[str, str],
+                 inputs: list[_Port], outputs: list[_Port], rt_info: dict[str, Any],
+                 attrib: dict[str, str], file: str) -> None:
+        self.id = id
+        self.name = name
+        self.type = type
+        self.version = version
+        self.data = data
+        self.inputs = inputs
+        self.outputs = outputs
+        self.rt_info = rt_info
+        self.attrib = attrib
+        self.children: dict[str, Any] = {}
+        self.child_order: list[str] | None = None
+        self.in_index = _port_index(inputs)  # port id -> input index
+        self.out_index = _port_index(outputs)  # port id -> output index
+        self.file = file
+
+    def where(self, file: str | None = None) -> str:
+        return f"{self.file if file is None else file}: layer id={self.id} name='{self.name}' type={self.type}"
+
+
+_PORT_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
+
+
+def _port_index(ports: list[_Port]) -> dict[str, int]:
+    """Port id -> position; the same few id sequences recur, so the (read-only) maps are shared."""
+    return _port_ids_index(tuple([p.id for p in ports]))
 
 
 def split_names(text: str) -> set[str]:
     """Tensor names from a ``names=`` attribute (``\\,`` is a comma inside a name)."""
     if not text:
         return set()
+    if "\\" not in text:
+        return {p.strip() for p in text.split(",") if p.strip()}
     parts = re.split(r"(?<!\\),", text)
     return {p.replace("\\,", ",").strip() for p in parts if p.strip()}
 
@@ -78,29 +104,45 @@ def _int_attr(element: Any, key: str, where: str) -> int:
         raise SerializationError(f"{where}: attribute {key}=\"{text}\" is not an integer") from None
 
 
-def _parse_port(element: Any, where: str) -> _Port:
-    pid = element.get("id")
-    if pid is None:
-        raise SerializationError(f"{where}: a <port> has no id")
-    dims: list[int] = []
-    rt_el = None
-    for child in element:
-        tag = child.tag
-        if tag == "dim":
-            text = child.text
-            try:
-                value = int(text)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                raise SerializationError(
-                    f"{where}: port {pid}: <dim>{(text or '').strip()}</dim> is not an integer (-1 for dynamic)") from None
-            if value < -1:
-                raise SerializationError(f"{where}: port {pid}: <dim>{value}</dim> must be >= -1")
-            dims.append(value)
-        elif tag == "rt_info":
-            rt_el = child
-    names = element.get("names")
-    return _Port(pid, element.get("precision"), dims, split_names(names) if names else set(),
-                 read_attribute_rt_info(rt_el) if rt_el is not None else {})
+def _parse_ports(group: Any, where: Any) -> list[_Port]:
+    """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
+    description (only errors need it)."""
+    ports = []
+    for element in group:
+        if element.tag != "port":
+            continue
+        texts = []
+        rt_el = None
+        for child in element:
+            tag = child.tag
+            if tag == "dim":
+                texts.append(child.text)
+            elif tag == "rt_info":
+                rt_el = child
+        try:
+            dims = list(map(int, texts))
+        except (TypeError, ValueError):
+            dims = _checked_dims(element, texts, where)
+        pid = element.get("id")
+        if pid is None:
+            raise SerializationError(f"{where()}: a <port> has no id")
+        if dims and min(dims) < -1:
+            raise SerializationError(f"{where()}: port {pid}: <dim>{min(dims)}</dim> must be >= -1")
+        names = element.get("names")
+        ports.append(_Port(pid, element.get("precision"), dims, split_names(names) if names else set(),
+                           read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
+    return ports
+
+
+def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
+    for text in texts:
+        try:
+            int(text)
+        except (TypeError, ValueError):
+            raise SerializationError(
+                f"{where()}: port {element.get('id')}: <dim>{(text or '').strip()}</dim> is not an integer "
+                f"(-1 for dynamic)") from None
+    return list(map(int, texts))
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
@@ -109,68 +151,64 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
     name = attrib.pop("name", None)
     if name is None:
         name = ""
-    where = f"{file}: layer id={lid_text} name='{name}'"
-    if lid_text is None:
-        raise SerializationError(f"{where}: missing attribute 'id'")
-    try:
-        lid = int(lid_text)
-    except ValueError:
-        raise SerializationError(f"{where}: id \"{lid_text}\" is not an integer") from None
     ltype = attrib.pop("type", None)
-    if not ltype:
-        raise SerializationError(f"{where}: missing attribute 'type'")
     version = attrib.pop("version", None)
+    try:
+        lid = int(lid_text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        where = f"{file}: layer id={lid_text} name='{name}'"
+        if lid_text is None:
+            raise SerializationError(f"{where}: missing attribute 'id'") from None
+        raise SerializationError(f"{where}: id \"{lid_text}\" is not an integer") from None
+    if not ltype:
+        raise SerializationError(f"{file}: layer id={lid_text} name='{name}': missing attribute 'type'")
     if version is None:
-        raise SerializationError(f"{where} type={ltype}: missing mandatory attribute 'version'")
-    where = f"{where} type={ltype}"
+        raise SerializationError(
+            f"{file}: layer id={lid_text} name='{name}' type={ltype}: missing mandatory attribute 'version'")
+
+    def where() -> str:
+        return f"{file}: layer id={lid_text} name='{name}' type={ltype}"
+
     data: dict[str, str] = {}
     inputs: list[_Port] = []
     outputs: list[_Port] = []
     rt_el = None
-    others = []
-    order: list[str] = []
+    others = None
     for child in element:
         tag = child.tag
-        if not isinstance(tag, str):
-            continue
-        order.append(tag)
         if tag == "data":
             data = dict(child.items())
         elif tag == "input":
-            for p in child:
-                if p.tag == "port":
-                    inputs.append(_parse_port(p, where))
+            inputs = _parse_ports(child, where)
         elif tag == "output":
-            for p in child:
-                if p.tag == "port":
-                    outputs.append(_parse_port(p, where))
+            outputs = _parse_ports(child, where)
         elif tag == "rt_info":
             rt_el = child
-        else:
+        elif isinstance(tag, str):
+            if others is None:
+                others = []
             others.append(child)
     for ports, kind in ((inputs, "input"), (outputs, "output")):
         for p in ports:
             if p.precision is None:
-                raise SerializationError(f"{where}: {kind} port {p.id} has no precision")
-        if len(ports) > 1:
-            ids = [p.id for p in ports]
-            if len(set(ids)) != len(ids):
-                raise SerializationError(f"{where}: {kind} port ids repeat: {', '.join(ids)}")
+                raise SerializationError(f"{where()}: {kind} port {p.id} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
-                   read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, {}, None,
-                   {p.id: i for i, p in enumerate(inputs)}, {p.id: i for i, p in enumerate(outputs)})
-    for child in others:
-        if child.tag in _BODY_TAGS and body_parser is not None:
-            layer.children[child.tag] = body_parser(child, f"{where} <{child.tag}>")
-        elif child.tag in _MAP_TAGS:
-            layer.children[child.tag] = [
-                {"tag": c.tag, **{k: _maybe_int(v) for k, v in c.attrib.items()}}
-                for c in child if isinstance(c.tag, str)
-            ]
-        else:
-            layer.children[child.tag] = etree.tostring(child, encoding="unicode", with_tail=False)
+                   read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
+    for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
+        if len(index) != len(ports):
+            raise SerializationError(f"{where()}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
     if others:
-        layer.child_order = order
+        layer.child_order = [c.tag for c in element if isinstance(c.tag, str)]
+        for child in others:
+            if child.tag in _BODY_TAGS and body_parser is not None:
+                layer.children[child.tag] = body_parser(child, f"{where()} <{child.tag}>")
+            elif child.tag in _MAP_TAGS:
+                layer.children[child.tag] = [
+                    {"tag": c.tag, **{k: _maybe_int(v) for k, v in c.attrib.items()}}
+                    for c in child if isinstance(c.tag, str)
+                ]
+            else:
+                layer.children[child.tag] = etree.tostring(child, encoding="unicode", with_tail=False)
     return layer
 
 
@@ -231,17 +269,242 @@ def _tensor_type(port: _Port, where: str) -> TensorType:
     return TensorType(et, PartialShape([_dim(d) for d in port.dims or ()]))
 
 
+class _Fallback(Exception):
+    """The one-pass reader met something it leaves to the careful reader."""
+
+
+_UNSET: Any = object()
+
+
+def _plain_edges(edges_el: Any) -> tuple[dict[tuple[int, str], tuple[int, str]], list[tuple[int, int, str]]]:
+    """(to-layer, to-port) -> (from-layer, from-port), and the edges in file order; _Fallback for
+    anything but well-formed <edge> elements, each port fed once."""
+    sources: dict[tuple[int, str], tuple[int, str]] = {}
+    order: list[tuple[int, int, str]] = []
+    if edges_el is None:
+        return sources, order
+    for e in edges_el:
+        if e.tag != "edge":
+            raise _Fallback
+        get = e.get
+        fport, tport = get("from-port"), get("to-port")
+        try:
+            frm, to = int(get("from-layer")), int(get("to-layer"))
+        except (TypeError, ValueError):
+            raise _Fallback from None
+        key = (to, tport)
+        if key in sources or fport is None or tport is None:
+            raise _Fallback
+        sources[key] = (frm, fport)
+        order.append((frm, to, tport))
+    return sources, order
+
+
+_LAYER_KEYS = ["id", "name", "type", "version"]
+_PORT_KEYS = ["id", "precision"]
+_NAMED_PORT_KEYS = ["id", "precision", "names"]
+_NO_ATTRIBUTES: dict[str, str] = {}  # shared, never written to
+
+
+def _plain_port(port: Any) -> "tuple[str, str | None] | None":
+    """(id, names text) of a <port> with a known precision and nothing but valid <dim>s in it;
+    None for anything else (the careful reader handles it)."""
+    if port.tag != "port":
+        return None
+    keys = port.keys()
+    if keys == _PORT_KEYS:
+        pid, precision = port.values()
+        names = None
+    elif keys == _NAMED_PORT_KEYS:
+        pid, precision, names = port.values()
+    else:
+        pid, precision, names = port.get("id"), port.get("precision"), port.get("names")
+    if pid is None or (precision not in _PRECISIONS and not _known_precision(precision)):
+        return None
+    count = len(port)
+    if count:
+        texts = [d.text for d in port if d.tag == "dim"]
+        if len(texts) != count:
+            return None
+        try:
+            if min(map(int, texts)) < -1:
+                return None
+        except (TypeError, ValueError):
+            return None
+    return pid, names
+
+
+def _names(text: "str | None") -> set[str]:
+    return split_names(text) if text else set()
+
+
+def _known_precision(text: "str | None") -> bool:
+    if text is None:
+        return False
+    try:
+        _PRECISIONS[text] = ElementType.from_ir_precision(text)
+    except GraphirError:
+        return False
+    return True
+
+
+def _port_ids_index(ids: tuple[str, ...]) -> dict[str, int]:
+    found = _PORT_INDEXES.get(ids)
+    if found is None:
+        found = {pid: i for i, pid in enumerate(ids)}
+        if len(_PORT_INDEXES) < 4096:
+            _PORT_INDEXES[ids] = found
+    return found
+
+
+def _connect(lid: int, port_ids: Any, sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
+             out_index: dict[int, dict[str, int]], in_position: dict[tuple[int, str], int]) -> list[Output | None]:
+    """The outputs feeding layer ``lid``'s input ports, all built already; _Fallback otherwise."""
+    inputs: list[Output | None] = []
+    if len(port_ids) > 1 and len(set(port_ids)) != len(port_ids):
+        raise _Fallback
+    for position, pid in enumerate(port_ids):
+        key = (lid, pid)
+        src = sources.get(key)
+        if src is None:
+            raise _Fallback
+        node = nodes.get(src[0])
+        index = out_index[src[0]].get(src[1]) if node is not None else None
+        if index is None or index >= len(node.output_types):  # type: ignore[union-attr]
+            raise _Fallback
+        inputs.append(Output(node, index))  # type: ignore[arg-type]
+        in_position[key] = position
+    return inputs
+
+
 class _Reader:
     """Builds one Model (or one body) from a ``<net>``/``<body>`` element."""
 
     def __init__(self, file: str, bin_source: BinSource | None) -> None:
         self.file = file
         self.bin = bin_source
+        self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
+        self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
 
     def read_graph(self, root: Any, where: str) -> Model:
         layers_el = root.find("layers")
         if layers_el is None:
             raise SerializationError(f"{where}: no <layers> element")
+        try:
+            return self._read_in_order(root, layers_el)
+        except _Fallback:
+            pass
+        except GraphirError:
+            pass  # the careful reader below finds the problem again and reports it in its order
+        return self._read_careful(root, layers_el, where)
+
+    def _read_in_order(self, root: Any, layers_el: Any) -> Model:
+        """One pass, for files in the shape OpenVINO writes them: layers in ascending id order,
+        each after the layers it reads, every edge in place. A layer of a known op with nothing
+        beyond <data>, <input> and <output> ports of plain <dim>s is read straight into its node
+        (this loop is the hot path of reading big files: ~10 us a layer); any other layer goes
+        through ``_parse_layer``. Anything unusual raises _Fallback, and any error makes the
+        careful reader run instead, so messages and their order stay the careful reader's."""
+        file = self.file
+        sources, edge_list = _plain_edges(root.find("edges"))
+        nodes: dict[int, Node] = {}
+        out_index: dict[int, dict[str, int]] = {}
+        in_position: dict[tuple[int, str], int] = {}
+        params: list[Node] = []
+        results: list[Node] = []
+        classes = self._classes
+        previous = -1
+        for el in layers_el:
+            if el.tag != "layer":
+                raise _Fallback
+            if el.keys() == _LAYER_KEYS:
+                lid_text, name, ltype, version = el.values()
+                attrib = _NO_ATTRIBUTES
+            else:
+                attrib = dict(el.items())
+                try:
+                    lid_text, name = attrib.pop("id"), attrib.pop("name")
+                    ltype, version = attrib.pop("type"), attrib.pop("version")
+                except KeyError:
+                    raise _Fallback from None
+            try:
+                lid = int(lid_text)
+            except ValueError:
+                raise _Fallback from None
+            if lid <= previous or not ltype:
+                raise _Fallback
+            previous = lid
+            data_el = in_el = out_el = None
+            plain = True
+            for child in el:
+                tag = child.tag
+                if tag == "data":
+                    data_el = child
+                elif tag == "input":
+                    in_el = child
+                elif tag == "output":
+                    out_el = child
+                else:
+                    plain = False
+            cls = classes.get((ltype, version), _UNSET)
+            if cls is _UNSET:
+                cls = classes[(ltype, version)] = _find_op(ltype, version)
+            in_ports = out_ports = ()
+            if plain and cls is not None:
+                if in_el is not None:
+                    in_ports = [_plain_port(port) for port in in_el]
+                    plain = None not in in_ports
+                if plain and out_el is not None:
+                    out_ports = [_plain_port(port) for port in out_el]
+                    plain = None not in out_ports
+            if plain and cls is not None:
+                inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
+                data = dict(data_el.items()) if data_el is not None else {}
+                node = self._plain_node(cls, lid, name, ltype, version, data, attrib, inputs,
+                                        [_names(p[1]) for p in out_ports])
+                out_index[lid] = _port_ids_index(tuple([p[0] for p in out_ports]))
+            else:
+                layer = _parse_layer(el, file, self._body)
+                inputs = _connect(lid, [p.id for p in layer.inputs], sources, nodes, out_index, in_position)
+                node = self._node(layer, inputs)
+                out_index[lid] = layer.out_index
+            nodes[lid] = node
+            if type(node.op) is Parameter:
+                params.append(node)
+            elif type(node.op) is Result:
+                results.append(node)
+        if len(in_position) != len(sources):  # an edge into a port no layer has
+            raise _Fallback
+        model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
+        model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
+        return model
+
+    def _plain_node(self, cls: type[Op], lid: int, name: str, ltype: str, version: str, data: dict[str, str],
+                    attrib: dict[str, str], inputs: list[Output | None], output_names: list[set[str]]) -> Node:
+        """``_node`` for a layer of a known op without rt_info, bodies or other children."""
+        extra: dict[str, Any] = {}
+        if cls is Constant:
+            op: Op = self._constant(data, (self.file, lid, name, ltype))
+            key = None
+        else:
+            if cls is Parameter and "shape" not in data:
+                data["shape"] = ""
+            decoded = _decoded(cls, data, self.file)
+            op = decoded.instance(self.file)
+            key = decoded.key
+            if decoded.unknown:
+                extra["ir_unknown_attributes"] = dict(decoded.unknown)
+            extra["ir_attribute_text"] = dict(decoded.original)
+            if version != cls.version:
+                extra["ir_version"] = version
+        return self._make_node(op, extra, key, inputs, lid, name, attrib, output_names, self._no_where)
+
+    def _no_where(self) -> str:  # the one-pass reader's errors are reported by the careful reader
+        return self.file
+
+    def _read_careful(self, root: Any, layers_el: Any, where: str) -> Model:
+        """Every layer parsed first, then every edge checked, then nodes built in topological
+        order: for files in any order, and for the messages that name what is wrong."""
         layers: dict[int, _Layer] = {}
         order: list[int] = []
         for el in layers_el:
@@ -335,6 +598,8 @@ class _Reader:
 
     def _toposort(self, layers: dict[int, _Layer], sources: dict[tuple[int, str], tuple[int, str]],
                   where: str) -> list[int]:
+        if all(src < dst for (dst, _), (src, _) in sources.items()):
+            return sorted(layers)  # every edge runs from a lower id to a higher: the heap order below
         indegree = {lid: 0 for lid in layers}
         users: dict[int, list[int]] = {lid: [] for lid in layers}
         for (dst, _), (src, _) in sources.items():
@@ -360,25 +625,15 @@ class _Reader:
     def _node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
         where = layer.where(self.file)
         for p in layer.inputs:
-            _precision(p, where)  # must be a known one
+            if p.precision not in _PRECISIONS:
+                _precision(p, where)  # must be a known one
         for p in layer.outputs:
-            _precision(p, where)
-        op, extra = self._op(layer, where)
-        opaque = isinstance(op, OpaqueOp)
-        # a known op's outputs are re-inferred below (as OpenVINO does); an opaque one keeps the file's
-        big_constant = isinstance(op, Constant) and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
-        if big_constant:  # too large to fold: its type is its declaration, and its data stays unread
-            output_types = [_declared_type(op.element_type, op.shape)]
-        elif opaque:
-            output_types = op.recorded_outputs
-        else:  # placeholders (as Node makes them) until inference below
-            output_types = [_UNKNOWN_TYPE] * op.num_outputs()
-        node = Node(op, inputs, name=layer.name, id=layer.id, output_types=output_types, infer=False)
-        node.extra.update(extra)
+            if p.precision not in _PRECISIONS:
+                _precision(p, where)
+        op, extra, key = self._op(layer, where)
+        node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
+                               [p.names for p in layer.outputs], lambda: where)
         node.rt_info = layer.rt_info
-        if big_constant or opaque:  # otherwise set after inference below
-            for i, port in enumerate(layer.outputs[: len(node.output_names)]):
-                node.output_names[i] = set(port.names)
         for p in layer.outputs:
             if p.rt_info:
                 node.extra["ir_output_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.outputs) if p.rt_info}
@@ -387,52 +642,98 @@ class _Reader:
             if p.rt_info:
                 node.extra["ir_input_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.inputs) if p.rt_info}
                 break
-        if layer.attrib:
-            node.extra["ir_layer_attributes"] = dict(layer.attrib)
         if layer.child_order:
             node.extra["ir_child_order"] = layer.child_order
-        if isinstance(op, Result) and "output_names" in layer.attrib:
-            node.extra["ir_layer_attributes"].pop("output_names")
-            if not node.extra["ir_layer_attributes"]:
-                del node.extra["ir_layer_attributes"]
-        if not (big_constant or opaque):
-            try:
-                node.infer()
-            except GraphirError as exc:
-                raise SerializationError(f"{where}: {exc}") from None
-            if isinstance(op, Result):
-                node.output_names[0] = split_names(layer.attrib.get("output_names", ""))
-            else:  # the op may have inferred more outputs than it first declared (variadic)
-                for i, port in enumerate(layer.outputs[: len(node.output_names)]):
-                    node.output_names[i] = set(port.names)
         return node
 
-    def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any]]:
+    def _make_node(self, op: Op, extra: dict[str, Any], key: "tuple[Any, ...] | None", inputs: list[Output | None],
+                   lid: int, name: str, attrib: dict[str, str], output_names: list[set[str]],
+                   where: Callable[[], str]) -> Node:
+        """The node of a layer's op: output types inferred (as OpenVINO does) or, for big Constants
+        and opaque ops, as declared; output tensor names from the ports (a Result's from its
+        ``output_names``); the layer's other attributes kept for writing back."""
+        opaque = isinstance(op, OpaqueOp)
+        big_constant = type(op) is Constant and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
+        if big_constant:  # too large to fold: its type is its declaration, and its data stays unread
+            output_types = [_declared_type(op.element_type, op.shape)]
+        elif opaque:
+            output_types = list(op.recorded_outputs)
+        else:  # placeholders (as Node makes them) until inference below
+            output_types = [_UNKNOWN_TYPE] * op.num_outputs()
+        node = Node._restore(op, inputs, name, lid, output_types)
+        node.extra = extra
+        is_result = type(op) is Result
+        if attrib:
+            kept = dict(attrib)
+            if is_result:
+                kept.pop("output_names", None)
+            if kept:
+                extra["ir_layer_attributes"] = kept
+        if not (big_constant or opaque):
+            self._infer(node, key, where)
+        if is_result and not opaque:
+            node.output_names[0] = split_names(attrib.get("output_names", ""))
+        else:  # the op may have inferred more outputs than it first declared (variadic)
+            names = node.output_names
+            for i, port_names in enumerate(output_names[: len(names)]):
+                names[i] = port_names
+        return node
+
+    def _infer(self, node: Node, key: "tuple[Any, ...] | None", where: Callable[[], str]) -> None:
+        """``node.infer()``, memoized per (attribute text, input types) within one read: the same op
+        on the same types infers the same outputs, and large files repeat both. Only types without
+        known values take part (values are not part of TensorType equality), on both sides."""
+        memo_key = None
+        if key is not None:
+            in_types = tuple([src.node.output_types[src.index] for src in node.inputs])  # type: ignore[union-attr]
+            for t in in_types:
+                if t.value is not None or t.bounds is not None:
+                    break
+            else:
+                memo_key = (key, in_types)
+                hit = self._inferred.get(memo_key)
+                if hit is not None:
+                    node.output_types = list(hit)
+                    if len(node.output_names) != len(hit):
+                        node.output_names = [set() for _ in hit]
+                    return
+        try:
+            outputs = node.infer()
+        except GraphirError as exc:
+            raise SerializationError(f"{where()}: {exc}") from None
+        if memo_key is not None and all(t.value is None and t.bounds is None for t in outputs):
+            self._inferred[memo_key] = tuple(outputs)
+
+    def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
+        """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
+        has subgraphs or is opaque: then its inference is not memoized)."""
         extra: dict[str, Any] = {}
         cls = _find_op(layer.type, layer.version)
         if cls is Constant:
-            return self._constant(layer, where), extra
+            return self._constant(layer.data, where), extra, None
         if cls is None:
             return opaque_op(layer.type, layer.version, attrs=dict(layer.data), layer_id=str(layer.id),
                              layer_name=layer.name, recorded_inputs=[_tensor_type(p, where) for p in layer.inputs],
                              recorded_outputs=[_tensor_type(p, where) for p in layer.outputs],
-                             children=dict(layer.children)), extra
-        raw = dict(layer.data)
+                             children=dict(layer.children)), extra, None
+        raw = layer.data
         if cls is Parameter and "shape" not in raw:
-            raw["shape"] = ""
-        values, unknown, original = _decoded(cls, raw, where)
+            raw = {**raw, "shape": ""}
+        decoded = _decoded(cls, raw, where)
         if layer.children:
+            values = dict(decoded.values)
             values.update(self._structural(cls, layer, extra))
-        try:
-            op = cls(**values)
-        except GraphirError as exc:
-            raise SerializationError(f"{where}: {exc}") from None
-        if unknown:
-            extra["ir_unknown_attributes"] = unknown
-        extra["ir_attribute_text"] = original
+            op = _construct(cls, values, where)
+            key = None
+        else:
+            op = decoded.instance(where)
+            key = decoded.key
+        if decoded.unknown:
+            extra["ir_unknown_attributes"] = dict(decoded.unknown)
+        extra["ir_attribute_text"] = dict(decoded.original)
         if layer.version != cls.version:
             extra["ir_version"] = layer.version
-        return op, extra
+        return op, extra, key
 
     def _structural(self, cls: type[Op], layer: _Layer, extra: dict[str, Any]) -> dict[str, Any]:
         """Subgraph bodies and port maps for op classes that declare them; the rest stays in extra."""
@@ -459,59 +760,146 @@ class _Reader:
             extra["ir_children"] = rest
         return values
 
-    def _constant(self, layer: _Layer, where: str) -> Constant:
-        data = layer.data
-        et = _ELEMENT_TYPES.get(data.get("element_type", ""))
-        if et is None:
-            try:
-                et = ElementType.parse(data.get("element_type", ""))
-            except GraphirError:
-                raise SerializationError(f"{where}: unknown element_type \"{data.get('element_type')}\"") from None
-        if et.is_dynamic:
-            raise SerializationError(f"{where}: a Const needs a static element_type, got \"{data.get('element_type')}\"")
-        shape_text = data.get("shape", "")
-        try:
-            shape = [int(p) for p in shape_text.replace(" ", "").split(",") if p != ""]
-        except ValueError:
-            raise SerializationError(f"{where}: shape=\"{shape_text}\" is not a list of integers") from None
-        if shape and min(shape) < 0:
-            raise SerializationError(f"{where}: shape=\"{shape_text}\" has a negative dimension")
+    def _constant(self, data: dict[str, str], where: "str | tuple[str, int, str, str]") -> Constant:
+        """A Const layer's op over its blob, checked against the .bin; ``where`` names the layer
+        (a (file, id, name, type) tuple is formatted only when needed)."""
+        et, shape, need = _const_declaration(data.get("element_type", ""), data.get("shape", ""), where)
         offset = _int_attr_text(data, "offset", where)
         size = _int_attr_text(data, "size", where)
-        need = expected_size(et, shape)
         if need is not None and size < need:
             raise SerializationError(
-                f"{where}: size={size} bytes is smaller than shape {shape} x {et} needs ({need} bytes)")
+                f"{_where_text(where)}: size={size} bytes is smaller than shape {list(shape)} x {et} needs ({need} bytes)")
         if et is ElementType.string and size < 4:
-            raise SerializationError(f"{where}: a string Const needs at least 4 bytes, size={size}")
+            raise SerializationError(f"{_where_text(where)}: a string Const needs at least 4 bytes, size={size}")
+        source = self.bin
         if size > 0:
-            if self.bin is None or not self.bin.exists:
-                raise SerializationError(f"{where}: the weights (.bin) file is missing or empty "
-                                         f"({self.bin.path if self.bin and self.bin.path else 'no weights given'})")
-            if offset + size > self.bin.size:
+            if source is None or not source.exists:
+                raise SerializationError(f"{_where_text(where)}: the weights (.bin) file is missing or empty "
+                                         f"({source.path if source and source.path else 'no weights given'})")
+            if offset + size > source.size:
                 raise SerializationError(
-                    f"{where}: offset={offset} size={size} lies outside the weights file "
-                    f"({self.bin.size} bytes)")
-        source = self.bin if self.bin is not None else BinSource(where, data=b"")
+                    f"{_where_text(where)}: offset={offset} size={size} lies outside the weights file "
+                    f"({source.size} bytes)")
+        if source is None:
+            source = BinSource(_where_text(where), data=b"")
+        shape_list = list(shape)
         # validated above: skip pydantic's validation (10,000-layer files have thousands of these)
-        return _new_constant(et, shape, lazy_loader(source, offset, size, et, shape, where))
+        return _new_constant(et, shape_list, lazy_loader(source, offset, size, et, shape_list, where))
 
 
-_DECODED: dict[tuple[Any, ...], tuple[dict[str, Any], dict[str, str], dict[str, str]]] = {}
+def _where_text(where: "str | tuple[str, int, str, str]") -> str:
+    return where if isinstance(where, str) else f"{where[0]}: layer id={where[1]} name='{where[2]}' type={where[3]}"
+
+
+_CONST_DECLARATIONS: dict[tuple[str, str], tuple[ElementType, tuple[int, ...], "int | None"]] = {}
+
+
+def _const_declaration(et_text: str, shape_text: str, where: "str | tuple[str, int, str, str]"
+                       ) -> tuple[ElementType, tuple[int, ...], "int | None"]:
+    """(element type, shape, bytes needed) of a Const's ``element_type``/``shape`` text, checked;
+    remembered per text pair (files repeat them)."""
+    found = _CONST_DECLARATIONS.get((et_text, shape_text))
+    if found is not None:
+        return found
+    et = _ELEMENT_TYPES.get(et_text)
+    if et is None:
+        try:
+            et = ElementType.parse(et_text)
+        except GraphirError:
+            raise SerializationError(f"{_where_text(where)}: unknown element_type \"{et_text}\"") from None
+    if et.is_dynamic:
+        raise SerializationError(f"{_where_text(where)}: a Const needs a static element_type, got \"{et_text}\"")
+    try:
+        shape = tuple(int(p) for p in shape_text.replace(" ", "").split(",") if p != "")
+    except ValueError:
+        raise SerializationError(f"{_where_text(where)}: shape=\"{shape_text}\" is not a list of integers") from None
+    if shape and min(shape) < 0:
+        raise SerializationError(f"{_where_text(where)}: shape=\"{shape_text}\" has a negative dimension")
+    found = (et, shape, expected_size(et, list(shape)))
+    if len(_CONST_DECLARATIONS) < 4096:
+        _CONST_DECLARATIONS[(et_text, shape_text)] = found
+    return found
+
+
+def _construct(cls: type[Op], values: dict[str, Any], where: str) -> Op:
+    try:
+        return cls(**values)
+    except GraphirError as exc:
+        raise SerializationError(f"{where}: {exc}") from None
+
+
 _SCALARS = (str, int, float, bool, type(None), ElementType, PartialShape)
 
 
-def _decoded(cls: type[Op], raw: dict[str, str], where: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
-    """decode_attributes, remembered per (op class, attribute text) when every value is immutable
-    (a 10,000-layer file repeats the same few attribute sets); callers get fresh dicts."""
+def _immutable(value: Any) -> bool:
+    return isinstance(value, _SCALARS) or (type(value) is tuple and all(isinstance(v, _SCALARS) for v in value))
+
+
+def _copyable(value: Any) -> bool:
+    """Immutable, or a list of immutable items (copied per op)."""
+    return _immutable(value) or (type(value) is list and all(isinstance(v, _SCALARS) for v in value))
+
+
+class _Decoded:
+    """One op class's decoded attribute text, remembered per (class, text): a 10,000-layer file
+    repeats the same few attribute sets. ``instance`` validates the first op and afterwards hands
+    out copies of a validated template (what pydantic's ``model_copy`` does, without its per-call
+    overhead; lists are copied, everything else is immutable), so no two ops share mutable state."""
+
+    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_lists", "cacheable")
+
+    def __init__(self, cls: type[Op], key: tuple[Any, ...],
+                 decoded: tuple[dict[str, Any], dict[str, str], dict[str, str]]) -> None:
+        self.cls = cls
+        self.key = key
+        self.values, self.unknown, self.original = decoded
+        self._template: Op | None = None
+        self._lists: tuple[str, ...] = ()
+        self.cacheable = all(_copyable(v) for v in self.values.values())
+
+    def instance(self, where: str) -> Op:
+        template = self._template
+        if template is None:
+            op = _construct(self.cls, dict(self.values), where)
+            if self.cacheable:
+                if _template_safe(op):
+                    self._template = _construct(self.cls, dict(self.values), where)
+                    self._lists = tuple(k for k, v in op.__dict__.items() if type(v) is list)
+                else:
+                    self.cacheable = False  # decode again next time, build through pydantic
+            return op
+        state = template.__dict__.copy()
+        for name in self._lists:
+            state[name] = state[name].copy()
+        op = object.__new__(self.cls)
+        object.__setattr__(op, "__dict__", state)
+        object.__setattr__(op, "__pydantic_fields_set__", set(template.__pydantic_fields_set__))
+        object.__setattr__(op, "__pydantic_extra__", None)
+        object.__setattr__(op, "__pydantic_private__", None)
+        return op
+
+
+def _template_safe(op: Op) -> bool:
+    """An op whose state is only immutable values or lists of them (defaults included), without
+    private attributes or extras: a copy of it (lists copied) is a fully independent op."""
+    return (op.__pydantic_private__ is None and op.__pydantic_extra__ is None
+            and all(_copyable(v) for v in op.__dict__.values()))
+
+
+_DECODED: dict[tuple[Any, ...], _Decoded] = {}
+
+
+def _decoded(cls: type[Op], raw: dict[str, str], where: str) -> _Decoded:
+    """decode_attributes, remembered per (op class, read hook, attribute text) when every value is
+    immutable; callers copy what they keep."""
     hook = _hook(cls)
-    key = (cls, hook.read if hook is not None else None, *raw.items())
+    key = (cls, hook and hook.read, *raw.items())
     hit = _DECODED.get(key)
     if hit is None:
-        hit = decode_attributes(cls, raw, where)
-        if len(_DECODED) < 4096 and all(isinstance(v, _SCALARS) for v in hit[0].values()):
+        hit = _Decoded(cls, key, decode_attributes(cls, raw, where))
+        if len(_DECODED) < 4096 and hit.cacheable:
             _DECODED[key] = hit
-    return dict(hit[0]), dict(hit[1]), dict(hit[2])
+    return hit
 
 
 _OPSET = re.compile(r"opset\d+")
@@ -552,16 +940,16 @@ def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
     return op
 
 
-def _int_attr_text(data: dict[str, str], key: str, where: str) -> int:
+def _int_attr_text(data: dict[str, str], key: str, where: "str | tuple[str, int, str, str]") -> int:
     text = data.get(key)
     if text is None:
-        raise SerializationError(f"{where}: missing attribute '{key}'")
+        raise SerializationError(f"{_where_text(where)}: missing attribute '{key}'")
     try:
         value = int(text)
     except ValueError:
-        raise SerializationError(f"{where}: {key}=\"{text}\" is not an integer") from None
+        raise SerializationError(f"{_where_text(where)}: {key}=\"{text}\" is not an integer") from None
     if value < 0:
-        raise SerializationError(f"{where}: {key}={value} is negative")
+        raise SerializationError(f"{_where_text(where)}: {key}={value} is negative")
     return value
 
 

@@ -1,0 +1,87 @@
+"""The IR reader's one-pass path (``_Reader._read_in_order``) builds exactly the model the careful
+two-pass path builds, on every IR file OpenVINO wrote for the tests, and hands anything unusual
+to the careful path (whose messages the bad-input tests pin).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import graphir
+from graphir.model import Model
+from graphir.serializers import ir_reader
+from graphir.serializers.openvino_xml import read_ir
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = sorted(
+    [p for p in (ROOT / "tests" / "fixtures").rglob("*.xml")] + [ROOT / "examples" / "select.xml"],
+    key=str,
+)
+
+
+def _careful_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: Any, root: Any, layers_el: Any) -> Model:
+        raise ir_reader._Fallback
+
+    monkeypatch.setattr(ir_reader._Reader, "_read_in_order", refuse)
+
+
+def _summary(model: Model) -> list[Any]:
+    """Everything a model holds, in its own order (bodies included)."""
+    out: list[Any] = [model.name, model.meta, model.rt_info, [p.id for p in model.parameters],
+                      [r.id for r in model.results]]
+    for node in model.nodes():
+        attrs = {}
+        for name, value in node.op.attributes().items():
+            attrs[name] = _summary(value) if isinstance(value, Model) else value
+        out.append((node.id, node.name, node.op.describe(), attrs,
+                    [str(t) for t in node.output_types], [t.value is None for t in node.output_types],
+                    node.output_names, [(s.node.id, s.index) if s is not None else None for s in node.inputs],
+                    node.rt_info, node.extra))
+    return out
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_one_pass_and_careful_readers_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = read_ir(path)
+    with monkeypatch.context() as m:
+        _careful_only(m)
+        careful = read_ir(path)
+    assert _summary(fast) == _summary(careful)
+
+
+def test_the_one_pass_reader_takes_the_files_openvino_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken: list[str] = []
+    real = ir_reader._Reader._read_in_order
+
+    def spy(self: Any, root: Any, layers_el: Any) -> Model:
+        model = real(self, root, layers_el)
+        taken.append(self.file)
+        return model
+
+    monkeypatch.setattr(ir_reader._Reader, "_read_in_order", spy)
+    corpus = sorted((ROOT / "tests" / "fixtures" / "corpus").glob("*.xml"))
+    assert len(corpus) >= 20
+    for path in corpus:
+        read_ir(path)
+    assert taken == [str(p) for p in corpus]
+
+
+def test_layers_out_of_order_take_the_careful_path_and_read_the_same(tmp_path: Path) -> None:
+    src = ROOT / "examples" / "select.xml"
+    text = src.read_text()
+    layers = text[text.index("<layers>") + len("<layers>"):text.index("</layers>")]
+    blocks = ["\t\t<layer" + b for b in layers.split("\t\t<layer")[1:]]
+    reordered = text.replace(layers, "\n" + "".join(reversed(blocks)) + "\t")
+    (tmp_path / "rev.xml").write_text(reordered)
+    (tmp_path / "rev.bin").write_bytes(src.with_suffix(".bin").read_bytes() if src.with_suffix(".bin").exists() else b"")
+    a, b = read_ir(src), read_ir(tmp_path / "rev.xml")
+    assert sorted(n.id for n in a.nodes()) == sorted(n.id for n in b.nodes())
+    inputs = {"cond": np.array([[True, False], [True, False], [True, False]]),
+              "then": np.full((3, 2), 11, np.int32), "else": np.full((3, 2), 1, np.int32)}
+    names = [p.name for p in a.parameters]
+    feed = dict(zip(names, inputs.values()))
+    np.testing.assert_array_equal(list(graphir.run(a, feed).values())[0], list(graphir.run(b, feed).values())[0])
