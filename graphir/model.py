@@ -74,10 +74,12 @@ class Model:
         return Node(Result(), [_as_output(value)])
 
     def _collect(self, roots: Iterable[Node]) -> None:
+        nodes = self._nodes
         stack = list(roots)
+        pop, push = stack.pop, stack.append
         while stack:
-            node = stack.pop()
-            known = self._nodes.get(node.id)
+            node = pop()
+            known = nodes.get(node.id)
             if known is node:
                 continue
             if known is not None:
@@ -85,8 +87,10 @@ class Model:
                     f"two nodes share id {node.id}: {known.describe()} and {node.describe()}; ids read "
                     f"from a file (IR layer ids) may repeat those of nodes built before reading it"
                 )
-            self._nodes[node.id] = node
-            stack.extend(src.node for src in node.inputs if src is not None)
+            nodes[node.id] = node
+            for src in node.inputs:
+                if src is not None:
+                    push(src.node)
 
     def _invalidate(self) -> None:
         """Forget everything derived from the structure (order, graph, run plan)."""

@@ -284,16 +284,15 @@ def _plain_edges(edges_el: Any) -> tuple[dict[tuple[int, str], tuple[int, str]],
     if edges_el is None:
         return sources, order
     for e in edges_el:
-        if e.tag != "edge":
+        if e.tag != "edge" or e.keys() != _EDGE_KEYS:
             raise _Fallback
-        get = e.get
-        fport, tport = get("from-port"), get("to-port")
+        frm_text, fport, to_text, tport = e.values()
         try:
-            frm, to = int(get("from-layer")), int(get("to-layer"))
-        except (TypeError, ValueError):
+            frm, to = int(frm_text), int(to_text)
+        except ValueError:
             raise _Fallback from None
         key = (to, tport)
-        if key in sources or fport is None or tport is None:
+        if key in sources:
             raise _Fallback
         sources[key] = (frm, fport)
         order.append((frm, to, tport))
@@ -301,6 +300,7 @@ def _plain_edges(edges_el: Any) -> tuple[dict[tuple[int, str], tuple[int, str]],
 
 
 _LAYER_KEYS = ["id", "name", "type", "version"]
+_EDGE_KEYS = ["from-layer", "from-port", "to-layer", "to-port"]
 _PORT_KEYS = ["id", "precision"]
 _NAMED_PORT_KEYS = ["id", "precision", "names"]
 _NO_ATTRIBUTES: dict[str, str] = {}  # shared, never written to
@@ -357,23 +357,27 @@ def _port_ids_index(ids: tuple[str, ...]) -> dict[str, int]:
     return found
 
 
-def _connect(lid: int, port_ids: Any, sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
+def _connect(lid: int, port_ids: list[str], sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
              out_index: dict[int, dict[str, int]], in_position: dict[tuple[int, str], int]) -> list[Output | None]:
-    """The outputs feeding layer ``lid``'s input ports, all built already; _Fallback otherwise."""
+    """The outputs feeding layer ``lid``'s input ports, all built already; _Fallback otherwise
+    (a repeated port id shows at the end: fewer fed ports than edges)."""
     inputs: list[Output | None] = []
-    if len(port_ids) > 1 and len(set(port_ids)) != len(port_ids):
-        raise _Fallback
-    for position, pid in enumerate(port_ids):
+    position = 0
+    for pid in port_ids:
         key = (lid, pid)
         src = sources.get(key)
         if src is None:
             raise _Fallback
-        node = nodes.get(src[0])
-        index = out_index[src[0]].get(src[1]) if node is not None else None
-        if index is None or index >= len(node.output_types):  # type: ignore[union-attr]
+        frm, fport = src
+        node = nodes.get(frm)
+        if node is None:
             raise _Fallback
-        inputs.append(Output(node, index))  # type: ignore[arg-type]
+        index = out_index[frm].get(fport)
+        if index is None or index >= len(node.output_types):
+            raise _Fallback
+        inputs.append(Output(node, index))
         in_position[key] = position
+        position += 1
     return inputs
 
 
@@ -414,6 +418,7 @@ class _Reader:
         results: list[Node] = []
         classes = self._classes
         previous = -1
+        fed = 0  # input ports connected
         for el in layers_el:
             if el.tag != "layer":
                 raise _Fallback
@@ -459,6 +464,7 @@ class _Reader:
                     plain = None not in out_ports
             if plain and cls is not None:
                 inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
+                fed += len(inputs)
                 data = dict(data_el.items()) if data_el is not None else {}
                 node = self._plain_node(cls, lid, name, ltype, version, data, attrib, inputs,
                                         [_names(p[1]) for p in out_ports])
@@ -466,6 +472,7 @@ class _Reader:
             else:
                 layer = _parse_layer(el, file, self._body)
                 inputs = _connect(lid, [p.id for p in layer.inputs], sources, nodes, out_index, in_position)
+                fed += len(inputs)
                 node = self._node(layer, inputs)
                 out_index[lid] = layer.out_index
             nodes[lid] = node
@@ -473,7 +480,7 @@ class _Reader:
                 params.append(node)
             elif type(node.op) is Result:
                 results.append(node)
-        if len(in_position) != len(sources):  # an edge into a port no layer has
+        if len(in_position) != len(sources) or fed != len(sources):  # an edge into no port, or a port id twice
             raise _Fallback
         model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
         model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
