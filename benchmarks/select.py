@@ -8,7 +8,8 @@ included) and OpenVINO. Contenders, timed round-robin (one sample of each per ro
 from other processes hits all of them alike, in a shuffled order), reported as medians -- the
 goals' measure -- and as 20th percentiles: on a shared, overloaded machine a ~2 ms call is either
 left alone or preempted for a whole time slice (~8 ms), so medians there flip between the two.
-The ratio columns compare graphir with the faster of ort1/ort2. ``--formulations`` times the
+The ratio columns compare graphir with the faster of ort1/ort2; for outputs that may use two
+threads, the thread chooser's latest timings of each mode follow. ``--formulations`` times the
 kernel variants that were tried instead.
 
 - ``graphir``: ``model.run({...})`` on the loaded IR; ``kernel``: graphir.kernels.select alone
@@ -305,6 +306,20 @@ def report(case: str, n: int, t: dict[str, float], goals: list[str], label: str)
         goals.append(_goal(f"{where}: within 1.5x of ORT's run", g / min(t["ort1"], t["ort2"]) <= 1.5))
 
 
+def threads_note(nbytes: int) -> None:
+    """What graphir's thread chooser last measured for this output size (ms per call, the median
+    of its last timings of each mode; the mode it runs is the faster one)."""
+    from graphir.kernels import select as kernel
+
+    loops = [("flat", kernel._flat_chooser)]
+    loops += [(body.__name__.strip("_"), chooser) for body, chooser in kernel._choosers.items()]
+    for name, chooser in loops:
+        one, two = chooser.cost(nbytes, 1), chooser.cost(nbytes, 2)
+        if one is not None and two is not None:
+            print(f"{'':16s} thread chooser ({name}): 1 thread {one * nbytes * 1e3:.3f} ms, "
+                  f"2 threads {two * nbytes * 1e3:.3f} ms (medians of its last timings)")
+
+
 def _goal(text: str, met: bool) -> str:
     return f"  [{'met ' if met else 'MISS'}] {text}"
 
@@ -336,6 +351,7 @@ def main(argv: list[str] | None = None) -> None:
                     print(f"  note: {note}")
                 report(case, n, quantile(samples, 0.5), goals, "median")
                 report(case, n, quantile(samples, 0.2), low_goals, "p20")
+                threads_note(n * 4)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average at the end {load:.2f}. goals on medians (the brief's measure):")
     print("\n".join(goals))
