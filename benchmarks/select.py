@@ -255,6 +255,12 @@ def formulations(n: int, rounds: int) -> dict[str, float]:
         np.bitwise_and(o, m, out=o)
         np.bitwise_xor(o, e, out=o)
 
+    def cast_mul(c, t, e, o, m):  # cond cast to u32 once, then a same-type multiply
+        np.copyto(m, c, casting="unsafe")
+        np.bitwise_xor(t, e, out=o)
+        np.multiply(o, m, out=o)
+        np.bitwise_xor(o, e, out=o)
+
     def sub(c, t, e, o, m):  # wrapping integer arithmetic
         np.subtract(t, e, out=o)
         np.multiply(o, c, out=o)
@@ -272,7 +278,7 @@ def formulations(n: int, rounds: int) -> dict[str, float]:
         o[...] = np.where(c, t, e)
 
     runners = {name: blocked(body) for name, body in
-               [("mul-blend", mul), ("mask-blend", mask), ("sub-blend", sub), ("copyto-where", copyto),
+               [("mul-blend", mul), ("cast-mul-blend", cast_mul), ("mask-blend", mask), ("sub-blend", sub), ("copyto-where", copyto),
                 ("putmask", putmask), ("where-blocked", where)]}
     runners["where"] = lambda: np.where(cond, then, other)
     runners["copyto-where-whole"] = lambda: (np.copyto(out, other), np.copyto(out, then, where=cond))
