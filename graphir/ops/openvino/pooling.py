@@ -41,7 +41,9 @@ class _PoolBase(Op):
         out = window_out_length(length, k_eff, self.strides[i], pb, pe, auto_pad, ceil)
         if auto_pad == "valid":
             pb = 0
-        if self.rounding_type == "ceil_torch":
+        # ceil_torch drops a last window that starts in the end padding; measured on OpenVINO
+        # 2026.4, not when the data plus begin padding is empty (a length or lower bound of 0)
+        if self.rounding_type == "ceil_torch" and length + pb > 0:
             if out > 1 and (out - 1) * self.strides[i] >= length + pb:
                 out -= 1
         return out
@@ -62,6 +64,11 @@ class _PoolBase(Op):
                 continue
             lo = self._out_length(d.min, i)
             hi = None if d.max is None else self._out_length(d.max, i)
+            # measured on OpenVINO 2026.4: a lower bound above the upper one leaves the dim fully
+            # dynamic (ceil_torch, kernel 1, stride 2, pads_end 2 on [0..1] gives ?)
+            if d.is_dynamic and hi is not None and lo > max(hi, 1):
+                out.append(Dimension.dynamic())
+                continue
             if d.is_static and lo < 1:
                 raise self.fail(
                     f"kernel {self.kernel} (dilations {self._dilations()}) does not fit the padded data along "
