@@ -85,3 +85,24 @@ def test_layers_out_of_order_take_the_careful_path_and_read_the_same(tmp_path: P
     names = [p.name for p in a.parameters]
     feed = dict(zip(names, inputs.values()))
     np.testing.assert_array_equal(list(graphir.run(a, feed).values())[0], list(graphir.run(b, feed).values())[0])
+
+
+def test_ops_copied_from_one_template_share_no_lists(tmp_path: Path) -> None:
+    """Two layers with the same attribute text become ops copied from one validated template:
+    their list attributes must be separate lists."""
+    from graphir import opset
+
+    x = opset.parameter([1, 1, 8, 8], "f32", name="x")
+    p1 = opset.make("MaxPool", x, version="opset1", kernel=[2, 2], strides=[1, 1], pads_begin=[0, 0],
+                    pads_end=[0, 0], name="p1")
+    p2 = opset.make("MaxPool", p1, version="opset1", kernel=[2, 2], strides=[1, 1], pads_begin=[0, 0],
+                    pads_end=[0, 0], name="p2")
+    graphir.save_model(graphir.Model([p2], [x], name="pools"), tmp_path / "pools.xml")
+    model = read_ir(tmp_path / "pools.xml")
+    a, b = model.node("p1").op, model.node("p2").op
+    assert a.kernel == b.kernel == [2, 2] and a.kernel is not b.kernel and a.strides is not b.strides
+    a.kernel.append(9)
+    assert b.kernel == [2, 2]
+    assert a.__pydantic_fields_set__ is not b.__pydantic_fields_set__
+    again = read_ir(tmp_path / "pools.xml")
+    assert again.node("p1").op.kernel == [2, 2]
