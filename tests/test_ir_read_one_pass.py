@@ -106,3 +106,25 @@ def test_ops_copied_from_one_template_share_no_lists(tmp_path: Path) -> None:
     assert a.__pydantic_fields_set__ is not b.__pydantic_fields_set__
     again = read_ir(tmp_path / "pools.xml")
     assert again.node("p1").op.kernel == [2, 2]
+
+
+def test_ports_hold_only_valid_dims_is_a_strict_check() -> None:
+    from graphir.serializers.ir_reader import ports_hold_only_valid_dims
+
+    text = (ROOT / "examples" / "select.xml").read_bytes()
+    assert ports_hold_only_valid_dims(text)
+    assert not ports_hold_only_valid_dims(text.replace(b"<dim>3</dim>", b"<dim>?</dim>", 1))
+    assert not ports_hold_only_valid_dims(text.replace(b"<dim>3</dim>", b"<dim>-2</dim>", 1))
+    assert not ports_hold_only_valid_dims(text.replace(b"<dim>3</dim>", b"<dim>&#51;</dim>", 1))
+    assert not ports_hold_only_valid_dims(text.replace(b"<dim>3</dim>", b"<dim>3</dim><!-- x -->", 1))
+    assert not ports_hold_only_valid_dims(text.replace(
+        b"<dim>3</dim>", b'<dim>3</dim><rt_info><attribute name="layout" version="0" layout="[N]"/></rt_info>', 1))
+
+
+def test_a_bad_dim_on_a_known_op_is_still_an_error(tmp_path: Path) -> None:
+    text = (ROOT / "examples" / "select.xml").read_text()
+    at = text.index('type="Select"')
+    bad = text[:at] + text[at:].replace("<dim>3</dim>", "<dim>?</dim>", 1)
+    (tmp_path / "bad.xml").write_text(bad)
+    with pytest.raises(graphir.errors.SerializationError, match=r"<dim>\?</dim> is not an integer"):
+        read_ir(tmp_path / "bad.xml")

@@ -306,9 +306,28 @@ _NAMED_PORT_KEYS = ["id", "precision", "names"]
 _NO_ATTRIBUTES: dict[str, str] = {}  # shared, never written to
 
 
-def _plain_port(port: Any) -> "tuple[str, str | None] | None":
+_PLAIN_PORT = re.compile(rb"<port\b[^>]*>(?:\s*<dim>[^<]*</dim>)*\s*</port>")
+_DIM_TEXT = re.compile(rb"<dim>([^<]*)</dim>")
+
+
+def ports_hold_only_valid_dims(text: bytes) -> bool:
+    """True when every ``<port`` in the XML text opens a port holding nothing but ``<dim>``s whose
+    texts are all integers >= -1, so the one-pass reader need not visit them (a port with
+    anything else, a ``<port_map``, a comment or CDATA, an entity in a dim, or a ``>`` inside an
+    attribute value makes the counts differ: then every port's dims are visited as usual).
+    ~17 ms on a 3.7 MB file against ~50 ms for visiting its 20,000 ports' dims."""
+    if len(_PLAIN_PORT.findall(text)) != text.count(b"<port"):
+        return False
+    try:
+        return all(int(t) >= -1 for t in set(_DIM_TEXT.findall(text)))
+    except ValueError:
+        return False
+
+
+def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None] | None":
     """(id, names text) of a <port> with a known precision and nothing but valid <dim>s in it;
-    None for anything else (the careful reader handles it)."""
+    None for anything else (the careful reader handles it). ``dims_checked``: the whole text was
+    checked by ports_hold_only_valid_dims."""
     if port.tag != "port":
         return None
     keys = port.keys()
@@ -321,7 +340,7 @@ def _plain_port(port: Any) -> "tuple[str, str | None] | None":
         pid, precision, names = port.get("id"), port.get("precision"), port.get("names")
     if pid is None or (precision not in _PRECISIONS and not _known_precision(precision)):
         return None
-    count = len(port)
+    count = 0 if dims_checked else len(port)
     if count:
         texts = [d.text for d in port if d.tag == "dim"]
         if len(texts) != count:
@@ -389,6 +408,8 @@ class _Reader:
         self.bin = bin_source
         self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
+        #: every port in the file holds only valid <dim>s (see ports_hold_only_valid_dims)
+        self.plain_ports = False
 
     def read_graph(self, root: Any, where: str) -> Model:
         layers_el = root.find("layers")
@@ -417,6 +438,7 @@ class _Reader:
         params: list[Node] = []
         results: list[Node] = []
         classes = self._classes
+        checked = self.plain_ports
         previous = -1
         fed = 0  # input ports connected
         for el in layers_el:
@@ -457,10 +479,10 @@ class _Reader:
             in_ports = out_ports = ()
             if plain and cls is not None:
                 if in_el is not None:
-                    in_ports = [_plain_port(port) for port in in_el]
+                    in_ports = [_plain_port(port, checked) for port in in_el]
                     plain = None not in in_ports
                 if plain and out_el is not None:
-                    out_ports = [_plain_port(port) for port in out_el]
+                    out_ports = [_plain_port(port, checked) for port in out_el]
                     plain = None not in out_ports
             if plain and cls is not None:
                 inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)

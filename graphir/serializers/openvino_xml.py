@@ -42,7 +42,8 @@ from graphir.node import Node, Output
 from graphir.ops.openvino.core import Parameter
 from graphir.serializers.ir_constants import BinSource
 from graphir.serializers.ir_parser import parse_xml
-from graphir.serializers.ir_reader import _VERSIONS, _Reader, _parse_layer, _tensor_type, _weights, split_names
+from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _tensor_type, _weights,
+                                           ports_hold_only_valid_dims, split_names)
 from graphir.serializers.ir_rt_info import read_net_rt_info
 from graphir.serializers.ir_writer import _tree, _Writer, atomic_write_pair, join_names
 
@@ -58,8 +59,12 @@ def read_ir(path: Any, weights: Any = None) -> Model:
     where = str(p)
     if not p.is_file():
         raise SerializationError(f"{where}: no such file")
-    root = parse_xml(p, where)
-    return _read_root(root, where, _weights(p, weights, where))
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise SerializationError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    root = parse_xml(data, where)
+    return _read_root(root, where, _weights(p, weights, where), data)
 
 
 def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
@@ -68,10 +73,10 @@ def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
     where = "<IR in memory>"
     root = parse_xml(data, where)
     source = _weights(None, weights, where) if weights is not None else BinSource(where, data=b"")
-    return _read_root(root, where, source)
+    return _read_root(root, where, source, data)
 
 
-def _read_root(root: Any, where: str, source: BinSource) -> Model:
+def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = None) -> Model:
     if root.tag != "net":
         raise SerializationError(f"{where}: the root element is <{root.tag}>, expected <net>")
     version = root.get("version")
@@ -82,7 +87,9 @@ def _read_root(root: Any, where: str, source: BinSource) -> Model:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        model = _Reader(where, source).read_graph(root, where)
+        reader = _Reader(where, source)
+        reader.plain_ports = text is not None and ports_hold_only_valid_dims(text)
+        model = reader.read_graph(root, where)
     finally:
         if was_enabled:
             gc.enable()
