@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import lru_cache, partial
-from time import perf_counter
 
 import numpy as np
 
@@ -130,20 +129,14 @@ def blend_flat(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: n
     threads = _flat_chooser.choose(most, nbytes)
     # threads pull block starts from one shared iterator (next() is atomic under the GIL)
     parts = [partial(_flat_blocks, cond, then, otherwise, out, step, iter(starts))] * threads
-    start = perf_counter()
-    _threads.run_parts(parts)
-    _flat_chooser.record(threads, perf_counter() - start, nbytes)
+    _flat_chooser.record(threads, _threads.timed(partial(_threads.run_parts, parts)), nbytes)
 
 
 def _flat_blocks(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.ndarray, step: int,
                  starts: Iterator[int]) -> None:
-    xor, multiply = np.bitwise_xor, np.multiply
     for start in starts:
         stop = start + step
-        block, other = out[start:stop], otherwise[start:stop]
-        xor(then[start:stop], other, out=block)
-        multiply(block, cond[start:stop], out=block)
-        xor(block, other, out=block)
+        _blend_block(cond[start:stop], then[start:stop], otherwise[start:stop], out[start:stop])
 
 
 def blend(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.ndarray) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import mmap
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -198,12 +197,20 @@ def _pack_strings(values: np.ndarray) -> bytes:
     return np.array([len(encoded)], "<i4").tobytes() + offsets.tobytes() + b"".join(encoded)
 
 
-class BlobLoader:
-    """Reads and unpacks one blob on first call; errors name the layer. ``ir_blob`` (source,
-    offset, size) lets a writer copy the raw bytes without unpacking them. ``where`` may be a
-    tuple (file, layer id, name, type), formatted only when an error needs it."""
+def describe_layer(where: "str | tuple[str, int, str, str]") -> str:
+    """How errors name a layer: given as text, or as (file, id, name, type) formatted only when an
+    error needs it (the reader builds thousands of Constants that never fail)."""
+    if isinstance(where, str):
+        return where
+    file, lid, name, ltype = where
+    return f"{file}: layer id={lid} name='{name}' type={ltype}"
 
-    __slots__ = ("source", "offset", "size", "et", "shape", "_where")
+
+class BlobLoader:
+    """Reads and unpacks one blob on first call; errors name the layer (see describe_layer).
+    ``ir_blob`` (source, offset, size) lets a writer copy the raw bytes without unpacking them."""
+
+    __slots__ = ("source", "offset", "size", "et", "shape", "where")
 
     def __init__(self, source: BinSource, offset: int, size: int, et: ElementType, shape: list[int],
                  where: "str | tuple[str, int, str, str]") -> None:
@@ -212,12 +219,7 @@ class BlobLoader:
         self.size = size
         self.et = et
         self.shape = shape
-        self._where = where
-
-    @property
-    def where(self) -> str:
-        w = self._where
-        return w if isinstance(w, str) else f"{w[0]}: layer id={w[1]} name='{w[2]}' type={w[3]}"
+        self.where = where
 
     @property
     def ir_blob(self) -> tuple[BinSource, int, int]:
@@ -228,14 +230,8 @@ class BlobLoader:
         try:
             return unpack(raw, self.et, self.shape)
         except (ValueError, TypeError) as exc:
-            raise SerializationError(
-                f"{self.where}: cannot decode {self.et}{self.shape} at offset {self.offset}: {exc}") from None
-
-
-def lazy_loader(source: BinSource, offset: int, size: int, et: ElementType, shape: list[int],
-                where: "str | tuple[str, int, str, str]") -> Callable[[], np.ndarray]:
-    """A loader that reads and unpacks the blob on first use; errors name the layer."""
-    return BlobLoader(source, offset, size, et, shape, where)
+            raise SerializationError(f"{describe_layer(self.where)}: cannot decode {self.et}{self.shape} "
+                                     f"at offset {self.offset}: {exc}") from None
 
 
 class BinWriter:

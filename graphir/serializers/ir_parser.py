@@ -19,15 +19,17 @@ def _parser() -> etree.XMLParser:
                            remove_pis=True, collect_ids=False)
 
 
-def parse_xml(source: "Path | bytes", where: str) -> etree._Element:
+def read_xml_bytes(path: Path, where: str) -> bytes:
+    """The file's bytes; SerializationError naming ``where`` when it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise SerializationError(f"{where}: cannot read: {exc.strerror or exc}") from None
+
+
+def parse_xml(source: bytes, where: str) -> etree._Element:
     """The root element; SerializationError naming ``where`` for anything that is not plain XML."""
-    if isinstance(source, Path):
-        try:
-            data = source.read_bytes()
-        except OSError as exc:
-            raise SerializationError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    else:
-        data = bytes(source)
+    data = bytes(source)
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise SerializationError(f"{where}: a DOCTYPE or entity declaration is not allowed in an IR file")
     try:

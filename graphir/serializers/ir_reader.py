@@ -7,8 +7,8 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from lxml import etree
@@ -21,14 +21,13 @@ from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.ops.registry import _REGISTRY, find
 from graphir.serializers.ir_attributes import _hook, decode_attributes
-from graphir.serializers.ir_constants import BinSource, expected_size, lazy_loader
+from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
 from graphir.serializers.ir_rt_info import read_attribute_rt_info, read_net_rt_info
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
 _BODY_TAGS = ("body", "then_body", "else_body")
 _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
-_LAYER_CHILDREN = {"data", "input", "output", "rt_info"}
 _VERSIONS = ("10", "11")
 
 class _Port:
@@ -68,23 +67,28 @@ class _Layer:
         self.attrib = attrib
         self.children: dict[str, Any] = {}
         self.child_order: list[str] | None = None
-        self.in_index = _port_index(inputs)  # port id -> input index
-        self.out_index = _port_index(outputs)  # port id -> output index
+        self.in_index = _port_ids_index(tuple([p.id for p in inputs]))  # port id -> input index
+        self.out_index = _port_ids_index(tuple([p.id for p in outputs]))  # port id -> output index
         self.file = file
 
-    def where(self, file: str | None = None) -> str:
-        return f"{self.file if file is None else file}: layer id={self.id} name='{self.name}' type={self.type}"
+    def where(self) -> str:
+        return describe_layer((self.file, self.id, self.name, self.type))
 
 
 _PORT_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
 
 
-def _port_index(ports: list[_Port]) -> dict[str, int]:
+def _port_ids_index(ids: tuple[str, ...]) -> dict[str, int]:
     """Port id -> position; the same few id sequences recur, so the (read-only) maps are shared."""
-    return _port_ids_index(tuple([p.id for p in ports]))
+    found = _PORT_INDEXES.get(ids)
+    if found is None:
+        found = {pid: i for i, pid in enumerate(ids)}
+        if len(_PORT_INDEXES) < 4096:
+            _PORT_INDEXES[ids] = found
+    return found
 
 
-def split_names(text: str) -> set[str]:
+def split_names(text: "str | None") -> set[str]:
     """Tensor names from a ``names=`` attribute (``\\,`` is a comma inside a name)."""
     if not text:
         return set()
@@ -129,7 +133,7 @@ def _parse_ports(group: Any, where: Any) -> list[_Port]:
         if dims and min(dims) < -1:
             raise SerializationError(f"{where()}: port {pid}: <dim>{min(dims)}</dim> must be >= -1")
         names = element.get("names")
-        ports.append(_Port(pid, element.get("precision"), dims, split_names(names) if names else set(),
+        ports.append(_Port(pid, element.get("precision"), dims, split_names(names),
                            read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
     return ports
 
@@ -223,15 +227,21 @@ _PRECISIONS: dict[str, ElementType] = {}
 _ELEMENT_TYPES: dict[str, ElementType] = {t.value: t for t in ElementType}
 
 
-def _precision(port: _Port, where: str) -> ElementType:
-    key = port.precision or ""
-    et = _PRECISIONS.get(key)
+def _lookup_precision(text: "str | None") -> "ElementType | None":
+    """The element type of a port ``precision``, remembered; None when it is unknown."""
+    et = _PRECISIONS.get(text or "")
     if et is None:
         try:
-            et = ElementType.from_ir_precision(key)
+            et = _PRECISIONS[text or ""] = ElementType.from_ir_precision(text or "")
         except GraphirError:
-            raise SerializationError(f"{where}: port {port.id} has unknown precision \"{port.precision}\"") from None
-        _PRECISIONS[key] = et
+            return None
+    return et
+
+
+def _precision(port: _Port, where: str) -> ElementType:
+    et = _lookup_precision(port.precision)
+    if et is None:
+        raise SerializationError(f"{where}: port {port.id} has unknown precision \"{port.precision}\"")
     return et
 
 
@@ -338,7 +348,7 @@ def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None
         pid, precision, names = port.values()
     else:
         pid, precision, names = port.get("id"), port.get("precision"), port.get("names")
-    if pid is None or (precision not in _PRECISIONS and not _known_precision(precision)):
+    if pid is None or precision is None or _lookup_precision(precision) is None:
         return None
     count = 0 if dims_checked else len(port)
     if count:
@@ -351,29 +361,6 @@ def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None
         except (TypeError, ValueError):
             return None
     return pid, names
-
-
-def _names(text: "str | None") -> set[str]:
-    return split_names(text) if text else set()
-
-
-def _known_precision(text: "str | None") -> bool:
-    if text is None:
-        return False
-    try:
-        _PRECISIONS[text] = ElementType.from_ir_precision(text)
-    except GraphirError:
-        return False
-    return True
-
-
-def _port_ids_index(ids: tuple[str, ...]) -> dict[str, int]:
-    found = _PORT_INDEXES.get(ids)
-    if found is None:
-        found = {pid: i for i, pid in enumerate(ids)}
-        if len(_PORT_INDEXES) < 4096:
-            _PORT_INDEXES[ids] = found
-    return found
 
 
 def _connect(lid: int, port_ids: list[str], sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
@@ -489,7 +476,7 @@ class _Reader:
                 fed += len(inputs)
                 data = dict(data_el.items()) if data_el is not None else {}
                 node = self._plain_node(cls, lid, name, ltype, version, data, attrib, inputs,
-                                        [_names(p[1]) for p in out_ports])
+                                        [split_names(p[1]) for p in out_ports])
                 out_index[lid] = _port_ids_index(tuple([p[0] for p in out_ports]))
             else:
                 layer = _parse_layer(el, file, self._body)
@@ -511,21 +498,14 @@ class _Reader:
     def _plain_node(self, cls: type[Op], lid: int, name: str, ltype: str, version: str, data: dict[str, str],
                     attrib: dict[str, str], inputs: list[Output | None], output_names: list[set[str]]) -> Node:
         """``_node`` for a layer of a known op without rt_info, bodies or other children."""
-        extra: dict[str, Any] = {}
         if cls is Constant:
             op: Op = self._constant(data, (self.file, lid, name, ltype))
+            extra: dict[str, Any] = {}
             key = None
         else:
-            if cls is Parameter and "shape" not in data:
-                data["shape"] = ""
-            decoded = _decoded(cls, data, self.file)
+            decoded, extra = _attributes(cls, data, version, self.file)
             op = decoded.instance(self.file)
             key = decoded.key
-            if decoded.unknown:
-                extra["ir_unknown_attributes"] = dict(decoded.unknown)
-            extra["ir_attribute_text"] = dict(decoded.original)
-            if version != cls.version:
-                extra["ir_version"] = version
         return self._make_node(op, extra, key, inputs, lid, name, attrib, output_names, self._no_where)
 
     def _no_where(self) -> str:  # the one-pass reader's errors are reported by the careful reader
@@ -545,7 +525,7 @@ class _Reader:
             if layer.id in layers:
                 other = layers[layer.id]
                 raise SerializationError(
-                    f"{layer.where(self.file)}: duplicate layer id {layer.id} "
+                    f"{layer.where()}: duplicate layer id {layer.id} "
                     f"(also layer name='{other.name}' type={other.type})")
             layers[layer.id] = layer
             order.append(layer.id)
@@ -559,14 +539,14 @@ class _Reader:
             for index, port in enumerate(layer.inputs):
                 src = sources.get((lid, port.id))
                 if src is None:
-                    raise SerializationError(f"{layer.where(self.file)}: input port {port.id} has no incoming edge")
+                    raise SerializationError(f"{layer.where()}: input port {port.id} has no incoming edge")
                 src_node = nodes[src[0]]
                 src_layer = layers[src[0]]
                 out_index = src_layer.out_index[src[1]]
                 if out_index >= len(src_node.output_types):
                     raise SerializationError(
-                        f"{layer.where(self.file)}: input port {port.id} reads output port {src[1]} of "
-                        f"{src_layer.where(self.file)}, which records {len(src_layer.outputs)} output ports "
+                        f"{layer.where()}: input port {port.id} reads output port {src[1]} of "
+                        f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
                         f"but has {len(src_node.output_types)} outputs")
                 inputs.append(Output(src_node, out_index))
             nodes[lid] = self._node(layer, inputs)
@@ -613,14 +593,14 @@ class _Reader:
             src, dst = layers[frm], layers[to]
             if fport not in src.out_index:
                 raise SerializationError(
-                    f"{ewhere}: {src.where(self.file)} has no output port {fport} "
+                    f"{ewhere}: {src.where()} has no output port {fport} "
                     f"(output ports: {', '.join(p.id for p in src.outputs) or 'none'})")
             if tport not in dst.in_index:
                 raise SerializationError(
-                    f"{ewhere}: {dst.where(self.file)} has no input port {tport} "
+                    f"{ewhere}: {dst.where()} has no input port {tport} "
                     f"(input ports: {', '.join(p.id for p in dst.inputs) or 'none'})")
             if (to, tport) in sources:
-                raise SerializationError(f"{ewhere}: {dst.where(self.file)} input port {tport} has two incoming edges")
+                raise SerializationError(f"{ewhere}: {dst.where()} input port {tport} has two incoming edges")
             sources[(to, tport)] = (frm, fport)
             self.edge_order.append((frm, to, tport))
         return sources
@@ -652,13 +632,9 @@ class _Reader:
 
     # --- one layer -> one node ------------------------------------------------------------
     def _node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
-        where = layer.where(self.file)
-        for p in layer.inputs:
-            if p.precision not in _PRECISIONS:
-                _precision(p, where)  # must be a known one
-        for p in layer.outputs:
-            if p.precision not in _PRECISIONS:
-                _precision(p, where)
+        where = layer.where()
+        for p in (*layer.inputs, *layer.outputs):
+            _precision(p, where)  # must be a known one
         op, extra, key = self._op(layer, where)
         node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
                                [p.names for p in layer.outputs], lambda: where)
@@ -736,19 +712,15 @@ class _Reader:
     def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
         has subgraphs or is opaque: then its inference is not memoized)."""
-        extra: dict[str, Any] = {}
         cls = _find_op(layer.type, layer.version)
         if cls is Constant:
-            return self._constant(layer.data, where), extra, None
+            return self._constant(layer.data, where), {}, None
         if cls is None:
             return opaque_op(layer.type, layer.version, attrs=dict(layer.data), layer_id=str(layer.id),
                              layer_name=layer.name, recorded_inputs=[_tensor_type(p, where) for p in layer.inputs],
                              recorded_outputs=[_tensor_type(p, where) for p in layer.outputs],
-                             children=dict(layer.children)), extra, None
-        raw = layer.data
-        if cls is Parameter and "shape" not in raw:
-            raw = {**raw, "shape": ""}
-        decoded = _decoded(cls, raw, where)
+                             children=dict(layer.children)), {}, None
+        decoded, extra = _attributes(cls, layer.data, layer.version, where)
         if layer.children:
             values = dict(decoded.values)
             values.update(self._structural(cls, layer, extra))
@@ -757,11 +729,6 @@ class _Reader:
         else:
             op = decoded.instance(where)
             key = decoded.key
-        if decoded.unknown:
-            extra["ir_unknown_attributes"] = dict(decoded.unknown)
-        extra["ir_attribute_text"] = dict(decoded.original)
-        if layer.version != cls.version:
-            extra["ir_version"] = layer.version
         return op, extra, key
 
     def _structural(self, cls: type[Op], layer: _Layer, extra: dict[str, Any]) -> dict[str, Any]:
@@ -797,27 +764,23 @@ class _Reader:
         size = _int_attr_text(data, "size", where)
         if need is not None and size < need:
             raise SerializationError(
-                f"{_where_text(where)}: size={size} bytes is smaller than shape {list(shape)} x {et} needs ({need} bytes)")
+                f"{describe_layer(where)}: size={size} bytes is smaller than shape {list(shape)} x {et} needs ({need} bytes)")
         if et is ElementType.string and size < 4:
-            raise SerializationError(f"{_where_text(where)}: a string Const needs at least 4 bytes, size={size}")
+            raise SerializationError(f"{describe_layer(where)}: a string Const needs at least 4 bytes, size={size}")
         source = self.bin
         if size > 0:
             if source is None or not source.exists:
-                raise SerializationError(f"{_where_text(where)}: the weights (.bin) file is missing or empty "
+                raise SerializationError(f"{describe_layer(where)}: the weights (.bin) file is missing or empty "
                                          f"({source.path if source and source.path else 'no weights given'})")
             if offset + size > source.size:
                 raise SerializationError(
-                    f"{_where_text(where)}: offset={offset} size={size} lies outside the weights file "
+                    f"{describe_layer(where)}: offset={offset} size={size} lies outside the weights file "
                     f"({source.size} bytes)")
         if source is None:
-            source = BinSource(_where_text(where), data=b"")
+            source = BinSource(describe_layer(where), data=b"")
         shape_list = list(shape)
         # validated above: skip pydantic's validation (10,000-layer files have thousands of these)
-        return _new_constant(et, shape_list, lazy_loader(source, offset, size, et, shape_list, where))
-
-
-def _where_text(where: "str | tuple[str, int, str, str]") -> str:
-    return where if isinstance(where, str) else f"{where[0]}: layer id={where[1]} name='{where[2]}' type={where[3]}"
+        return _new_constant(et, shape_list, BlobLoader(source, offset, size, et, shape_list, where))
 
 
 _CONST_DECLARATIONS: dict[tuple[str, str], tuple[ElementType, tuple[int, ...], "int | None"]] = {}
@@ -835,15 +798,15 @@ def _const_declaration(et_text: str, shape_text: str, where: "str | tuple[str, i
         try:
             et = ElementType.parse(et_text)
         except GraphirError:
-            raise SerializationError(f"{_where_text(where)}: unknown element_type \"{et_text}\"") from None
+            raise SerializationError(f"{describe_layer(where)}: unknown element_type \"{et_text}\"") from None
     if et.is_dynamic:
-        raise SerializationError(f"{_where_text(where)}: a Const needs a static element_type, got \"{et_text}\"")
+        raise SerializationError(f"{describe_layer(where)}: a Const needs a static element_type, got \"{et_text}\"")
     try:
         shape = tuple(int(p) for p in shape_text.replace(" ", "").split(",") if p != "")
     except ValueError:
-        raise SerializationError(f"{_where_text(where)}: shape=\"{shape_text}\" is not a list of integers") from None
+        raise SerializationError(f"{describe_layer(where)}: shape=\"{shape_text}\" is not a list of integers") from None
     if shape and min(shape) < 0:
-        raise SerializationError(f"{_where_text(where)}: shape=\"{shape_text}\" has a negative dimension")
+        raise SerializationError(f"{describe_layer(where)}: shape=\"{shape_text}\" has a negative dimension")
     found = (et, shape, expected_size(et, list(shape)))
     if len(_CONST_DECLARATIONS) < 4096:
         _CONST_DECLARATIONS[(et_text, shape_text)] = found
@@ -860,13 +823,9 @@ def _construct(cls: type[Op], values: dict[str, Any], where: str) -> Op:
 _SCALARS = (str, int, float, bool, type(None), ElementType, PartialShape)
 
 
-def _immutable(value: Any) -> bool:
-    return isinstance(value, _SCALARS) or (type(value) is tuple and all(isinstance(v, _SCALARS) for v in value))
-
-
 def _copyable(value: Any) -> bool:
     """Immutable, or a list of immutable items (copied per op)."""
-    return _immutable(value) or (type(value) is list and all(isinstance(v, _SCALARS) for v in value))
+    return isinstance(value, _SCALARS) or (type(value) in (tuple, list) and all(isinstance(v, _SCALARS) for v in value))
 
 
 class _Decoded:
@@ -890,13 +849,11 @@ class _Decoded:
         template = self._template
         if template is None:
             op = _construct(self.cls, dict(self.values), where)
-            if self.cacheable:
-                if _template_safe(op):
-                    self._template = _construct(self.cls, dict(self.values), where)
-                    self._lists = tuple(k for k, v in op.__dict__.items() if type(v) is list)
-                else:
-                    self.cacheable = False  # decode again next time, build through pydantic
-            return op
+            if not (self.cacheable and _template_safe(op)):
+                self.cacheable = False  # decode again next time, build through pydantic
+                return op
+            self._template = template = op
+            self._lists = tuple(k for k, v in op.__dict__.items() if type(v) is list)
         state = template.__dict__.copy()
         for name in self._lists:
             state[name] = state[name].copy()
@@ -918,9 +875,24 @@ def _template_safe(op: Op) -> bool:
 _DECODED: dict[tuple[Any, ...], _Decoded] = {}
 
 
+def _attributes(cls: type[Op], data: dict[str, str], version: str, where: str) -> tuple[_Decoded, dict[str, Any]]:
+    """A known op's decoded ``<data>`` (a Parameter without ``shape`` is a scalar) and the node
+    extras a round trip needs: the attribute text as read, unknown attributes, a later opset."""
+    if cls is Parameter and "shape" not in data:
+        data = {**data, "shape": ""}
+    decoded = _decoded(cls, data, where)
+    extra: dict[str, Any] = {}
+    if decoded.unknown:
+        extra["ir_unknown_attributes"] = dict(decoded.unknown)
+    extra["ir_attribute_text"] = dict(decoded.original)
+    if version != cls.version:
+        extra["ir_version"] = version
+    return decoded, extra
+
+
 def _decoded(cls: type[Op], raw: dict[str, str], where: str) -> _Decoded:
     """decode_attributes, remembered per (op class, read hook, attribute text) when every value is
-    immutable; callers copy what they keep."""
+    immutable or a list of immutables; callers copy what they keep."""
     hook = _hook(cls)
     key = (cls, hook and hook.read, *raw.items())
     hit = _DECODED.get(key)
@@ -972,13 +944,13 @@ def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
 def _int_attr_text(data: dict[str, str], key: str, where: "str | tuple[str, int, str, str]") -> int:
     text = data.get(key)
     if text is None:
-        raise SerializationError(f"{_where_text(where)}: missing attribute '{key}'")
+        raise SerializationError(f"{describe_layer(where)}: missing attribute '{key}'")
     try:
         value = int(text)
     except ValueError:
-        raise SerializationError(f"{_where_text(where)}: {key}=\"{text}\" is not an integer") from None
+        raise SerializationError(f"{describe_layer(where)}: {key}=\"{text}\" is not an integer") from None
     if value < 0:
-        raise SerializationError(f"{_where_text(where)}: {key}={value} is negative")
+        raise SerializationError(f"{describe_layer(where)}: {key}={value} is negative")
     return value
 
 

@@ -41,7 +41,7 @@ from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Parameter
 from graphir.serializers.ir_constants import BinSource
-from graphir.serializers.ir_parser import parse_xml
+from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
 from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _tensor_type, _weights,
                                            ports_hold_only_valid_dims, split_names)
 from graphir.serializers.ir_rt_info import read_net_rt_info
@@ -59,10 +59,7 @@ def read_ir(path: Any, weights: Any = None) -> Model:
     where = str(p)
     if not p.is_file():
         raise SerializationError(f"{where}: no such file")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise SerializationError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    data = read_xml_bytes(p, where)
     root = parse_xml(data, where)
     return _read_root(root, where, _weights(p, weights, where), data)
 
@@ -151,7 +148,7 @@ def read_layer(xml: "str | bytes", weights: Any = None) -> Node:
     reader = _Reader(where, BinSource(where, data=bytes(weights) if weights is not None else b""))
     inputs: list[Output | None] = []
     for port in layer.inputs:
-        t = _tensor_type(port, layer.where(where))
+        t = _tensor_type(port, layer.where())
         inputs.append(Node(Parameter(shape=t.shape, element_type=t.element_type)).output(0))
     node = reader._node(layer, inputs)
     return node
