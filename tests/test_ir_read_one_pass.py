@@ -1,6 +1,7 @@
-"""The IR reader's one-pass path (``_Reader._read_in_order``) builds exactly the model the careful
-two-pass path builds, on every IR file OpenVINO wrote for the tests, and hands anything unusual
-to the careful path (whose messages the bad-input tests pin).
+"""The IR reader's fast paths build exactly the model the careful two-pass path builds, on every
+IR file OpenVINO wrote for the tests, and hand anything unusual to the careful path (whose
+messages the bad-input tests pin): the scanning path (``ir_scan`` + ``ir_scanned_reader``, no
+XML tree for the layers) and the one-pass tree path (``_Reader._read_in_order``).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 import graphir
 from graphir.model import Model
-from graphir.serializers import ir_reader
+from graphir.serializers import ir_reader, openvino_xml
 from graphir.serializers.openvino_xml import read_ir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,10 +23,15 @@ FILES = sorted(
 )
 
 
+def _no_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(openvino_xml, "scan_ir", lambda text: None)
+
+
 def _careful_only(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(self: Any, root: Any, layers_el: Any) -> Model:
         raise ir_reader._Fallback
 
+    _no_scan(monkeypatch)
     monkeypatch.setattr(ir_reader._Reader, "_read_in_order", refuse)
 
 
@@ -45,15 +51,36 @@ def _summary(model: Model) -> list[Any]:
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_one_pass_and_careful_readers_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fast = read_ir(path)
+def test_scanning_one_pass_and_careful_readers_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scanned = read_ir(path)
+    with monkeypatch.context() as m:
+        _no_scan(m)
+        one_pass = read_ir(path)
     with monkeypatch.context() as m:
         _careful_only(m)
         careful = read_ir(path)
-    assert _summary(fast) == _summary(careful)
+    assert _summary(scanned) == _summary(careful)
+    assert _summary(one_pass) == _summary(careful)
 
 
-def test_the_one_pass_reader_takes_the_files_openvino_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_fast_readers_take_the_files_openvino_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scanning path reads the corpus (OpenVINO's own files); without it, the one-pass path does."""
+    corpus = sorted((ROOT / "tests" / "fixtures" / "corpus").glob("*.xml"))
+    assert len(corpus) >= 20
+    scanned: list[str] = []
+    real_scanned = openvino_xml.read_scanned
+
+    def spy_scanned(reader: Any, scan: Any, root: Any) -> Model:
+        model = real_scanned(reader, scan, root)
+        scanned.append(reader.file)
+        return model
+
+    with monkeypatch.context() as m:
+        m.setattr(openvino_xml, "read_scanned", spy_scanned)
+        for path in corpus:
+            read_ir(path)
+    assert scanned == [str(p) for p in corpus]
+
     taken: list[str] = []
     real = ir_reader._Reader._read_in_order
 
@@ -62,9 +89,8 @@ def test_the_one_pass_reader_takes_the_files_openvino_writes(monkeypatch: pytest
         taken.append(self.file)
         return model
 
+    _no_scan(monkeypatch)
     monkeypatch.setattr(ir_reader._Reader, "_read_in_order", spy)
-    corpus = sorted((ROOT / "tests" / "fixtures" / "corpus").glob("*.xml"))
-    assert len(corpus) >= 20
     for path in corpus:
         read_ir(path)
     assert taken == [str(p) for p in corpus]

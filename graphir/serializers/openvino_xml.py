@@ -42,8 +42,10 @@ from graphir.node import Node, Output
 from graphir.ops.openvino.core import Parameter
 from graphir.serializers.ir_constants import BinSource
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
-from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _tensor_type, _weights,
+from graphir.serializers.ir_reader import (_VERSIONS, _Fallback, _parse_layer, _Reader, _tensor_type, _weights,
                                            ports_hold_only_valid_dims, split_names)
+from graphir.serializers.ir_scan import scan_ir
+from graphir.serializers.ir_scanned_reader import read_scanned
 from graphir.serializers.ir_rt_info import read_net_rt_info
 from graphir.serializers.ir_writer import _tree, _Writer, atomic_write_pair, join_names
 
@@ -60,17 +62,50 @@ def read_ir(path: Any, weights: Any = None) -> Model:
     if not p.is_file():
         raise SerializationError(f"{where}: no such file")
     data = read_xml_bytes(p, where)
+    source = _weights(p, weights, where)
+    model = _read_scanned(data, where, source)
+    if model is not None:
+        return model
     root = parse_xml(data, where)
-    return _read_root(root, where, _weights(p, weights, where), data)
+    return _read_root(root, where, source, data)
 
 
 def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
     """Read an IR from XML text in memory; ``weights`` is the .bin as bytes or a path."""
     data = xml.encode("utf-8") if isinstance(xml, str) else xml
     where = "<IR in memory>"
-    root = parse_xml(data, where)
     source = _weights(None, weights, where) if weights is not None else BinSource(where, data=b"")
+    model = _read_scanned(data, where, source)
+    if model is not None:
+        return model
+    root = parse_xml(data, where)
     return _read_root(root, where, source, data)
+
+
+def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
+    """The model read by the scanning fast path (see ir_scan), or None when the file is not laid out
+    for it or anything in it is wrong (then the tree-based reader reads it and names the problem)."""
+    scanned = scan_ir(text)
+    if scanned is None:
+        return None
+    try:
+        root = parse_xml(scanned.skeleton, where)
+    except SerializationError:
+        return None
+    if (root.tag != "net" or root.get("version") not in _VERSIONS or len(root) == 0
+            or [c.tag for c in root if c.tag in ("layers", "edges")] not in (["layers"], ["layers", "edges"])
+            or any(len(c) for c in root if c.tag in ("layers", "edges"))):
+        return None
+    was_enabled = gc.isenabled()
+    gc.disable()  # see _read_root
+    try:
+        model = read_scanned(_Reader(where, source), scanned, root)
+    except (_Fallback, GraphirError):
+        return None
+    finally:
+        if was_enabled:
+            gc.enable()
+    return _finish(model, root)
 
 
 def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = None) -> Model:
@@ -90,7 +125,12 @@ def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = No
     finally:
         if was_enabled:
             gc.enable()
-    model.meta["ir_version"] = int(version)
+    return _finish(model, root)
+
+
+def _finish(model: Model, root: Any) -> Model:
+    """What the ``<net>`` element itself holds: IR version, rt_info, its other attributes."""
+    model.meta["ir_version"] = int(root.get("version"))
     model.rt_info = read_net_rt_info(root.find("rt_info"))
     extra_attrs = {k: v for k, v in root.attrib.items() if k not in ("name", "version")}
     if extra_attrs:

@@ -1,0 +1,87 @@
+"""Cutting IR text laid out as OpenVINO writes it into layers and edges, without an XML tree.
+
+Building an lxml tree of a 10,000-layer IR and visiting its ~85,000 elements costs more than
+OpenVINO's whole ``read_model``; but such files repeat themselves: every layer is one line of
+header (``<layer id=".." name=".." type=".." version="..">``) and a body that is, byte for byte,
+the body of many other layers except for a Const's ``offset`` and a port's tensor ``names``.
+:func:`scan_ir` cuts the text into those pieces with a few C-speed splits and regular
+expressions; the reader parses each distinct body once (with lxml, so its XML is checked) and
+builds every layer of that body from the result (see ``ir_scanned_reader``).
+
+The scan accepts only text whose every byte it accounts for, in a form that is well-formed XML
+meaning the same as lxml would read it: it returns None for anything else (comments, CDATA,
+processing instructions, subgraph bodies, an encoding other than UTF-8, entities or odd whitespace
+in the header attributes it reads, any other layout), and the tree-based reader takes the file
+and reports any problem. What the scan leaves out of its pieces (the ``<net>`` element with its
+rt_info) is handed back as a small document, the skeleton, for lxml to parse.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_WS = rb"[ \t\r\n]*"
+#: a layer's start tag as OpenVINO writes it; values without '<', '&', '"' or whitespace other than
+#: spaces (what XML would normalise), further attributes kept as text
+_HEADER = re.compile(
+    _WS + rb'<layer id="(-?\d+)" name="([^"<&\t\r\n]*)" type="([^"<&\t\r\n]*)" version="([^"<&\t\r\n]*)"'
+    rb'((?: [A-Za-z_][\w.:-]*="[^"<&\t\r\n]*")*)>')
+#: the attribute values that differ between otherwise identical layers: a Const's offset into the
+#: .bin and a port's tensor names (values XML would change, or with entities, stay in the body text).
+#: ``split`` gives [text, attribute, value, text, attribute, value, ..., text].
+VARIABLE_VALUES = re.compile(rb' (offset|names)="([^"<&\t\r\n]*)(?=")')
+_EDGE = rb'<edge from-layer="(-?\d+)" from-port="([^"<&\t\r\n]*)" to-layer="(-?\d+)" to-port="([^"<&\t\r\n]*)" ?/>'
+_EDGES = re.compile(_WS + _EDGE)
+_ONLY_EDGES = re.compile(rb"(?:" + _WS + _EDGE + rb")*" + _WS)
+_PROLOG = re.compile(rb'(?:\xef\xbb\xbf)?(?:<\?xml version="1\.[0-9]"(?: encoding="(?i:utf-?8)")?'
+                     rb'(?: standalone="(?:yes|no)")? ?\?>)?' + _WS + rb"<net[ >]")
+
+
+class ScannedIR(NamedTuple):
+    """An IR text cut into pieces: ``layers`` are (id, name, type, version, other header
+    attributes, body) as bytes, the body being everything between the start tag and
+    ``</layer>``; ``edges`` are (from-layer, from-port, to-layer, to-port); ``skeleton`` is the
+    document with the contents of ``<layers>`` and ``<edges>`` taken out."""
+
+    skeleton: bytes
+    layers: list[tuple[bytes, bytes, bytes, bytes, bytes, bytes]]
+    edges: list[tuple[bytes, bytes, bytes, bytes]]
+
+
+def scan_ir(text: bytes) -> "ScannedIR | None":
+    """The pieces of ``text``, or None when it is not laid out as :mod:`ir_scan` expects."""
+    prolog = _PROLOG.match(text)
+    if (prolog is None or b"<!" in text or text.count(b"<?", prolog.end()) or text.count(b"<layers") != 1
+            or text.count(b"<edges") > 1):
+        return None  # comments, CDATA, DTDs, processing instructions, subgraph bodies (nested layers)
+    start = text.find(b"<layers>")
+    end = text.find(b"</layers>")
+    if start < 0 or end < start:
+        return None
+    start += len(b"<layers>")
+    chunks = text[start:end].split(b"</layer>")
+    if chunks.pop().strip(b" \t\r\n"):
+        return None
+    layers = []
+    match = _HEADER.match
+    for chunk in chunks:
+        m = match(chunk)
+        if m is None:
+            return None
+        layers.append((*m.groups(), chunk[m.end():]))
+    edges: list[tuple[bytes, bytes, bytes, bytes]] = []
+    skeleton = text[:start] + text[end:]
+    e_start = skeleton.find(b"<edges>")
+    if e_start >= 0:
+        e_start += len(b"<edges>")
+        e_end = skeleton.find(b"</edges>", e_start)
+        if e_end < 0:
+            return None
+        section = skeleton[e_start:e_end]
+        if not _ONLY_EDGES.fullmatch(section):
+            return None
+        edges = _EDGES.findall(section)
+        skeleton = skeleton[:e_start] + skeleton[e_end:]
+    if b"<edge " in skeleton or b"<layer " in skeleton:
+        return None
+    return ScannedIR(skeleton, layers, edges)
