@@ -21,19 +21,23 @@ import re
 from typing import NamedTuple
 
 _WS = rb"[ \t\r\n]*"
-#: a layer's start tag as OpenVINO writes it; values without '<', '&', '"' or whitespace other than
-#: spaces (what XML would normalise), further attributes kept as text
+#: an attribute value's byte that needs no XML processing: not '"', '<', '&' nor a control
+#: character (tabs and line breaks would become spaces; the others are not allowed in XML)
+_VALUE = rb'[^"<&\x00-\x1f]*'
+#: a layer's start tag as OpenVINO writes it (one space between attributes, double quotes); its
+#: further attributes are kept as text
 _HEADER = re.compile(
-    _WS + rb'<layer id="(-?\d+)" name="([^"<&\t\r\n]*)" type="([^"<&\t\r\n]*)" version="([^"<&\t\r\n]*)"'
-    rb'((?: [A-Za-z_][\w.:-]*="[^"<&\t\r\n]*")*)>')
+    _WS + rb'<layer id="(-?\d+)" name="(' + _VALUE + rb')" type="(' + _VALUE + rb')" version="(' + _VALUE + rb')"'
+    rb'((?: [A-Za-z_][\w.:-]*="' + _VALUE + rb'")*)>')
 #: the attribute values that differ between otherwise identical layers: a Const's offset into the
 #: .bin and a port's tensor names (values XML would change, or with entities, stay in the body text).
 #: ``split`` gives [text, attribute, value, text, attribute, value, ..., text].
-VARIABLE_VALUES = re.compile(rb' (offset|names)="([^"<&\t\r\n]*)(?=")')
-_EDGE = rb'<edge from-layer="(-?\d+)" from-port="([^"<&\t\r\n]*)" to-layer="(-?\d+)" to-port="([^"<&\t\r\n]*)" ?/>'
+VARIABLE_VALUES = re.compile(rb' (offset|names)="(' + _VALUE + rb')(?=")')
+_EDGE = (rb'<edge from-layer="(-?\d+)" from-port="(' + _VALUE + rb')" to-layer="(-?\d+)" to-port="(' + _VALUE
+         + rb')" ?/>')
 _EDGES = re.compile(_WS + _EDGE)
 _ONLY_EDGES = re.compile(rb"(?:" + _WS + _EDGE + rb")*" + _WS)
-_PROLOG = re.compile(rb'(?:\xef\xbb\xbf)?(?:<\?xml version="1\.[0-9]"(?: encoding="(?i:utf-?8)")?'
+_PROLOG = re.compile(rb'(?:\xef\xbb\xbf)?(?:<\?xml version="1\.0"(?: encoding="(?i:utf-?8)")?'
                      rb'(?: standalone="(?:yes|no)")? ?\?>)?' + _WS + rb"<net[ >]")
 
 
@@ -52,8 +56,10 @@ def scan_ir(text: bytes) -> "ScannedIR | None":
     """The pieces of ``text``, or None when it is not laid out as :mod:`ir_scan` expects."""
     prolog = _PROLOG.match(text)
     if (prolog is None or b"<!" in text or text.count(b"<?", prolog.end()) or text.count(b"<layers") != 1
-            or text.count(b"<edges") > 1):
-        return None  # comments, CDATA, DTDs, processing instructions, subgraph bodies (nested layers)
+            or text.count(b"<edges") > 1 or b"\xef\xbf\xbe" in text or b"\xef\xbf\xbf" in text or b"xmlns" in text):
+        return None  # comments, CDATA, DTDs, processing instructions, subgraph bodies (nested layers),
+        # U+FFFE/U+FFFF (valid UTF-8 but not XML characters), namespaces (a body parsed on its own
+        # would not see them)
     start = text.find(b"<layers>")
     end = text.find(b"</layers>")
     if start < 0 or end < start:
