@@ -154,6 +154,8 @@ def _select(replace: "tuple[bytes, bytes] | None" = None, count: int = 1) -> byt
     ((b'<net name', b'<net xmlns="urn:x" name'), False, False),          # a namespace: tree path (refused)
     ((b'<?xml version="1.0"?>', b'<?xml version="1.0" encoding="ISO-8859-1"?>'), False, True),
     ((b"<dim>3</dim>", b"<dim>&#51;</dim>"), True, True),                 # char reference in a dim
+    ((b'<data auto_broadcast="numpy" />', b'<data auto_broadcast="numpy" /><!-- x --><?pi y?>'), True, True),
+    ((b"<dim>2</dim>", b"<dim><![CDATA[2]]></dim>"), True, True),         # CDATA in a body: lxml parses it
     ((b"</layer>", b"</layer>junk"), False, True),                       # text between layers: tree path
     ((b'to-port="2" />', b'to-port="2" />x'), False, True),               # text between edges: tree path
 ])

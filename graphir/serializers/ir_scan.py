@@ -54,12 +54,8 @@ class ScannedIR(NamedTuple):
 
 def scan_ir(text: bytes) -> "ScannedIR | None":
     """The pieces of ``text``, or None when it is not laid out as :mod:`ir_scan` expects."""
-    prolog = _PROLOG.match(text)
-    if (prolog is None or b"<!" in text or text.count(b"<?", prolog.end()) or text.count(b"<layers") != 1
-            or text.count(b"<edges") > 1 or b"\xef\xbf\xbe" in text or b"\xef\xbf\xbf" in text or b"xmlns" in text):
-        return None  # comments, CDATA, DTDs, processing instructions, subgraph bodies (nested layers),
-        # U+FFFE/U+FFFF (valid UTF-8 but not XML characters), namespaces (a body parsed on its own
-        # would not see them)
+    if _PROLOG.match(text) is None or b"\xef\xbf" in text:
+        return None  # another encoding or XML version; or maybe U+FFFE/U+FFFF (not XML characters)
     start = text.find(b"<layers>")
     end = text.find(b"</layers>")
     if start < 0 or end < start:
@@ -88,6 +84,6 @@ def scan_ir(text: bytes) -> "ScannedIR | None":
             return None
         edges = _EDGES.findall(section)
         skeleton = skeleton[:e_start] + skeleton[e_end:]
-    if b"<edge " in skeleton or b"<layer " in skeleton:
-        return None
+    if b"<edge " in skeleton or b"<layer " in skeleton or b"xmlns" in skeleton:
+        return None  # namespaces declared outside the layers would change how their bodies read
     return ScannedIR(skeleton, layers, edges)

@@ -29,7 +29,6 @@ Modules: ir_parser (hardened lxml), ir_reader, ir_writer (incl. atomic writes), 
 """
 from __future__ import annotations
 
-import gc
 import re
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from graphir.errors import GraphirError, SerializationError
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Parameter
+from graphir.serializers.gc_pause import long_lived_objects
 from graphir.serializers.ir_constants import BinSource
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
 from graphir.serializers.ir_reader import (_VERSIONS, _Fallback, _parse_layer, _Reader, _tensor_type, _weights,
@@ -96,16 +96,12 @@ def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
             or [c.tag for c in root if c.tag in ("layers", "edges")] not in (["layers"], ["layers", "edges"])
             or any(len(c) for c in root if c.tag in ("layers", "edges"))):
         return None
-    was_enabled = gc.isenabled()
-    gc.disable()  # see _read_root
     try:
-        model = read_scanned(_Reader(where, source), scanned, root)
+        with long_lived_objects():
+            model = _finish(read_scanned(_Reader(where, source), scanned, root), root)
     except (_Fallback, GraphirError):
         return None
-    finally:
-        if was_enabled:
-            gc.enable()
-    return _finish(model, root)
+    return model
 
 
 def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = None) -> Model:
@@ -114,18 +110,10 @@ def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = No
     version = root.get("version")
     if version not in _VERSIONS:
         raise SerializationError(f"{where}: IR version \"{version}\" is not supported (10 or 11)")
-    # building creates tens of thousands of objects and no cycles worth collecting: the cyclic GC
-    # would rescan the growing heap again and again (half the read time on a 10,000-layer file)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with long_lived_objects():
         reader = _Reader(where, source)
         reader.plain_ports = text is not None and ports_hold_only_valid_dims(text)
-        model = reader.read_graph(root, where)
-    finally:
-        if was_enabled:
-            gc.enable()
-    return _finish(model, root)
+        return _finish(reader.read_graph(root, where), root)
 
 
 def _finish(model: Model, root: Any) -> Model:
