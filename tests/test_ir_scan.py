@@ -83,13 +83,20 @@ SNIPPETS = [b" ", b"\t", b"\n", b"\r\n", b"<!-- c -->", b"<?pi x?>", b"x", b"<",
             b'<rt_info><attribute name="a" version="0" value="1"/></rt_info>', b'<port id="9" precision="FP32"/>',
             b'<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />', b' names="t"', b' offset="0"']
 BENIGN_VALUES = [b"x", b"a,b", b"x\\,y", "é".encode(), b"0", b"4", b"64", b"a b", b"a>b", b"t:0", b"y"]
+HOSTILE_DIMS = [b"-1", b"-2", b"0", b"5", b"+5", b" 5 ", b"007", b"1e3", b"?", b"", b"&#53;", b"9" * 18, b"9" * 19,
+                b"9" * 5000, b"1_0", "٥".encode()]
 _VALUES = re.compile(rb'="([^"]*)"')
+_DIMS = re.compile(rb"<dim>([^<]*)</dim>")
 _NAMED = re.compile(rb' (?:name|names|offset)="([^"]*)"')
 _LAYERS = re.compile(rb"[ \t]*<layer .*?</layer>\n", re.S)
 
 
 def _mutate(data: st.DataObject, xml: bytes) -> bytes:
-    kind = data.draw(st.sampled_from(["value", "value", "insert", "delete", "layer", "space", "name", "name"]))
+    kind = data.draw(st.sampled_from(["value", "value", "insert", "delete", "layer", "space", "name", "name", "dim"]))
+    if kind == "dim":
+        spans = [m.span(1) for m in _DIMS.finditer(xml)]
+        a, b = data.draw(st.sampled_from(spans))
+        return xml[:a] + data.draw(st.sampled_from(HOSTILE_DIMS)) + xml[b:]
     if kind == "name":  # a plausible new name, tensor names or offset (the values the scan reads itself)
         spans = [m.span(1) for m in _NAMED.finditer(xml)]
         a, b = data.draw(st.sampled_from(spans))
@@ -156,6 +163,10 @@ def _select(replace: "tuple[bytes, bytes] | None" = None, count: int = 1) -> byt
     ((b"<dim>3</dim>", b"<dim>&#51;</dim>"), True, True),                 # char reference in a dim
     ((b'<data auto_broadcast="numpy" />', b'<data auto_broadcast="numpy" /><!-- x --><?pi y?>'), True, True),
     ((b"<dim>2</dim>", b"<dim><![CDATA[2]]></dim>"), True, True),         # CDATA in a body: lxml parses it
+    ((b"<dim>2</dim>", b"<dim>-2</dim>"), True, False),                   # a dim below -1: refused
+    ((b"<dim>2</dim>", b"<dim>" + b"9" * 19 + b"</dim>"), True, True),   # long dims stay in the body text
+    ((b"<dim>2</dim>", b"<dim>" + b"9" * 5000 + b"</dim>"), True, False),  # too long for int(): refused
+    ((b'shape="3,2"', b'shape="3,?"'), True, True),                      # a Parameter's shape is a slot
     ((b"</layer>", b"</layer>junk"), False, True),                       # text between layers: tree path
     ((b'to-port="2" />', b'to-port="2" />x'), False, True),               # text between edges: tree path
 ])

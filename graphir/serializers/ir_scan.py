@@ -29,10 +29,13 @@ _VALUE = rb'[^"<&\x00-\x1f]*'
 _HEADER = re.compile(
     _WS + rb'<layer id="(-?\d+)" name="(' + _VALUE + rb')" type="(' + _VALUE + rb')" version="(' + _VALUE + rb')"'
     rb'((?: [A-Za-z_][\w.:-]*="' + _VALUE + rb'")*)>')
-#: the attribute values that differ between otherwise identical layers: a Const's offset into the
-#: .bin and a port's tensor names (values XML would change, or with entities, stay in the body text).
-#: ``split`` gives [text, attribute, value, text, attribute, value, ..., text].
-VARIABLE_VALUES = re.compile(rb' (offset|names)="(' + _VALUE + rb')(?=")')
+#: the values that differ between layers that are otherwise the same text: a Const's declaration
+#: and offset into the .bin, a port's tensor names, a Parameter's shape, and port dims (ints >= -1
+#: of up to 18 digits). Values XML would change (entities, odd whitespace) or Python's int() might
+#: refuse stay in the text. ``split`` gives [text, attribute, value, dim, text, ...]: each value
+#: comes as (attribute name, value, None) or (None, None, dim), a dim's text starting at ``</dim>``.
+VARIABLE_VALUES = re.compile(rb' (offset|names|shape|size|element_type)="(' + _VALUE + rb')(?=")'
+                             rb'|<dim>(-1|\d{1,18})(?=</dim>)')
 _EDGE = (rb'<edge from-layer="(-?\d+)" from-port="(' + _VALUE + rb')" to-layer="(-?\d+)" to-port="(' + _VALUE
          + rb')" ?/>')
 _EDGES = re.compile(_WS + _EDGE)

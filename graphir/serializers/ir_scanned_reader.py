@@ -12,47 +12,58 @@ reads the whole file with the tree-based reader, whose messages name what is wro
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from lxml import etree
 
 from graphir.model import Model
 from graphir.node import Node
-from graphir.ops.openvino.core import Constant, Parameter, Result
-from graphir.serializers.ir_constants import BlobLoader
+from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.serializers.ir_parser import _parser
+from graphir.serializers.ir_constants import BlobLoader
 from graphir.serializers.ir_reader import (_NO_ATTRIBUTES, _UNSET, _attributes, _connect, _const_declaration,
-                                           _Fallback, _find_op, _new_constant, _parse_layer, _plain_port,
-                                           _port_ids_index, _Reader, split_names)
-from graphir.serializers.ir_scan import VARIABLE_VALUES, ScannedIR
+                                           _declared_type, _Fallback, _find_op, _new_constant, _parse_layer,
+                                           _plain_port, _port_ids_index, _Reader, split_names)
 from graphir.types import ElementType
+from graphir.serializers.ir_scan import VARIABLE_VALUES, ScannedIR
 
-_SLOT_ATTRIBUTES = ("offset", "names")
 
 
 class _Template:
-    """What every layer of one (type, version, other header attributes, body text) shares.
+    """What every layer of one (type, version, other header attributes, body text up to its
+    variable values) shares.
 
     ``plain``: the layer has only ``<data>``, ``<input>`` and ``<output>`` with plain ports, and its
     op is known; otherwise each such layer is parsed on its own. The body's variable values
-    (``VARIABLE_VALUES`` matches, in text order) are slots: ``offset_slot`` a Const's offset,
-    ``data_slots`` other ``<data>`` attributes (name, slot), ``name_slots[i]`` output port i's
-    ``names`` (None: the constant ``names[i]``)."""
+    (VARIABLE_VALUES matches, numbered in text order) are slots: ``data_slots`` the ``<data>``
+    attributes among them, (name, slot); ``name_slots[i]`` output port i's ``names`` (None: the
+    constant ``names[i]``). Dims need no slot: a plain layer's op infers its shapes, and a dim slot
+    only ever holds a valid dim (an int >= -1)."""
 
     __slots__ = ("plain", "cls", "ltype", "version", "attrib", "data", "in_ids", "out_index", "names",
-                 "name_slots", "data_slots", "offset_slot", "decoded", "extra", "const")
+                 "name_slots", "data_slots", "decoded", "extra", "const", "has_attribute_slots")
 
-    def __init__(self, ltype: bytes, version: bytes, header_rest: bytes, parts: list[bytes], reader: _Reader) -> None:
-        """``parts``: the body split by VARIABLE_VALUES (its values are left out)."""
+    def __init__(self, ltype: bytes, version: bytes, header_rest: bytes, parts: list[Any], reader: _Reader,
+                 parser: Any) -> None:
+        """``parts``: the body split by VARIABLE_VALUES (its values are left out here)."""
         self.plain = False
         self.ltype = ltype.decode()
         self.version = version.decode()
-        body = b"".join([part if i % 3 == 0 else b" " + part + b'="' if i % 3 == 1 else b""
-                         for i, part in enumerate(parts)])
-        slot_count = len(parts) // 3
+        pieces = [parts[0]]
+        attribute_slots = 0
+        for k in range(len(parts) // 4):
+            attribute = parts[4 * k + 1]
+            if attribute is None:
+                pieces.append(b"<dim>0")
+            else:
+                pieces.append(b" " + attribute + b'="')
+                attribute_slots += 1
+            pieces.append(parts[4 * k + 4])
+        self.has_attribute_slots = attribute_slots > 0
         try:
             el = etree.fromstring(b'<layer id="0" name="" type="' + ltype + b'" version="' + version + b'"'
-                                  + header_rest + b">" + body + b"</layer>", _parser())
+                                  + header_rest + b">" + b"".join(pieces) + b"</layer>", parser)
         except (etree.LxmlError, ValueError):
             raise _Fallback from None
         attrib = dict(el.items())
@@ -80,49 +91,58 @@ class _Template:
         out_ports = [_plain_port(p) for p in out_el] if out_el is not None else []
         if None in in_ports or None in out_ports:
             return
-        # the slots, in text order: every offset/names attribute left empty by the normalisation
-        slots: list[tuple[Any, str]] = [(e, k) for e in el.iter() if e is not el
-                                        for k, v in e.items() if k in _SLOT_ATTRIBUTES and v == ""]
-        if len(slots) != slot_count:
+        # the attribute slots in text order: every slot attribute the normalisation left empty
+        slots = [(e, k) for e in el.iter() if e is not el for k, v in e.items() if v == "" and k in _SLOTTED]
+        if len(slots) != attribute_slots:
             return  # an empty value the normalisation did not make (e.g. after a tab): parse each layer
+        numbers = [k for k in range(len(parts) // 4) if parts[4 * k + 1] is not None]
         self.in_ids = [p[0] for p in in_ports]  # type: ignore[index]
         self.out_index = _port_ids_index(tuple([p[0] for p in out_ports]))  # type: ignore[index]
         self.names = [split_names(p[1]) for p in out_ports]  # type: ignore[index]
         self.name_slots: list[int | None] = [None] * len(out_ports)
         self.data = dict(data_el.items()) if data_el is not None else {}
         self.data_slots: list[tuple[str, int]] = []
-        self.offset_slot: int | None = None
-        out_port_els = [p for p in out_el] if out_el is not None else []
-        for slot, (element, key) in enumerate(slots):
+        out_port_els = list(out_el) if out_el is not None else []
+        for (element, key), slot in zip(slots, numbers):
             if element is data_el:
-                if cls is Constant and key == "offset":
-                    self.offset_slot = slot
-                else:
-                    self.data_slots.append((key, slot))
+                self.data_slots.append((key, 4 * slot + 2))
             elif key == "names" and element.getparent() is out_el:
-                self.name_slots[out_port_els.index(element)] = slot
-        self.const = None
+                self.name_slots[out_port_els.index(element)] = 4 * slot + 2
         self.decoded = self.extra = None
+        #: a Const's element_type, shape, size and offset: a slot number, or the text itself
+        self.const: "list[int | bytes] | None" = None
         if cls is Constant:
-            if self.data_slots:
-                return
-            data = self.data
-            et, shape, need = _const_declaration(data.get("element_type", ""), data.get("shape", ""), "")
-            size_text = data.get("size")
-            try:
-                size = int(size_text)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                return
-            if size < 0 or (need is not None and size < need) or (et is ElementType.string and size < 4):
-                return
-            if self.offset_slot is None:
-                offset = data.get("offset")
-                if offset is None or not offset.isdigit():
-                    return
-            self.const = (et, shape, size)
+            slot_of = dict(self.data_slots)
+            if all(k in slot_of or k in self.data for k in _CONST_ATTRIBUTES):
+                self.const = [slot_of[k] if k in slot_of else self.data[k].encode() for k in _CONST_ATTRIBUTES]
         elif not self.data_slots:
             self.decoded, self.extra = _attributes(cls, self.data, self.version, reader.file)
         self.plain = True
+
+
+_SLOTTED = frozenset(("offset", "names", "shape", "size", "element_type"))
+_CONST_ATTRIBUTES = ("element_type", "shape", "size", "offset")
+
+
+class _ConstDeclarations:
+    """A Const's (element type, shape, size, declared type or None when small) per (element_type,
+    shape, size) text, checked as ``_Reader._constant`` checks them (any problem: _Fallback)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.known: dict[tuple[bytes, bytes, bytes], tuple[Any, tuple[int, ...], int, Any]] = {}
+
+    def get(self, et_text: bytes, shape_text: bytes, size_text: bytes) -> tuple[Any, tuple[int, ...], int, Any]:
+        key = (et_text, shape_text, size_text)
+        found = self.known.get(key)
+        if found is None:
+            et, shape, need = _const_declaration(et_text.decode(), shape_text.decode(), self.file)
+            size = int(size_text)
+            if size < 0 or (need is not None and size < need) or (et is ElementType.string and size < 4):
+                raise _Fallback
+            big = math.prod(shape) > FOLDABLE_CONSTANT_SIZE
+            found = self.known[key] = (et, shape, size, _declared_type(et, list(shape)) if big else None)
+        return found
 
 
 def read_scanned(reader: _Reader, scanned: ScannedIR, root: Any) -> Model:
@@ -141,16 +161,20 @@ def read_scanned(reader: _Reader, scanned: ScannedIR, root: Any) -> Model:
             edge_list.append((frm, to, tport))
     except (ValueError, UnicodeDecodeError):
         raise _Fallback from None
-    templates: dict[tuple[bytes, ...], _Template] = {}
+    templates: dict[tuple[Any, ...], _Template] = {}
+    #: bodies seen verbatim before (without attribute slots, e.g. every Add of a chain): no split
+    verbatim: dict[tuple[bytes, ...], tuple[_Template, list[Any]]] = {}
+    declarations = _ConstDeclarations(file)
+    source = reader.bin
+    if source is None:
+        raise _Fallback
+    bin_size = source.size if source.exists else -1
+    parser = _parser()
     nodes: dict[int, Node] = {}
     out_index: dict[int, dict[str, int]] = {}
     in_position: dict[tuple[int, str], int] = {}
     params: list[Node] = []
     results: list[Node] = []
-    source = reader.bin
-    if source is None:
-        raise _Fallback
-    bin_size = source.size if source.exists else -1
     split = VARIABLE_VALUES.split
     previous = -1
     fed = 0
@@ -161,43 +185,63 @@ def read_scanned(reader: _Reader, scanned: ScannedIR, root: Any) -> Model:
                 raise _Fallback
             previous = lid
             name = name_b.decode()
-            parts = split(body)
-            if len(parts) == 1:
-                key: tuple[bytes, ...] = (ltype_b, version_b, rest_b, body)
+            seen = verbatim.get((ltype_b, version_b, rest_b, body))
+            if seen is not None:
+                tpl, parts = seen
             else:
-                key = (ltype_b, version_b, rest_b, *parts[0::3], *parts[1::3])
-            tpl = templates.get(key)
-            if tpl is None:
-                tpl = templates[key] = _Template(ltype_b, version_b, rest_b, parts, reader)
+                parts = split(body)
+                if len(parts) == 1:
+                    key: tuple[Any, ...] = (ltype_b, version_b, rest_b, body)
+                else:
+                    key = (ltype_b, version_b, rest_b, *parts[0::4], *parts[1::4])
+                tpl = templates.get(key)
+                if tpl is None:
+                    tpl = templates[key] = _Template(ltype_b, version_b, rest_b, parts, reader, parser)
+                if not tpl.has_attribute_slots:
+                    verbatim[(ltype_b, version_b, rest_b, body)] = (tpl, parts)
             if not tpl.plain:
                 node, index = _layer_on_its_own(reader, lid_b, name_b, ltype_b, version_b, rest_b, body, lid,
-                                                sources, nodes, out_index, in_position)
+                                                sources, nodes, out_index, in_position, parser)
                 fed += len(node.inputs)
             else:
                 inputs = _connect(lid, tpl.in_ids, sources, nodes, out_index, in_position)
                 fed += len(inputs)
-                names = [set(n) if slot is None else split_names(parts[3 * slot + 2].decode())
+                names = [set(n) if slot is None else split_names(parts[slot].decode())
                          for n, slot in zip(tpl.names, tpl.name_slots)]
-                if tpl.const is not None:
-                    et, shape, size = tpl.const
-                    slot = tpl.offset_slot
-                    offset = int(parts[3 * slot + 2] if slot is not None else tpl.data["offset"])
+                const = tpl.const
+                if const is not None:  # a Const: checked as _Reader._constant checks it
+                    et_text, shape_text, size_text, offset_text = [
+                        parts[x] if type(x) is int else x for x in const]  # type: ignore[index]
+                    et, shape, size, declared = declarations.get(et_text, shape_text, size_text)
+                    offset = int(offset_text)
                     if offset < 0 or (size > 0 and offset + size > bin_size):
                         raise _Fallback
                     shape_list = list(shape)
-                    op: Any = _new_constant(et, shape_list, BlobLoader(source, offset, size, et, shape_list,
-                                                                      (file, lid, name, tpl.ltype)))
-                    extra: dict[str, Any] = {}
-                    op_key = None
-                else:
-                    decoded = tpl.decoded
-                    if decoded is None:
-                        data = dict(tpl.data)
-                        for attr, slot in tpl.data_slots:
-                            data[attr] = parts[3 * slot + 2].decode()
-                        decoded, extra = _attributes(tpl.cls, data, tpl.version, file)
+                    op = _new_constant(et, shape_list, BlobLoader(source, offset, size, et, shape_list,
+                                                                  (file, lid, name, tpl.ltype)))
+                    if declared is not None and not tpl.attrib and len(names) == 1:  # big: as _make_node
+                        node = Node._restore(op, inputs, name, lid, [declared])
+                        node.output_names = names
                     else:
-                        extra = {k: v.copy() if type(v) is dict else v for k, v in tpl.extra.items()}  # type: ignore[union-attr]
+                        node = reader._make_node(op, {}, None, inputs, lid, name, tpl.attrib, names,
+                                                 reader._no_where)
+                    out_index[lid] = tpl.out_index
+                    nodes[lid] = node
+                    continue
+                decoded = tpl.decoded
+                if decoded is None:
+                    data = dict(tpl.data)
+                    for attr, slot in tpl.data_slots:
+                        data[attr] = parts[slot].decode()
+                    if tpl.cls is Constant:
+                        op: Any = reader._constant(data, (file, lid, name, tpl.ltype))
+                        extra: dict[str, Any] = {}
+                        op_key = None
+                    else:
+                        decoded, extra = _attributes(tpl.cls, data, tpl.version, file)
+                if decoded is not None:
+                    if tpl.extra is not None:
+                        extra = {k: v.copy() if type(v) is dict else v for k, v in tpl.extra.items()}
                     op = decoded.instance(file)
                     op_key = decoded.key
                 node = reader._make_node(op, extra, op_key, inputs, lid, name, tpl.attrib, names, reader._no_where)
@@ -219,11 +263,11 @@ def read_scanned(reader: _Reader, scanned: ScannedIR, root: Any) -> Model:
 
 def _layer_on_its_own(reader: _Reader, lid_b: bytes, name_b: bytes, ltype_b: bytes, version_b: bytes,
                       rest_b: bytes, body: bytes, lid: int, sources: Any, nodes: dict[int, Node],
-                      out_index: Any, in_position: Any) -> tuple[Node, dict[str, int]]:
+                      out_index: Any, in_position: Any, parser: Any) -> tuple[Node, dict[str, int]]:
     """A layer that is not plain: parsed by lxml and built as the tree-based reader builds it."""
     try:
         el = etree.fromstring(b'<layer id="' + lid_b + b'" name="' + name_b + b'" type="' + ltype_b
-                              + b'" version="' + version_b + b'"' + rest_b + b">" + body + b"</layer>", _parser())
+                              + b'" version="' + version_b + b'"' + rest_b + b">" + body + b"</layer>", parser)
     except (etree.LxmlError, ValueError):
         raise _Fallback from None
     layer = _parse_layer(el, reader.file, reader._body)

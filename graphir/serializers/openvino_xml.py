@@ -101,6 +101,8 @@ def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
             model = _finish(read_scanned(_Reader(where, source), scanned, root), root)
     except (_Fallback, GraphirError):
         return None
+    except Exception:  # noqa: BLE001 - a fast path must never be why a read fails: the tree reader decides
+        return None
     return model
 
 
