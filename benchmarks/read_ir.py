@@ -1,11 +1,17 @@
 """Reading a 10,000-layer IR: graphir.read_model against openvino.Core().read_model, same file, same run.
 
-    python benchmarks/read_ir.py [--layers 10000] [--elems 8192] [--repeat 3]
+    python benchmarks/read_ir.py [--layers 10000] [--elems 8192] [--repeat 5]
 
 The net is a chain x -> Add(const_i) -> ... written by OpenVINO itself; each Const has ``--elems``
 f32 values (above graphir's constant-folding size, so reading never touches them). Prints the best
 time of each reader, their ratio (goal: graphir within 1.5x), graphir's peak Python allocation during
 the read, and the .bin size, so it is plain whether memory grows with the weights before use.
+
+Also printed, for reference: graphir's tree-based reader on the same file (the scanning fast path
+turned off), the cyclic GC's next young-generation pass after a read (the objects a read builds
+are filed as old, see graphir/serializers/gc_pause.py), and a second net closer to a real one, a
+chain of MatMul + ReLU whose shapes change from layer to layer (small constants, folded and
+shape-inferred as OpenVINO does).
 """
 from __future__ import annotations
 
@@ -36,6 +42,43 @@ def make_ir(path: Path, layers: int, elems: int) -> None:
     ov.save_model(ov.Model([op1.result(y, name="y")], [x], "chain"), str(path), compress_to_fp16=False)
 
 
+def make_varied_ir(path: Path, pairs: int) -> None:
+    import openvino as ov
+    import openvino.opset13 as op13
+
+    x = op13.parameter([1, 8], np.float32, name="x")
+    y, n = x, 8
+    rng = np.random.default_rng(0)
+    for i in range(pairs):
+        m = 9 + i % 97 if i % 2 == 0 else 8 + i * 7 % 89
+        y = op13.relu(op13.matmul(y, op13.constant(rng.standard_normal((n, m)).astype(np.float32)), False, False))
+        n = m
+    ov.save_model(ov.Model([op13.result(y, name="y")], [x], "varied"), str(path), compress_to_fp16=False)
+
+
+def without_scan(fn):
+    """``fn`` run with graphir's scanning fast path off (the tree-based reader reads the file)."""
+    from unittest import mock
+
+    from graphir.serializers import openvino_xml
+
+    def run():
+        with mock.patch.object(openvino_xml, "scan_ir", lambda text: None):
+            return fn()
+    return run
+
+
+def young_gc_after(fn) -> float:
+    """Seconds of the cyclic GC's young-generation pass right after ``fn()``."""
+    gc.collect()
+    out = fn()
+    start = time.perf_counter()
+    gc.collect(0)
+    elapsed = time.perf_counter() - start
+    del out
+    return elapsed
+
+
 def best_time(fn, repeat: int) -> tuple[float, object]:
     best, out = float("inf"), None
     for _ in range(repeat):
@@ -51,7 +94,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, default=10_000)
     parser.add_argument("--elems", type=int, default=8192)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--varied-pairs", type=int, default=1500, help="MatMul+ReLU pairs of the second net")
     args = parser.parse_args()
 
     import openvino as ov
@@ -65,6 +109,8 @@ def main() -> None:
         core = ov.Core()
         t_ov, ov_model = best_time(lambda: core.read_model(str(xml)), args.repeat)
         t_gir, model = best_time(lambda: graphir.read_model(xml), args.repeat)
+        t_tree, model = best_time(without_scan(lambda: graphir.read_model(xml)), args.repeat)
+        t_gc = young_gc_after(lambda: graphir.read_model(xml))
         del model
         gc.collect()
         tracemalloc.start()
@@ -79,6 +125,18 @@ def main() -> None:
         print(f"ratio graphir/openvino:     {t_gir / t_ov:.2f}x (goal <= 1.5x)")
         print(f"graphir peak Python allocation during read: {peak / 2**20:.1f} MiB "
               f"({constants} constants, {loaded} loaded before use)")
+        print(f"for reference: graphir's tree reader (scan off) {t_tree * 1000:.1f} ms ({t_tree / t_ov:.2f}x); "
+              f"young-generation GC pass right after a read {t_gc * 1000:.1f} ms")
+        del model, ov_model
+
+        varied = Path(tmp) / "varied.xml"
+        make_varied_ir(varied, args.varied_pairs)
+        t_ov, ov_model = best_time(lambda: core.read_model(str(varied)), args.repeat)
+        t_gir, model = best_time(lambda: graphir.read_model(varied), args.repeat)
+        t_tree, model = best_time(without_scan(lambda: graphir.read_model(varied)), args.repeat)
+        print(f"varied shapes ({len(model)} layers, MatMul + ReLU): openvino {t_ov * 1000:.1f} ms, "
+              f"graphir {t_gir * 1000:.1f} ms ({t_gir / t_ov:.2f}x), tree reader {t_tree * 1000:.1f} ms "
+              f"({t_tree / t_ov:.2f}x)")
 
 
 if __name__ == "__main__":
