@@ -1,14 +1,17 @@
 """Reading an IR from the pieces :func:`ir_scan.scan_ir` cut (the fast path for big files).
 
-Layers whose bodies are the same text, up to the values of ``offset`` and ``names`` attributes,
-share one :class:`_Template`: the body parsed once by lxml, its op class, decoded attributes, port
-ids and the roles of its variable values. Each layer then costs a dictionary look-up and the
-building of its node, done by the same ``_Reader`` methods the tree-based reader uses, so both
-build identical models (``tests/test_ir_read_one_pass.py`` compares them on every fixture).
+Layers whose bodies are the same text up to their variable values (a Const's declaration and
+offset, tensor names, a Parameter's shape, port dims: see ``VARIABLE_VALUES``) share one
+:class:`_Template`: the body parsed once by lxml with those values blanked, its op class, decoded
+attributes, port ids and the place of each value. Each layer then costs a dictionary look-up and
+the building of its node, by the same ``_Reader`` methods the tree-based reader uses, so both build
+identical models (``tests/test_ir_read_one_pass.py`` compares them on every fixture,
+``tests/test_ir_scan.py`` on mutated files).
 
-Anything this path does not handle in the plain way (a layer with rt_info or other children, an
-unknown op, an edge that does not fit) raises ``_Fallback``, and every error too: the caller then
-reads the whole file with the tree-based reader, whose messages name what is wrong.
+A layer a template cannot take (rt_info or other children, an op graphir lacks, ports with more
+than dims) is parsed on its own and built as the tree reader builds it. Anything else unusual (an
+edge that does not fit, layers out of id order) raises ``_Fallback``, and every error too: the
+caller then reads the whole file with the tree-based reader, whose messages name what is wrong.
 """
 from __future__ import annotations
 
@@ -18,16 +21,18 @@ from typing import Any
 from lxml import etree
 
 from graphir.model import Model
-from graphir.node import Node
+from graphir.node import Node, Output
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
-from graphir.serializers.ir_parser import _parser
 from graphir.serializers.ir_constants import BlobLoader
+from graphir.serializers.ir_parser import _parser
 from graphir.serializers.ir_reader import (_NO_ATTRIBUTES, _UNSET, _attributes, _connect, _const_declaration,
                                            _declared_type, _Fallback, _find_op, _new_constant, _parse_layer,
                                            _plain_port, _port_ids_index, _Reader, split_names)
-from graphir.types import ElementType
 from graphir.serializers.ir_scan import VARIABLE_VALUES, ScannedIR
+from graphir.types import ElementType
 
+_SLOTTED = frozenset(("offset", "names", "shape", "size", "element_type"))
+_CONST_ATTRIBUTES = ("element_type", "shape", "size", "offset")
 
 
 class _Template:
@@ -119,9 +124,12 @@ class _Template:
             self.decoded, self.extra = _attributes(cls, self.data, self.version, reader.file)
         self.plain = True
 
-
-_SLOTTED = frozenset(("offset", "names", "shape", "size", "element_type"))
-_CONST_ATTRIBUTES = ("element_type", "shape", "size", "offset")
+    def data_with(self, parts: list[Any]) -> dict[str, str]:
+        """The ``<data>`` attributes of the layer split into ``parts``."""
+        data = dict(self.data)
+        for attr, slot in self.data_slots:
+            data[attr] = parts[slot].decode()
+        return data
 
 
 class _ConstDeclarations:
@@ -148,38 +156,50 @@ class _ConstDeclarations:
 def read_scanned(reader: _Reader, scanned: ScannedIR, root: Any) -> Model:
     """The model of a scanned file (``root``: its skeleton's root element); _Fallback, or any
     GraphirError, when the tree-based reader must read it instead."""
-    file = reader.file
-    sources: dict[tuple[int, str], tuple[int, str]] = {}
-    edge_list: list[tuple[int, int, str]] = []
     try:
+        return _ScannedReader(reader, scanned).read(root)
+    except (ValueError, UnicodeDecodeError):
+        raise _Fallback from None
+
+
+class _ScannedReader:
+    """One read of a scanned file: the edges by input port, the templates met so far, the nodes."""
+
+    def __init__(self, reader: _Reader, scanned: ScannedIR) -> None:
+        self.reader = reader
+        self.file = reader.file
+        self.layers = scanned.layers
+        self.sources: dict[tuple[int, str], tuple[int, str]] = {}
+        self.edge_list: list[tuple[int, int, str]] = []
         for frm_b, fport_b, to_b, tport_b in scanned.edges:
             frm, to, tport = int(frm_b), int(to_b), tport_b.decode()
             key = (to, tport)
-            if key in sources:
+            if key in self.sources:
                 raise _Fallback
-            sources[key] = (frm, fport_b.decode())
-            edge_list.append((frm, to, tport))
-    except (ValueError, UnicodeDecodeError):
-        raise _Fallback from None
-    templates: dict[tuple[Any, ...], _Template] = {}
-    #: bodies seen verbatim before (without attribute slots, e.g. every Add of a chain): no split
-    verbatim: dict[tuple[bytes, ...], tuple[_Template, list[Any]]] = {}
-    declarations = _ConstDeclarations(file)
-    source = reader.bin
-    if source is None:
-        raise _Fallback
-    bin_size = source.size if source.exists else -1
-    parser = _parser()
-    nodes: dict[int, Node] = {}
-    out_index: dict[int, dict[str, int]] = {}
-    in_position: dict[tuple[int, str], int] = {}
-    params: list[Node] = []
-    results: list[Node] = []
-    split = VARIABLE_VALUES.split
-    previous = -1
-    fed = 0
-    try:
-        for lid_b, name_b, ltype_b, version_b, rest_b, body in scanned.layers:
+            self.sources[key] = (frm, fport_b.decode())
+            self.edge_list.append((frm, to, tport))
+        source = reader.bin
+        if source is None:
+            raise _Fallback
+        self.source = source
+        self.bin_size = source.size if source.exists else -1
+        self.declarations: dict[tuple[bytes, bytes, bytes], tuple[Any, tuple[int, ...], int, Any]] = {}
+        self.parser = _parser()
+        self.nodes: dict[int, Node] = {}
+        self.out_index: dict[int, dict[str, int]] = {}
+        self.in_position: dict[tuple[int, str], int] = {}
+
+    def read(self, root: Any) -> Model:
+        templates: dict[tuple[Any, ...], _Template] = {}
+        # bodies seen verbatim before (without attribute slots, e.g. every Add of a chain): no split
+        verbatim: dict[tuple[bytes, ...], tuple[_Template, list[Any]]] = {}
+        nodes, out_index, sources, in_position = self.nodes, self.out_index, self.sources, self.in_position
+        params: list[Node] = []
+        results: list[Node] = []
+        split = VARIABLE_VALUES.split
+        previous = -1
+        fed = 0  # input ports connected
+        for lid_b, name_b, ltype_b, version_b, rest_b, body in self.layers:
             lid = int(lid_b)
             if lid <= previous or not ltype_b:
                 raise _Fallback
@@ -196,81 +216,89 @@ def read_scanned(reader: _Reader, scanned: ScannedIR, root: Any) -> Model:
                     key = (ltype_b, version_b, rest_b, *parts[0::4], *parts[1::4])
                 tpl = templates.get(key)
                 if tpl is None:
-                    tpl = templates[key] = _Template(ltype_b, version_b, rest_b, parts, reader, parser)
+                    tpl = templates[key] = _Template(ltype_b, version_b, rest_b, parts, self.reader, self.parser)
                 if not tpl.has_attribute_slots:
                     verbatim[(ltype_b, version_b, rest_b, body)] = (tpl, parts)
-            if not tpl.plain:
-                node, index = _layer_on_its_own(reader, lid_b, name_b, ltype_b, version_b, rest_b, body, lid,
-                                                sources, nodes, out_index, in_position, parser)
-                fed += len(node.inputs)
-            else:
+            if tpl.plain:
                 inputs = _connect(lid, tpl.in_ids, sources, nodes, out_index, in_position)
-                fed += len(inputs)
                 names = [set(n) if slot is None else split_names(parts[slot].decode())
                          for n, slot in zip(tpl.names, tpl.name_slots)]
-                const = tpl.const
-                if const is not None:  # a Const: checked as _Reader._constant checks it
-                    et_text, shape_text, size_text, offset_text = [
-                        parts[x] if type(x) is int else x for x in const]  # type: ignore[index]
-                    et, shape, size, declared = declarations.get(et_text, shape_text, size_text)
-                    offset = int(offset_text)
-                    if offset < 0 or (size > 0 and offset + size > bin_size):
-                        raise _Fallback
-                    shape_list = list(shape)
-                    op = _new_constant(et, shape_list, BlobLoader(source, offset, size, et, shape_list,
-                                                                  (file, lid, name, tpl.ltype)))
-                    if declared is not None and not tpl.attrib and len(names) == 1:  # big: as _make_node
-                        node = Node._restore(op, inputs, name, lid, [declared])
-                        node.output_names = names
-                    else:
-                        node = reader._make_node(op, {}, None, inputs, lid, name, tpl.attrib, names,
-                                                 reader._no_where)
-                    out_index[lid] = tpl.out_index
-                    nodes[lid] = node
-                    continue
-                decoded = tpl.decoded
-                if decoded is None:
-                    data = dict(tpl.data)
-                    for attr, slot in tpl.data_slots:
-                        data[attr] = parts[slot].decode()
-                    if tpl.cls is Constant:
-                        op: Any = reader._constant(data, (file, lid, name, tpl.ltype))
-                        extra: dict[str, Any] = {}
-                        op_key = None
-                    else:
-                        decoded, extra = _attributes(tpl.cls, data, tpl.version, file)
-                if decoded is not None:
-                    if tpl.extra is not None:
-                        extra = {k: v.copy() if type(v) is dict else v for k, v in tpl.extra.items()}
-                    op = decoded.instance(file)
-                    op_key = decoded.key
-                node = reader._make_node(op, extra, op_key, inputs, lid, name, tpl.attrib, names, reader._no_where)
-                index = tpl.out_index
-            out_index[lid] = index
+                if tpl.const is not None:
+                    node = self._const_node(tpl, parts, lid, name, inputs, names)
+                else:
+                    node = self._op_node(tpl, parts, lid, name, inputs, names)
+                out_index[lid] = tpl.out_index
+            else:
+                node = self._layer_on_its_own(lid_b, name_b, ltype_b, version_b, rest_b, body, lid)
+            fed += len(node.inputs)
             nodes[lid] = node
-            if type(node.op) is Parameter:
+            op_type = type(node.op)
+            if op_type is Parameter:
                 params.append(node)
-            elif type(node.op) is Result:
+            elif op_type is Result:
                 results.append(node)
-    except (ValueError, UnicodeDecodeError):
-        raise _Fallback from None
-    if len(in_position) != len(sources) or fed != len(sources):
-        raise _Fallback
-    model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
-    model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
-    return model
+        if len(in_position) != len(sources) or fed != len(sources):  # an edge into no port, or a port twice
+            raise _Fallback
+        model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
+        model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in self.edge_list]
+        return model
 
+    def _const_node(self, tpl: _Template, parts: list[Any], lid: int, name: str, inputs: list[Output | None],
+                    names: list[set[str]]) -> Node:
+        """A Const layer, checked as ``_Reader._constant`` checks it (any problem: _Fallback)."""
+        et_text, shape_text, size_text, offset_text = [
+            parts[x] if type(x) is int else x for x in tpl.const]  # type: ignore[union-attr]
+        key = (et_text, shape_text, size_text)
+        declaration = self.declarations.get(key)
+        if declaration is None:
+            et, shape, need = _const_declaration(et_text.decode(), shape_text.decode(), self.file)
+            size = int(size_text)
+            if size < 0 or (need is not None and size < need) or (et is ElementType.string and size < 4):
+                raise _Fallback
+            big = math.prod(shape) > FOLDABLE_CONSTANT_SIZE
+            declaration = self.declarations[key] = (et, shape, size, _declared_type(et, list(shape)) if big else None)
+        et, shape, size, declared = declaration
+        offset = int(offset_text)
+        if offset < 0 or (size > 0 and offset + size > self.bin_size):
+            raise _Fallback
+        shape_list = list(shape)
+        op = _new_constant(et, shape_list, BlobLoader(self.source, offset, size, et, shape_list,
+                                                      (self.file, lid, name, tpl.ltype)))
+        if declared is not None and not tpl.attrib and len(names) == 1:  # a big one: as _make_node makes it
+            node = Node._restore(op, inputs, name, lid, [declared])
+            node.output_names = names
+            return node
+        return self.reader._make_node(op, {}, None, inputs, lid, name, tpl.attrib, names, self.reader._no_where)
 
-def _layer_on_its_own(reader: _Reader, lid_b: bytes, name_b: bytes, ltype_b: bytes, version_b: bytes,
-                      rest_b: bytes, body: bytes, lid: int, sources: Any, nodes: dict[int, Node],
-                      out_index: Any, in_position: Any, parser: Any) -> tuple[Node, dict[str, int]]:
-    """A layer that is not plain: parsed by lxml and built as the tree-based reader builds it."""
-    try:
-        el = etree.fromstring(b'<layer id="' + lid_b + b'" name="' + name_b + b'" type="' + ltype_b
-                              + b'" version="' + version_b + b'"' + rest_b + b">" + body + b"</layer>", parser)
-    except (etree.LxmlError, ValueError):
-        raise _Fallback from None
-    layer = _parse_layer(el, reader.file, reader._body)
-    inputs = _connect(lid, [p.id for p in layer.inputs], sources, nodes, out_index, in_position)
-    return reader._node(layer, inputs), layer.out_index
+    def _op_node(self, tpl: _Template, parts: list[Any], lid: int, name: str, inputs: list[Output | None],
+                 names: list[set[str]]) -> Node:
+        """Any other plain layer, as ``_Reader._plain_node`` builds it."""
+        reader = self.reader
+        if tpl.cls is Constant:  # one the template cannot check by itself (an attribute missing...)
+            op: Any = reader._constant(tpl.data_with(parts), (self.file, lid, name, tpl.ltype))
+            extra: dict[str, Any] = {}
+            key = None
+        else:
+            if tpl.decoded is not None:
+                decoded = tpl.decoded
+                extra = {k: v.copy() if type(v) is dict else v for k, v in tpl.extra.items()}  # type: ignore[union-attr]
+            else:
+                decoded, extra = _attributes(tpl.cls, tpl.data_with(parts), tpl.version, self.file)
+            op = decoded.instance(self.file)
+            key = decoded.key
+        return reader._make_node(op, extra, key, inputs, lid, name, tpl.attrib, names, reader._no_where)
 
+    def _layer_on_its_own(self, lid_b: bytes, name_b: bytes, ltype_b: bytes, version_b: bytes, rest_b: bytes,
+                          body: bytes, lid: int) -> Node:
+        """A layer that is not plain: parsed by lxml and built as the tree-based reader builds it."""
+        try:
+            el = etree.fromstring(b'<layer id="' + lid_b + b'" name="' + name_b + b'" type="' + ltype_b
+                                  + b'" version="' + version_b + b'"' + rest_b + b">" + body + b"</layer>",
+                                  self.parser)
+        except (etree.LxmlError, ValueError):
+            raise _Fallback from None
+        layer = _parse_layer(el, self.file, self.reader._body)
+        inputs = _connect(lid, [p.id for p in layer.inputs], self.sources, self.nodes, self.out_index,
+                          self.in_position)
+        self.out_index[lid] = layer.out_index
+        return self.reader._node(layer, inputs)
