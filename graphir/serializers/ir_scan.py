@@ -1,19 +1,22 @@
 """Cutting IR text laid out as OpenVINO writes it into layers and edges, without an XML tree.
 
 Building an lxml tree of a 10,000-layer IR and visiting its ~85,000 elements costs more than
-OpenVINO's whole ``read_model``; but such files repeat themselves: every layer is one line of
-header (``<layer id=".." name=".." type=".." version="..">``) and a body that is, byte for byte,
-the body of many other layers except for a Const's ``offset`` and a port's tensor ``names``.
-:func:`scan_ir` cuts the text into those pieces with a few C-speed splits and regular
-expressions; the reader parses each distinct body once (with lxml, so its XML is checked) and
+OpenVINO's whole ``read_model``; but such files repeat themselves: every layer is one start tag
+(``<layer id=".." name=".." type=".." version="..">``) and a body that is, byte for byte, the body
+of many other layers except for a few values (a Const's offset, tensor names, dims...).
+:func:`scan_ir` cuts the text into those pieces with ``bytes.split`` and strict regular
+expressions; the reader parses each distinct body once, with lxml, so its XML is checked, and
 builds every layer of that body from the result (see ``ir_scanned_reader``).
 
-The scan accepts only text whose every byte it accounts for, in a form that is well-formed XML
-meaning the same as lxml would read it: it returns None for anything else (comments, CDATA,
-processing instructions, subgraph bodies, an encoding other than UTF-8, entities or odd whitespace
-in the header attributes it reads, any other layout), and the tree-based reader takes the file
-and reports any problem. What the scan leaves out of its pieces (the ``<net>`` element with its
-rt_info) is handed back as a small document, the skeleton, for lxml to parse.
+What the scan reads itself is only what its patterns accept: start tags with double-quoted values
+free of '<', '&' and control characters (which XML would reject or rewrite), separated by single
+spaces; edges in the same form; whitespace between them. A body is handed to lxml whole (comments,
+CDATA, entities and all). What is left, the ``<net>`` element with its rt_info, is handed back as
+a small document, the skeleton, for lxml to parse. It returns None when the text is not in that
+shape (another layout, an encoding other than UTF-8, XML 1.1, namespaces declared outside the
+layers, maybe U+FFFE/U+FFFF, text between layers); pieces that look right but are not (a body
+that does not parse, nested layers cut apart) fail later, in the reader. Either way the tree-based
+reader takes the file and reports any problem.
 """
 from __future__ import annotations
 
