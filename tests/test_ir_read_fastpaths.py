@@ -1,4 +1,5 @@
-"""The IR reader's fast paths (benchmarks/read_ir.py) behave exactly as the checked paths.
+"""The IR reader's fast paths (benchmarks/read_ir.py) behave exactly as the checked paths (each
+test runs with the scanning path on and off).
 
 Edges: the unchecked common case falls back to the checked path, so every bad edge still gets its
 full message. Attribute decoding is remembered per (op class, text): nodes must not share dicts.
@@ -19,6 +20,16 @@ from graphir.errors import SerializationError
 from graphir.ops.openvino.core import Constant
 from graphir.serializers.openvino_xml import read_ir, write_ir
 from graphir.shapes import Dimension, PartialShape
+
+
+@pytest.fixture(params=["scan", "tree"], autouse=True)
+def reader_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test runs with the scanning fast path and with the tree-based reader alone."""
+    if request.param == "tree":
+        from graphir.serializers import openvino_xml
+
+        monkeypatch.setattr(openvino_xml, "scan_ir", lambda text: None)
+    return request.param
 
 
 @pytest.fixture()
