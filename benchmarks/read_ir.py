@@ -9,7 +9,8 @@ the read, and the .bin size, so it is plain whether memory grows with the weight
 
 Also printed, for reference: graphir's tree-based reader on the same file (the scanning fast path
 turned off), the cyclic GC's next young-generation pass after a read (the objects a read builds
-are filed as old, see graphir/serializers/gc_pause.py), and a second net closer to a real one, a
+are filed as old, see graphir/serializers/gc_pause.py), the same chain saved with
+``compress_to_fp16`` (f16 Consts and Converts carrying rt_info), and a net closer to a real one, a
 chain of MatMul + ReLU whose shapes change from layer to layer (small constants, folded and
 shape-inferred as OpenVINO does).
 """
@@ -30,16 +31,16 @@ import tracemalloc
 import numpy as np
 
 
-def make_ir(path: Path, layers: int, elems: int) -> None:
+def make_ir(path: Path, layers: int, elems: int, compress_to_fp16: bool = False) -> None:
     import openvino as ov
     import openvino.opset1 as op1
 
     x = op1.parameter([elems], np.float32, name="x")
     y = x
     rng = np.random.default_rng(0)
-    for i in range((layers - 2) // 2):
+    for i in range((layers - 2) // (3 if compress_to_fp16 else 2)):  # f16 Const + Convert + Add
         y = op1.add(y, op1.constant(rng.standard_normal(elems).astype(np.float32) + i))
-    ov.save_model(ov.Model([op1.result(y, name="y")], [x], "chain"), str(path), compress_to_fp16=False)
+    ov.save_model(ov.Model([op1.result(y, name="y")], [x], "chain"), str(path), compress_to_fp16=compress_to_fp16)
 
 
 def make_varied_ir(path: Path, pairs: int) -> None:
@@ -127,6 +128,16 @@ def main() -> None:
               f"({constants} constants, {loaded} loaded before use)")
         print(f"for reference: graphir's tree reader (scan off) {t_tree * 1000:.1f} ms ({t_tree / t_ov:.2f}x); "
               f"young-generation GC pass right after a read {t_gc * 1000:.1f} ms")
+        del model, ov_model
+
+        compressed = Path(tmp) / "chain_fp16.xml"
+        make_ir(compressed, args.layers, args.elems, compress_to_fp16=True)
+        t_ov, ov_model = best_time(lambda: core.read_model(str(compressed)), args.repeat)
+        t_gir, model = best_time(lambda: graphir.read_model(compressed), args.repeat)
+        t_tree, model = best_time(without_scan(lambda: graphir.read_model(compressed)), args.repeat)
+        print(f"the chain saved with compress_to_fp16 ({len(model)} layers, f16 Const + Convert with rt_info): "
+              f"openvino {t_ov * 1000:.1f} ms, graphir {t_gir * 1000:.1f} ms ({t_gir / t_ov:.2f}x), "
+              f"tree reader {t_tree * 1000:.1f} ms ({t_tree / t_ov:.2f}x)")
         del model, ov_model
 
         varied = Path(tmp) / "varied.xml"

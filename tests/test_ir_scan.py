@@ -223,3 +223,31 @@ def test_a_truncated_bin_is_reported_as_before(tmp_path: Path) -> None:
     blob = (FIXTURES / "ir" / "consts.bin").read_bytes()
     outcome = _same_with_and_without_scan(text, blob[: len(blob) // 2])
     assert outcome[0] == "error" and "lies outside the weights file" in outcome[2]
+
+
+def test_rt_info_of_layers_from_one_template_is_read_once_and_copied_per_node() -> None:
+    text = (FIXTURES / "corpus" / "cnn_bn_pool_fp16.xml").read_bytes()
+    blob = (FIXTURES / "corpus" / "cnn_bn_pool_fp16.bin").read_bytes()
+    assert text.count(b'<attribute name="decompression" version="0" />') >= 2
+    _same_with_and_without_scan(text, blob)
+    model = read_ir(text, blob)
+    converts = [n for n in model.nodes() if n.type_name == "Convert" and n.rt_info]
+    assert len(converts) >= 2
+    a, b = converts[:2]
+    assert a.rt_info == b.rt_info == {"decompression": {"version": "0"}}
+    assert a.rt_info is not b.rt_info and a.rt_info["decompression"] is not b.rt_info["decompression"]
+
+
+def test_a_variable_value_inside_rt_info_is_read_from_each_layer() -> None:
+    """``names``/``shape``... inside a layer's rt_info are not template slots: such layers are parsed
+    one by one, so each keeps its own value."""
+    text = (FIXTURES / "corpus" / "cnn_bn_pool_fp16.xml").read_bytes()
+    blob = (FIXTURES / "corpus" / "cnn_bn_pool_fp16.bin").read_bytes()
+    marker = b'<attribute name="decompression" version="0" />'
+    pieces = text.split(marker)
+    text = b"".join(piece + (b'<attribute name="decompression" version="0" shape="%d" />' % i)
+                    for i, piece in enumerate(pieces[:-1])) + pieces[-1]
+    _same_with_and_without_scan(text, blob)
+    shapes = sorted(int(n.rt_info["decompression"]["shape"]) for n in read_ir(text, blob).nodes()
+                    if n.rt_info.get("decompression"))
+    assert shapes == list(range(len(pieces) - 1))

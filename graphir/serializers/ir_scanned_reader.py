@@ -28,6 +28,7 @@ from graphir.serializers.ir_parser import _parser
 from graphir.serializers.ir_reader import (_NO_ATTRIBUTES, _UNSET, _attributes, _connect, _const_declaration,
                                            _declared_type, _Fallback, _find_op, _new_constant, _parse_layer,
                                            _plain_port, _port_ids_index, _Reader, split_names)
+from graphir.serializers.ir_rt_info import read_attribute_rt_info
 from graphir.serializers.ir_scan import VARIABLE_VALUES, ScannedIR
 from graphir.types import ElementType
 
@@ -39,15 +40,16 @@ class _Template:
     """What every layer of one (type, version, other header attributes, body text up to its
     variable values) shares.
 
-    ``plain``: the layer has only ``<data>``, ``<input>`` and ``<output>`` with plain ports, and its
-    op is known; otherwise each such layer is parsed on its own. The body's variable values
+    ``plain``: the layer has only ``<data>``, ``<input>`` and ``<output>`` with plain ports and
+    maybe an ``<rt_info>`` without variable values (a compressed model's Converts carry one), and
+    its op is known; otherwise each such layer is parsed on its own. The body's variable values
     (VARIABLE_VALUES matches, numbered in text order) are slots: ``data_slots`` the ``<data>``
     attributes among them, (name, slot); ``name_slots[i]`` output port i's ``names`` (None: the
     constant ``names[i]``). Dims need no slot: a plain layer's op infers its shapes, and a dim slot
     only ever holds a valid dim (an int >= -1)."""
 
     __slots__ = ("plain", "cls", "ltype", "version", "attrib", "data", "in_ids", "out_index", "names",
-                 "name_slots", "data_slots", "decoded", "extra", "const", "has_attribute_slots")
+                 "name_slots", "data_slots", "decoded", "extra", "const", "has_attribute_slots", "rt_info")
 
     def __init__(self, ltype: bytes, version: bytes, header_rest: bytes, parts: list[Any], reader: _Reader,
                  parser: Any) -> None:
@@ -80,7 +82,7 @@ class _Template:
         if cls is _UNSET:
             cls = classes[(self.ltype, self.version)] = _find_op(self.ltype, self.version)
         self.cls = cls
-        data_el = in_el = out_el = None
+        data_el = in_el = out_el = rt_el = None
         for child in el:
             if child.tag == "data" and data_el is None:
                 data_el = child
@@ -88,6 +90,8 @@ class _Template:
                 in_el = child
             elif child.tag == "output" and out_el is None:
                 out_el = child
+            elif child.tag == "rt_info" and rt_el is None:
+                rt_el = child
             else:
                 return
         if cls is None:
@@ -109,10 +113,15 @@ class _Template:
         self.data_slots: list[tuple[str, int]] = []
         out_port_els = list(out_el) if out_el is not None else []
         for (element, key), slot in zip(slots, numbers):
+            parent = element.getparent()
             if element is data_el:
                 self.data_slots.append((key, 4 * slot + 2))
-            elif key == "names" and element.getparent() is out_el:
+            elif key == "names" and parent is out_el:
                 self.name_slots[out_port_els.index(element)] = 4 * slot + 2
+            elif not (element is in_el or element is out_el or parent is in_el or parent is out_el):
+                return  # a value inside rt_info: parse each such layer on its own
+        #: the layer's rt_info (copied for each node)
+        self.rt_info = read_attribute_rt_info(rt_el) if rt_el is not None else None
         self.decoded = self.extra = None
         #: a Const's element_type, shape, size and offset: a slot number, or the text itself
         self.const: "list[int | bytes] | None" = None
@@ -151,6 +160,15 @@ class _ConstDeclarations:
             big = math.prod(shape) > FOLDABLE_CONSTANT_SIZE
             found = self.known[key] = (et, shape, size, _declared_type(et, list(shape)) if big else None)
         return found
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of nested dicts and lists of immutable leaves (one node's rt_info)."""
+    if type(value) is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_fresh(v) for v in value]
+    return value
 
 
 def read_scanned(reader: _Reader, scanned: ScannedIR, root: Any) -> Model:
@@ -227,6 +245,8 @@ class _ScannedReader:
                     node = self._const_node(tpl, parts, lid, name, inputs, names)
                 else:
                     node = self._op_node(tpl, parts, lid, name, inputs, names)
+                if tpl.rt_info is not None:
+                    node.rt_info = _fresh(tpl.rt_info)
                 out_index[lid] = tpl.out_index
             else:
                 node = self._layer_on_its_own(lid_b, name_b, ltype_b, version_b, rest_b, body, lid)
