@@ -80,6 +80,17 @@ def young_gc_after(fn) -> float:
     return elapsed
 
 
+def compare_readers(core, xml: Path, repeat: int, label: str) -> None:
+    """One line: OpenVINO, graphir and graphir's tree reader on ``xml`` (``label`` gets the layer count)."""
+    import graphir
+
+    t_ov, _ = best_time(lambda: core.read_model(str(xml)), repeat)
+    t_gir, model = best_time(lambda: graphir.read_model(xml), repeat)
+    t_tree, _ = best_time(without_scan(lambda: graphir.read_model(xml)), repeat)
+    print(f"{label.format(len(model))}: openvino {t_ov * 1000:.1f} ms, graphir {t_gir * 1000:.1f} ms "
+          f"({t_gir / t_ov:.2f}x), tree reader {t_tree * 1000:.1f} ms ({t_tree / t_ov:.2f}x)")
+
+
 def best_time(fn, repeat: int) -> tuple[float, object]:
     best, out = float("inf"), None
     for _ in range(repeat):
@@ -132,22 +143,11 @@ def main() -> None:
 
         compressed = Path(tmp) / "chain_fp16.xml"
         make_ir(compressed, args.layers, args.elems, compress_to_fp16=True)
-        t_ov, ov_model = best_time(lambda: core.read_model(str(compressed)), args.repeat)
-        t_gir, model = best_time(lambda: graphir.read_model(compressed), args.repeat)
-        t_tree, model = best_time(without_scan(lambda: graphir.read_model(compressed)), args.repeat)
-        print(f"the chain saved with compress_to_fp16 ({len(model)} layers, f16 Const + Convert with rt_info): "
-              f"openvino {t_ov * 1000:.1f} ms, graphir {t_gir * 1000:.1f} ms ({t_gir / t_ov:.2f}x), "
-              f"tree reader {t_tree * 1000:.1f} ms ({t_tree / t_ov:.2f}x)")
-        del model, ov_model
-
+        compare_readers(core, compressed, args.repeat,
+                        "the chain saved with compress_to_fp16 ({} layers, f16 Const + Convert with rt_info)")
         varied = Path(tmp) / "varied.xml"
         make_varied_ir(varied, args.varied_pairs)
-        t_ov, ov_model = best_time(lambda: core.read_model(str(varied)), args.repeat)
-        t_gir, model = best_time(lambda: graphir.read_model(varied), args.repeat)
-        t_tree, model = best_time(without_scan(lambda: graphir.read_model(varied)), args.repeat)
-        print(f"varied shapes ({len(model)} layers, MatMul + ReLU): openvino {t_ov * 1000:.1f} ms, "
-              f"graphir {t_gir * 1000:.1f} ms ({t_gir / t_ov:.2f}x), tree reader {t_tree * 1000:.1f} ms "
-              f"({t_tree / t_ov:.2f}x)")
+        compare_readers(core, varied, args.repeat, "varied shapes ({} layers, MatMul + ReLU)")
 
 
 if __name__ == "__main__":

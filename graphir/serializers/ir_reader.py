@@ -363,6 +363,18 @@ def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None
     return pid, names
 
 
+def assemble(root: Any, nodes: dict[int, Node], params: list[Node], results: list[Node],
+             sources: dict[tuple[int, str], tuple[int, str]], in_position: dict[tuple[int, str], int], fed: int,
+             edge_list: list[tuple[int, int, str]]) -> Model:
+    """The Model of a one-pass read, with the file's edge order; _Fallback when an edge fed no
+    port or a port was fed twice (``fed``: input ports connected)."""
+    if len(in_position) != len(sources) or fed != len(sources):
+        raise _Fallback
+    model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
+    model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
+    return model
+
+
 def _connect(lid: int, port_ids: list[str], sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
              out_index: dict[int, dict[str, int]], in_position: dict[tuple[int, str], int]) -> list[Output | None]:
     """The outputs feeding layer ``lid``'s input ports, all built already; _Fallback otherwise
@@ -489,11 +501,7 @@ class _Reader:
                 params.append(node)
             elif type(node.op) is Result:
                 results.append(node)
-        if len(in_position) != len(sources) or fed != len(sources):  # an edge into no port, or a port id twice
-            raise _Fallback
-        model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
-        model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
-        return model
+        return assemble(root, nodes, params, results, sources, in_position, fed, edge_list)
 
     def _plain_node(self, cls: type[Op], lid: int, name: str, ltype: str, version: str, data: dict[str, str],
                     attrib: dict[str, str], inputs: list[Output | None], output_names: list[set[str]]) -> Node:
@@ -762,11 +770,7 @@ class _Reader:
         et, shape, need = _const_declaration(data.get("element_type", ""), data.get("shape", ""), where)
         offset = _int_attr_text(data, "offset", where)
         size = _int_attr_text(data, "size", where)
-        if need is not None and size < need:
-            raise SerializationError(
-                f"{describe_layer(where)}: size={size} bytes is smaller than shape {list(shape)} x {et} needs ({need} bytes)")
-        if et is ElementType.string and size < 4:
-            raise SerializationError(f"{describe_layer(where)}: a string Const needs at least 4 bytes, size={size}")
+        check_const_size(et, shape, need, size, where)
         source = self.bin
         if size > 0:
             if source is None or not source.exists:
@@ -781,6 +785,16 @@ class _Reader:
         shape_list = list(shape)
         # validated above: skip pydantic's validation (10,000-layer files have thousands of these)
         return _new_constant(et, shape_list, BlobLoader(source, offset, size, et, shape_list, where))
+
+
+def check_const_size(et: ElementType, shape: tuple[int, ...], need: "int | None", size: int,
+                     where: "str | tuple[str, int, str, str]") -> None:
+    """A Const's ``size`` against what its declaration needs (see _const_declaration)."""
+    if need is not None and size < need:
+        raise SerializationError(
+            f"{describe_layer(where)}: size={size} bytes is smaller than shape {list(shape)} x {et} needs ({need} bytes)")
+    if et is ElementType.string and size < 4:
+        raise SerializationError(f"{describe_layer(where)}: a string Const needs at least 4 bytes, size={size}")
 
 
 _CONST_DECLARATIONS: dict[tuple[str, str], tuple[ElementType, tuple[int, ...], "int | None"]] = {}

@@ -27,10 +27,10 @@ from graphir.serializers.ir_constants import BlobLoader
 from graphir.serializers.ir_parser import _parser
 from graphir.serializers.ir_reader import (_NO_ATTRIBUTES, _UNSET, _attributes, _connect, _const_declaration,
                                            _declared_type, _Fallback, _find_op, _new_constant, _parse_layer,
-                                           _plain_port, _port_ids_index, _Reader, split_names)
+                                           _plain_port, _port_ids_index, _Reader, assemble, check_const_size,
+                                           split_names)
 from graphir.serializers.ir_rt_info import read_attribute_rt_info
 from graphir.serializers.ir_scan import VARIABLE_VALUES, ScannedIR
-from graphir.types import ElementType
 
 _SLOTTED = frozenset(("offset", "names", "shape", "size", "element_type"))
 _CONST_ATTRIBUTES = ("element_type", "shape", "size", "offset")
@@ -141,27 +141,6 @@ class _Template:
         return data
 
 
-class _ConstDeclarations:
-    """A Const's (element type, shape, size, declared type or None when small) per (element_type,
-    shape, size) text, checked as ``_Reader._constant`` checks them (any problem: _Fallback)."""
-
-    def __init__(self, file: str) -> None:
-        self.file = file
-        self.known: dict[tuple[bytes, bytes, bytes], tuple[Any, tuple[int, ...], int, Any]] = {}
-
-    def get(self, et_text: bytes, shape_text: bytes, size_text: bytes) -> tuple[Any, tuple[int, ...], int, Any]:
-        key = (et_text, shape_text, size_text)
-        found = self.known.get(key)
-        if found is None:
-            et, shape, need = _const_declaration(et_text.decode(), shape_text.decode(), self.file)
-            size = int(size_text)
-            if size < 0 or (need is not None and size < need) or (et is ElementType.string and size < 4):
-                raise _Fallback
-            big = math.prod(shape) > FOLDABLE_CONSTANT_SIZE
-            found = self.known[key] = (et, shape, size, _declared_type(et, list(shape)) if big else None)
-        return found
-
-
 def _fresh(value: Any) -> Any:
     """A copy of nested dicts and lists of immutable leaves (one node's rt_info)."""
     if type(value) is dict:
@@ -172,12 +151,10 @@ def _fresh(value: Any) -> Any:
 
 
 def read_scanned(reader: _Reader, scanned: ScannedIR, root: Any) -> Model:
-    """The model of a scanned file (``root``: its skeleton's root element); _Fallback, or any
-    GraphirError, when the tree-based reader must read it instead."""
-    try:
-        return _ScannedReader(reader, scanned).read(root)
-    except (ValueError, UnicodeDecodeError):
-        raise _Fallback from None
+    """The model of a scanned file (``root``: its skeleton's root element). _Fallback, a
+    GraphirError or a ValueError (text that does not decode or convert) means the tree-based
+    reader must read it instead."""
+    return _ScannedReader(reader, scanned).read(root)
 
 
 class _ScannedReader:
@@ -257,11 +234,7 @@ class _ScannedReader:
                 params.append(node)
             elif op_type is Result:
                 results.append(node)
-        if len(in_position) != len(sources) or fed != len(sources):  # an edge into no port, or a port twice
-            raise _Fallback
-        model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
-        model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in self.edge_list]
-        return model
+        return assemble(root, nodes, params, results, sources, in_position, fed, self.edge_list)
 
     def _const_node(self, tpl: _Template, parts: list[Any], lid: int, name: str, inputs: list[Output | None],
                     names: list[set[str]]) -> Node:
@@ -273,8 +246,9 @@ class _ScannedReader:
         if declaration is None:
             et, shape, need = _const_declaration(et_text.decode(), shape_text.decode(), self.file)
             size = int(size_text)
-            if size < 0 or (need is not None and size < need) or (et is ElementType.string and size < 4):
+            if size < 0:
                 raise _Fallback
+            check_const_size(et, shape, need, size, self.file)
             big = math.prod(shape) > FOLDABLE_CONSTANT_SIZE
             declaration = self.declarations[key] = (et, shape, size, _declared_type(et, list(shape)) if big else None)
         et, shape, size, declared = declaration

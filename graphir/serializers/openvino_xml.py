@@ -42,7 +42,7 @@ from graphir.ops.openvino.core import Parameter
 from graphir.serializers.gc_pause import long_lived_objects
 from graphir.serializers.ir_constants import BinSource
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
-from graphir.serializers.ir_reader import (_VERSIONS, _Fallback, _parse_layer, _Reader, _tensor_type, _weights,
+from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _tensor_type, _weights,
                                            ports_hold_only_valid_dims, split_names)
 from graphir.serializers.ir_scan import scan_ir
 from graphir.serializers.ir_scanned_reader import read_scanned
@@ -99,9 +99,7 @@ def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
     try:
         with long_lived_objects():
             model = _finish(read_scanned(_Reader(where, source), scanned, root), root)
-    except (_Fallback, GraphirError):
-        return None
-    except Exception:  # noqa: BLE001 - a fast path must never be why a read fails: the tree reader decides
+    except Exception:  # noqa: BLE001 - _Fallback, any error, or a bug: the tree reader decides, never this path
         return None
     return model
 
