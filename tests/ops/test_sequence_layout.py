@@ -173,6 +173,34 @@ def test_pad_values_match_openvino_cpu(ov, mode: str) -> None:
     same(ov, "Pad", "opset1", {"pad_mode": mode}, [Param("[2,3]"), Param("[2]", "i64"), Const(np.array([0, 3]))])
 
 
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric"])
+@pytest.mark.parametrize("begin,end", [([4], [-7]), ([-7], [4]), ([2], [-3]), ([-2], [-2])])
+def test_pad_crop_after_pad_matches_openvino_cpu(ov, mode: str, begin, end) -> None:
+    """A negative pad crops the padded tensor (pads 4, -7 on 6 elements leave 3 fill values, as
+    op_reference's pad_negative_exterior_1d_check_limits expects), not the data before padding.
+    A pad_value input is accepted in every mode and ignored but in constant mode (OpenVINO 2026.4
+    reads op_reference's edge/reflect/symmetric models with one; the Pad-1 spec text refuses it)."""
+    if mode in ("reflect", "symmetric") and max(begin[0], end[0]) > 5:
+        return  # beyond the data: both refuse, checked in test_pad_shapes_match_openvino
+    args = [np.arange(1, 7, dtype=np.int16), np.array(begin, np.int32), np.array(end, np.int32), np.int16(2112)]
+    same(ov, "Pad", "opset12", {"pad_mode": mode}, [Const(a) for a in args])
+    # CPU fails to run a crop after a pad ("infer_request.cpp:224"): OpenVINO's reference evaluator is the oracle
+    want = reference(ov, factory("opset12", "Pad", {"pad_mode": mode}), args)[0]
+    got = opset.make("Pad", *args, version="opset12", pad_mode=mode).tensor_type.value
+    np.testing.assert_array_equal(got, want)
+    assert got.shape == (6 + begin[0] + end[0],)
+    if mode == "constant" and begin == [4]:
+        np.testing.assert_array_equal(got, [2112, 2112, 2112])
+
+
+@pytest.mark.parametrize("mode", ["edge", "reflect", "symmetric"])
+def test_pad_value_input_ignored_outside_constant_mode_on_cpu(ov, mode: str) -> None:
+    x = random_array((3, 4), "f16", RNG)
+    got = same(ov, "Pad", "opset1", {"pad_mode": mode},
+               [Param("[3,4]", "f16"), Const(np.array([1, 2])), Const(np.array([2, 1])), Const(np.float16(9))], [x])
+    assert got[0].shape == (6, 7) and not (got[0] == 9).any()
+
+
 # --- DepthToSpace / SpaceToDepth -------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["blocks_first", "depth_first"])
 @pytest.mark.parametrize("shape", ["[1,8,2,3]", "[2,8,3]", "[1,16,2,1,2]"])

@@ -33,9 +33,7 @@ class Pad(Op):
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         data, begin_t, end_t = inputs[:3]
-        if len(inputs) > 3:
-            if self.pad_mode != "constant":
-                raise self.fail(f"Pad value input is allowed only with pad_mode constant (pad_mode {self.pad_mode})")
+        if len(inputs) > 3 and self.pad_mode == "constant":  # other modes ignore it (OpenVINO 2026.4 too)
             if data.element_type.merge(inputs[3].element_type) is None:
                 raise self.fail(f"Argument element types do not match (input arg element type: {data.element_type}, "
                                 f"arg_pad element type: {inputs[3].element_type})")
@@ -75,17 +73,45 @@ class Pad(Op):
 
     def evaluate(self, x: np.ndarray, begin: np.ndarray, end: np.ndarray,
                  value: np.ndarray | None = None) -> list[np.ndarray]:
+        """Each output index ``o`` along an axis reads input index ``o - pads_begin``, mapped back
+        into the data by the mode when it falls outside (constant: the pad value). A negative pad
+        thus crops, also after the other side was padded (pads 4, -7 on 6 elements: 3 fill values)."""
         x = np.asarray(x)
         b = [int(v) for v in np.asarray(begin).reshape(-1)]
         e = [int(v) for v in np.asarray(end).reshape(-1)]
-        crop = tuple(slice(max(-bb, 0), x.shape[i] - max(-ee, 0) if max(-ee, 0) else None)
-                     for i, (bb, ee) in enumerate(zip(b, e)))
-        x = x[crop]
-        widths = [(max(bb, 0), max(ee, 0)) for bb, ee in zip(b, e)]
-        if self.pad_mode == "constant":
-            fill = np.asarray(value).reshape(-1)[0] if value is not None else 0
-            return [np.pad(x, widths, mode="constant", constant_values=fill)]
-        return [np.pad(x, widths, mode=self.pad_mode)]
+        fill = np.asarray(value).reshape(-1)[0] if value is not None and self.pad_mode == "constant" else 0
+        out = x
+        inside = None
+        for axis, (bb, ee) in enumerate(zip(b, e)):
+            n = x.shape[axis]
+            src = np.arange(max(n + bb + ee, 0)) - bb
+            valid = (src >= 0) & (src < n)
+            if self.pad_mode == "constant" or n == 0:
+                idx = np.where(valid, src, 0)
+                if not valid.all():
+                    shape = [1] * x.ndim
+                    shape[axis] = valid.size
+                    mask = valid.reshape(shape)
+                    inside = mask if inside is None else inside & mask
+            else:
+                idx = _mode_index(src, n, self.pad_mode)
+            out = np.take(out, idx, axis=axis) if n else np.zeros(out.shape[:axis] + (idx.size,) + out.shape[axis + 1:], x.dtype)
+        if inside is not None:
+            out = np.where(inside, out, np.asarray(fill).astype(x.dtype))
+        return [np.ascontiguousarray(out, dtype=x.dtype)]
+
+
+def _mode_index(src: np.ndarray, n: int, mode: str) -> np.ndarray:
+    """Indices ``src`` (any integers) folded into ``[0, n)`` as edge, reflect or symmetric padding does."""
+    if mode == "edge" or n == 1:
+        return np.clip(src, 0, n - 1)
+    if mode == "reflect":  # period 2n-2: 0 1 .. n-1 n-2 .. 1
+        period = 2 * n - 2
+        r = np.mod(src, period)
+        return np.where(r < n, r, period - r)
+    period = 2 * n  # symmetric: 0 1 .. n-1 n-1 .. 0
+    r = np.mod(src, period)
+    return np.where(r < n, r, period - 1 - r)
 
 
 class Pad12(Pad):
