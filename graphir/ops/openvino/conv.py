@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from graphir.ops.base import REAL, INDEX, Op, Port, TensorType
+from graphir.ops.base import INDEX, NUMERIC, Op, Port, TensorType
 from graphir.shapes import Dimension, PartialShape
 
 AutoPad = Literal["explicit", "notset", "same_upper", "same_lower", "valid"]
@@ -81,6 +81,9 @@ def windows(x: np.ndarray, kernel: list[int], strides: list[int], dilations: lis
 
 
 def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    """f64 in f64, integers in 64-bit integers (cast back with wrap-around), the rest in f32."""
+    if dtype.kind in "iub":
+        return np.dtype(np.uint64) if dtype.kind == "u" else np.dtype(np.int64)
     return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
 
 
@@ -177,7 +180,7 @@ class Convolution(_ConvBase):
 
     type_name: ClassVar[str] = "Convolution"
     version: ClassVar[str] = "opset1"
-    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL), Port("filters", REAL))
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", NUMERIC), Port("filters", NUMERIC))
     outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
 
     groups_in_filter: ClassVar[int] = 0
@@ -229,7 +232,7 @@ class ConvolutionBackpropData(_ConvBase):
     type_name: ClassVar[str] = "ConvolutionBackpropData"
     version: ClassVar[str] = "opset1"
     inputs: ClassVar[tuple[Port, ...]] = (
-        Port("data", REAL), Port("filters", REAL), Port("output_shape", INDEX, optional=True),
+        Port("data", NUMERIC), Port("filters", NUMERIC), Port("output_shape", INDEX, optional=True),
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
 

@@ -345,7 +345,7 @@ class AdaptiveMaxPool(_AdaptiveBase):
 
     type_name: ClassVar[str] = "AdaptiveMaxPool"
     version: ClassVar[str] = "opset8"
-    inputs: ClassVar[tuple[Port, ...]] = (Port("data", REAL), Port("output_shape", INDEX))
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data", NUMERIC), Port("output_shape", INDEX))
     outputs: ClassVar[tuple[Port, ...]] = (Port("output"), Port("output_indices"))
 
     index_element_type: Literal["i32", "i64"] = "i64"
