@@ -59,6 +59,26 @@ def test_gather8_negative_and_out_of_range_indices(ov) -> None:
     assert not out.tensor_type.value.any()
 
 
+def test_gather7_negative_indices_and_batch_dims_minus_one_match_openvino_reference(ov) -> None:
+    """Gather-7 wraps indices in [-dim, -1] as OpenVINO's reference evaluator and op_reference do
+    (its spec says [0, dim); the CPU plugin gives zeros for them: the reference is the oracle here);
+    batch_dims=-1 counts from the indices' rank; beyond -dim is still an error."""
+    x = np.arange(10, dtype=np.int8).reshape(2, 5)
+    for idx, batch_dims, axis in [(np.array([-2, -1, 1], np.int32), 0, 1), (np.array([[0, -1, 4], [-5, 2, 1]], np.int32), -1, 1),
+                                  (np.array([[1, 0, 2], [4, 3, 3]], np.int64), -1, -1)]:
+        want = reference(ov, factory("opset7", "Gather", {"batch_dims": batch_dims}), [x, idx, np.int64(axis)])[0]
+        got = opset.make("Gather", x, idx, np.int64(axis), version="opset7", batch_dims=batch_dims).tensor_type.value
+        np.testing.assert_array_equal(got, want)
+    from graphir.model import Model
+
+    p = opset.parameter("[2,5]", "i8")
+    i = opset.parameter("[1]", "i64")
+    model = Model([opset.make("Gather", p, i, np.int64(1), version="opset7", name="g")], [p, i])
+    np.testing.assert_array_equal(list(model.run([x, np.array([-5])]).values())[0], [[0], [5]])
+    with pytest.raises(EvaluationError, match=r"indices must be in \[-5, 4\].*got \[-6\]"):
+        model.run([x, np.array([-6])])
+
+
 def test_gather1_rejects_out_of_range_indices_at_run_time() -> None:
     x = opset.parameter("[3]", "f32", name="x")
     i = opset.parameter("[1]", "i64", name="i")

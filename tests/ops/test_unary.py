@@ -214,6 +214,20 @@ def test_clamp_attributes(ov) -> None:
     np.testing.assert_array_equal(wide, [0, 100])
 
 
+@pytest.mark.parametrize("low,high", [(10.0, float("inf")), (float("-inf"), 20.0), (float("-inf"), float("inf"))])
+@pytest.mark.parametrize("dtype", ["i8", "u8", "i32", "u64"])
+def test_clamp_integers_with_infinite_bounds_match_openvino_reference(ov, low: float, high: float, dtype: str) -> None:
+    """An infinite bound leaves that side unclamped (op_reference's min=10_max=inf cases)."""
+    from tests.ops.ov_diff import reference
+
+    x = np.array([0, 5, 10, 15, 20, 25, 100, 127], dtype=np.dtype(dtype.replace("u", "uint") if dtype[0] == "u"
+                                                                  else dtype.replace("i", "int")))
+    want = reference(ov, ovb("clamp", 1, low, high), [x])[0]
+    got = opset.clamp(x, min=low, max=high).tensor_type.value
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("data,slope", [("[2,3,4]", "[3]"), ("[2,3,4]", "[1]"), ("[2,3,4]", "[4]"), ("[2,3,4]", "[]"),
                                         ("[2,3,4]", "[3,1]"), ("[3]", "[3]"), ("[2,3,4,5]", "[3]"), ("[2,4]", "[4]")])
 def test_prelu_slope_layouts_match_openvino_cpu(ov, data: str, slope: str) -> None:

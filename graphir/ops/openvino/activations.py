@@ -186,8 +186,8 @@ class Clamp(UnaryElementwise):
     def compute(self, x: np.ndarray) -> np.ndarray:
         if np.issubdtype(x.dtype, np.integer):
             info = np.iinfo(x.dtype)
-            lo = int(np.clip(math.ceil(self.min), info.min, info.max))
-            hi = int(np.clip(math.floor(self.max), info.min, info.max))
+            lo = info.min if self.min == -math.inf else int(np.clip(math.ceil(self.min), info.min, info.max))
+            hi = info.max if self.max == math.inf else int(np.clip(math.floor(self.max), info.min, info.max))
             return np.clip(x, np.asarray(lo, x.dtype), np.asarray(hi, x.dtype))
         return compute_real(x, lambda v: np.clip(v, self.min, self.max))
 

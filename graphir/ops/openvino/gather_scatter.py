@@ -33,6 +33,8 @@ class Gather(Op):
     inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("indices", INTEGRAL), Port("axis", INTEGRAL))
     outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
     negative_indices: ClassVar[bool] = False
+    #: indices in [-dim, -1] count from the end (the others must lie in [0, dim))
+    wraps_negative: ClassVar[bool] = False
 
     @property
     def batch(self) -> int:
@@ -84,12 +86,14 @@ class Gather(Op):
         data, indices = np.asarray(data), np.asarray(indices).astype(np.int64)
         ax = int(np.asarray(axis).reshape(-1)[0])
         ax = ax % data.ndim
-        b = self.batch % (indices.ndim + 1) if self.batch < 0 else self.batch
+        b = self.batch + indices.ndim if self.batch < 0 else self.batch
         dim = data.shape[ax]
-        bad = (indices < -dim) | (indices >= dim) if self.negative_indices else (indices < 0) | (indices >= dim)
+        wraps = self.negative_indices or self.wraps_negative
+        bad = (indices < -dim) | (indices >= dim) if wraps else (indices < 0) | (indices >= dim)
         if np.any(bad) and not self.negative_indices:
+            lowest = -dim if wraps else 0
             raise EvaluationError(
-                f"{self.describe()}: indices must be in [0, {dim - 1}] along axis {ax} of data "
+                f"{self.describe()}: indices must be in [{lowest}, {dim - 1}] along axis {ax} of data "
                 f"{list(data.shape)}; got {indices[bad].reshape(-1)[:5].tolist()}")
         safe = np.where(bad, 0, np.where(indices < 0, indices + dim, indices))
         if b == 0:
@@ -115,10 +119,13 @@ class Gather(Op):
 
 
 class Gather7(Gather):
-    """Gather-7: adds ``batch_dims`` (negative counts from the indices' rank)."""
+    """Gather-7: adds ``batch_dims`` (negative counts from the indices' rank). Indices in
+    [-dim, -1] count from the end, as OpenVINO's reference evaluator (and op_reference) has it; the
+    spec says [0, dim) and the CPU plugin gives zeros for them."""
 
     type_name: ClassVar[str] = "Gather"
     version: ClassVar[str] = "opset7"
+    wraps_negative: ClassVar[bool] = True
 
     batch_dims: int = 0
 
