@@ -296,6 +296,21 @@ def test_broadcast_explicit_and_values(ov) -> None:
     np.testing.assert_array_equal(got[0][1, :, 2], e)
 
 
+@pytest.mark.parametrize("version", ["opset1", "opset3"])
+@pytest.mark.parametrize("target,axes", [([1, 2], [0]), ([2, 1], [1]), ([2, 2], [0]), ([3, 1, 4], [1]), ([2], [0, 1])])
+def test_broadcast_explicit_scalar_data_is_rank_one(ov, version: str, target, axes) -> None:
+    """OpenVINO takes scalar data as [1] in explicit mode (op_reference's broadcast_scalar_vector_explicit):
+    one axis in axes_mapping, whose target dim must be 1."""
+    x = np.float32(6.5)
+    msg = agree_or_both_fail(ov, "Broadcast", version, {"mode": "explicit"},
+                             [Param("[]"), Const(np.array(target, np.int64)), Const(np.array(axes, np.int64))])
+    if msg is None:
+        got = same(ov, "Broadcast", version, {"mode": "explicit"},
+                   [Param("[]"), Const(np.array(target, np.int64)), Const(np.array(axes, np.int64))], [x])
+        np.testing.assert_array_equal(got[0], np.full(target, 6.5, np.float32))
+    assert (msg is None) == (target in ([1, 2], [2, 1], [3, 1, 4]))
+
+
 # --- Tile ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape,repeats", [("[2,?]", [2, 3, 1]), ("[2,3,4]", [2]), ("[2,3,4]", [-2]),
                                            ("[1..3]", [2]), ("[...]", [2]), ("[]", [3]), ("[2,3]", [])])

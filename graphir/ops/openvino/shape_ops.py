@@ -485,6 +485,14 @@ class Broadcast3(Op):
         if items is None or not sv.is_known(items) or data.rank_is_dynamic:
             return target
         axes = [int(a) for a in items]  # type: ignore[arg-type]
+        if len(data) == 0:  # OpenVINO takes scalar data as rank 1, to go where the target dim is 1
+            if len(axes) != 1:
+                raise self.fail(f"Broadcast axes_mapping shape [{len(axes)}] doesn't match rank of input tensor 1")
+            if not 0 <= axes[0] < len(target):
+                raise self.fail(f"Broadcast axes_mapping[0]: {axes[0]} exceeds target rank {len(target)}")
+            if target[axes[0]].merge(Dimension.static(1)) is None:
+                raise self.fail(f"Broadcast target[axes_mapping[0]]. Expected 1. Got {target[axes[0]]}")
+            return target
         if len(axes) != len(data):
             raise self.fail(f"Broadcast axes_mapping {axes} must have one axis per data dim (data {data})")
         for i, a in enumerate(axes):
@@ -503,6 +511,7 @@ class Broadcast3(Op):
                     np.logical_and(x, np.ones(shape, dtype=bool))]
         if self.mode == "explicit" and mapping is not None:
             axes = [int(a) for a in np.asarray(mapping).reshape(-1)]
+            x = x.reshape(1) if x.ndim == 0 else x
             expanded = [1] * len(shape)
             for i, a in enumerate(axes):
                 expanded[a] = x.shape[i]
