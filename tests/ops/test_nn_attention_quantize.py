@@ -85,6 +85,16 @@ def test_fake_quantize_matches_openvino(ov, levels: int, ranges: str) -> None:
          lambda p: ops.fake_quantize(p, il, ih, ol, oh, levels), [("[2,3,4,5]", "f32")], [x])
 
 
+def test_fake_quantize_keeps_f16(ov) -> None:
+    """f16 data gives f16 values (op_reference's f16 cases; the run gave f32 before)."""
+    from openvino import opset13 as ops
+
+    il, ih, ol, oh = (np.array(v, np.float16) for v in (-1.0, 1.2, -0.5, 0.7))
+    got = diff(ov, lambda p: opset.fake_quantize(p, il, ih, ol, oh, levels=16),
+               lambda p: ops.fake_quantize(p, il, ih, ol, oh, 16), [("[2,3,4]", "f16")], [rand([2, 3, 4], "f16", seed=5)])
+    assert got[0].dtype == np.float16
+
+
 def test_fake_quantize_broadcast_shape_matches_openvino(ov) -> None:
     from openvino import opset13 as ops
 

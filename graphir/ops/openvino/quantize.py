@@ -40,10 +40,11 @@ class FakeQuantize(Op):
         return [TensorType(et, shape)]
 
     def evaluate(self, x: np.ndarray, il: np.ndarray, ih: np.ndarray, ol: np.ndarray, oh: np.ndarray) -> list[np.ndarray]:
-        ct = np.float64 if x.dtype == np.float64 else np.float32
-        x, il, ih, ol, oh = (a.astype(ct) for a in (x, il, ih, ol, oh))
+        out_dtype = np.asarray(x).dtype
+        ct = np.float64 if out_dtype == np.float64 else np.float32
+        x, il, ih, ol, oh = (np.asarray(a).astype(ct) for a in (x, il, ih, ol, oh))
         steps = ct(self.levels - 1)
         with np.errstate(divide="ignore", invalid="ignore"):
             q = np.round((x - il) / (ih - il) * steps) / steps * (oh - ol) + ol
         out = np.where(x <= np.minimum(il, ih), ol, np.where(x > np.maximum(il, ih), oh, q))
-        return [np.asarray(out).astype(x.dtype if x.dtype == np.float64 else out.dtype)]
+        return [np.asarray(out).astype(out_dtype)]  # f16/bf16 data gives f16/bf16 (was f32)
