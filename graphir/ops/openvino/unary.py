@@ -49,6 +49,10 @@ def _to_integer(y: np.ndarray, dtype: np.dtype) -> np.ndarray:
     out = safe.astype(dtype)
     if np.any(bad):
         out = np.where(bad, np.asarray(info.min if info.min < 0 else 0, dtype), out)
+        if info.min == 0:  # a negative result wraps into an unsigned type (Cos/Tan of u32: -1 -> 2^32-1)
+            wraps = np.isfinite(y) & (y < 0) & (y >= -2.0 ** 63)
+            if np.any(wraps):
+                out = np.where(wraps, np.where(wraps, np.trunc(y), 0).astype(np.int64).astype(dtype), out)
     return out
 
 
@@ -218,7 +222,22 @@ Sinh = _trig("Sinh", np.sinh)
 Cosh = _trig("Cosh", np.cosh)
 Asinh = _trig("Asinh", np.arcsinh, "opset4")
 Acosh = _trig("Acosh", np.arccosh, "opset4")
-Atanh = _trig("Atanh", np.arctanh, "opset4")
+
+
+class Atanh(UnaryElementwise):
+    """OpenVINO Atanh-4. Integers saturate by sign, as OpenVINO's reference does: 0 stays 0, any
+    positive value gives the type's maximum and any negative one its minimum (atanh(1) = inf;
+    beyond 1 it is NaN)."""
+
+    type_name: ClassVar[str] = "Atanh"
+    version: ClassVar[str] = "opset4"
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x)
+        if np.issubdtype(x.dtype, np.integer):
+            info = np.iinfo(x.dtype)
+            return np.where(x > 0, info.max, np.where(x < 0, info.min, 0)).astype(x.dtype)
+        return compute_real(x, np.arctanh, integer="round")
 
 
 class Identity(Op):
