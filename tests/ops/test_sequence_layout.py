@@ -15,7 +15,9 @@ RNG = np.random.default_rng(21)
 
 # --- Range -----------------------------------------------------------------------------------
 RANGE_CASES = [(0.0, 5.0, 1.5, "f32"), (0, -5, -2, "i32"), (0.5, 3.0, 1.0, "i32"), (3, 3, 1, "i64"), (5, 0, 1, "i32"),
-               (-2.5, 2.5, 0.5, "f32"), (0, 10, 3, "u8")]
+               (-2.5, 2.5, 0.5, "f32"), (0, 10, 3, "u8"),
+               # real inputs, integer output: all three truncated first (op_reference range_*_nType=f32)
+               (1.2, 11.3, 1.6, "u64"), (5.5, 0.2, -1.7, "i8"), (-2.7, 3.9, 0.7, "i32"), (1.2, 11.3, 1.6, "f32")]
 
 
 @pytest.mark.parametrize("start,stop,step,out", RANGE_CASES)

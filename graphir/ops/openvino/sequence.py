@@ -29,6 +29,8 @@ def _one(value: object) -> float:
 def range_length(start: float, stop: float, step: float, integral: bool) -> int:
     if integral:
         start, stop, step = math.trunc(start), math.trunc(stop), math.trunc(step)
+        if step == 0:  # Range-4 with real inputs and an integer output: a step in (-1, 1) gives nothing
+            return 0
     n = math.ceil((stop - start) / step)
     return max(int(n), 0)
 
@@ -65,13 +67,13 @@ class Range(Op):
             raise self.fail("'step' cannot be zero, nan, or infinite.")
         if not (math.isfinite(start) and math.isfinite(stop)):
             raise self.fail("'start' and 'stop' must be finite")
-        integral = all(t.element_type.is_integral_number for t in inputs) if not self._float_inputs(inputs) else False
-        n = range_length(start, stop, step, integral)
+        n = range_length(start, stop, step, self._integral(inputs))
         shape = PartialShape([n])
         return [TensorType(et, shape, fold(self, inputs, shape, et))]
 
-    def _float_inputs(self, inputs: list[TensorType]) -> bool:
-        return any(t.element_type.is_real for t in inputs)
+    def _integral(self, inputs: list[TensorType]) -> bool:
+        """Whether start, stop and step are truncated to integers first."""
+        return all(t.element_type.is_integral_number for t in inputs)
 
     def evaluate(self, start: np.ndarray, stop: np.ndarray, step: np.ndarray) -> list[np.ndarray]:
         dtype = np.asarray(start).dtype
@@ -106,8 +108,10 @@ class Range4(Range):
             return [TensorType(out.element_type, out.shape, value)]
         return [out]
 
-    def _float_inputs(self, inputs: list[TensorType]) -> bool:
-        return not self.output_type.is_integral_number
+    def _integral(self, inputs: list[TensorType]) -> bool:
+        """An integer output truncates real inputs too (OpenVINO 2026.4: f32 1.2, 11.3, 1.6 to u64 gives
+        1..10, and a step in (-1, 1) gives an empty range)."""
+        return self.output_type.is_integral_number
 
     def evaluate(self, start: np.ndarray, stop: np.ndarray, step: np.ndarray) -> list[np.ndarray]:
         integral = self.output_type.is_integral_number
