@@ -49,6 +49,10 @@ def test_max_pool_1_and_avg_pool_1_match_openvino(ov, data, kernel, stride, pads
     ([2, 3, 10, 7], 3, 3, (1, 1), "ceil_torch", 1, 2),
     ([2, 3, 8], 2, 2, (0, 0), "floor", 2, -1),
     ([1, 1, 6, 6, 5], 2, 2, (1, 0), "ceil_torch", 1, 0),
+    # axis 3 of 5-D data: indices count within each [H, W] plane (op_reference max_pool 3D axis=3)
+    ([1, 2, 3, 5, 4], 2, 1, (0, 0), "floor", 1, 3),
+    ([2, 1, 4, 6, 5], 2, 2, (1, 0), "ceil", 1, 4),
+    ([1, 2, 7, 6], 3, 2, (1, 1), "floor", 1, 3),
 ])
 def test_max_pool_14_values_and_indices_match_openvino(ov, data, kernel, stride, pads, rounding, dilation, axis) -> None:
     from openvino import opset14

@@ -207,12 +207,13 @@ class MaxPool8(MaxPool):
         index = np.zeros(arg.shape, dtype=np.int64)
         grids = np.meshgrid(*[np.arange(o) for o in outs], indexing="ij")
         inside = np.ones(arg.shape, dtype=bool)
+        axis = self.axis % x.ndim
         for i in range(len(self.kernel)):
             coord = grids[i] * self.strides[i] + local[i] * dil[i] - begin[i]
             inside &= (coord >= 0) & (coord < spatial[i])
-            index = index * spatial[i] + coord
+            if 2 + i >= axis:  # axis 3 of [N,C,D,H,W]: the index counts within each [H,W] plane
+                index = index * spatial[i] + coord
         index = np.where(inside, index, 0)  # a window of padding only: OpenVINO reports spatial index 0
-        axis = self.axis % x.ndim
         n_idx = np.arange(x.shape[0])[:, None]
         c_idx = np.arange(x.shape[1])[None, :]
         extra = index.reshape(x.shape[:2] + (-1,))
