@@ -76,15 +76,20 @@ def test_mvn_6_keeps_dynamic_shape_and_rejects_bad_axes() -> None:
         opset.make("MVN", x, np.array([3]), version="opset6", normalize_variance=True, eps=1e-5, eps_mode="inside_sqrt")
 
 
-@pytest.mark.parametrize("axes", [[1], [2, 3], [-1], [1, 2, 3]])
+@pytest.mark.parametrize("axes", [[1], [2, 3], [-1], [1, 2, 3], []])
 @pytest.mark.parametrize("eps_mode,eps", [("add", 1e-6), ("max", 1e-6), ("add", 5.0)])
 def test_normalize_l2_matches_openvino(ov, axes, eps_mode, eps) -> None:
+    """Empty axes: each element by itself, x/x, eps ignored (0 gives 0), as the CPU plugin and
+    op_reference's normalize_l2_*_axes_empty_* cases have it."""
     from openvino import opset1
 
     a = np.array(axes, dtype=np.int64)
-    diff(ov, lambda x: opset.normalize_l2(x, a, eps=eps, eps_mode=eps_mode),
-         lambda x: opset1.normalize_l2(x, opset1.constant(a), eps, eps_mode), [("[2,3,4,5]", "f32")],
-         [rand([2, 3, 4, 5])])
+    x = rand([2, 3, 4, 5])
+    x[0, 0, 0, :2] = 0
+    got = diff(ov, lambda x: opset.normalize_l2(x, a, eps=eps, eps_mode=eps_mode),
+               lambda x: opset1.normalize_l2(x, ov.op.Constant(a), eps, eps_mode), [("[2,3,4,5]", "f32")], [x])
+    if not axes:
+        np.testing.assert_array_equal(got[0], (x != 0).astype(np.float32))
 
 
 def test_mvn_1_reduction_axes_equal_mvn_6_inside_sqrt() -> None:

@@ -177,8 +177,10 @@ class NormalizeL2(Op):
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
         ax = tuple(normalize_axes(axes, x.ndim))
+        if not ax:  # OpenVINO 2026.4 (CPU and op_reference): each element by itself, x/x; 0 stays 0
+            return [(np.asarray(x) != 0).astype(x.dtype)]
         w = _work(x)
-        sq = np.sum(w * w, axis=ax, keepdims=True) if ax else w * w
+        sq = np.sum(w * w, axis=ax, keepdims=True)
         norm = np.sqrt(np.maximum(sq, self.eps) if self.eps_mode.lower() == "max" else sq + self.eps)
         return [(w / norm).astype(x.dtype)]
 
