@@ -211,3 +211,17 @@ def test_pool_14_interval_shapes_match_openvino(ov) -> None:
                 mismatches.append((type(op).__name__, dim, k, s, pb, pe, rounding, auto_pad, theirs, mine))
     assert checked == 2 * 6 * 3 * 3 * 2 * 3 * 3 * 2
     assert mismatches == []
+
+
+def test_avg_pool_window_of_padding_only_is_nan_as_openvino_2026(ov) -> None:
+    """op_reference (2022) expects 0 where a ceil-rounded window lies in the padding only, with
+    exclude-pad; OpenVINO 2026.4's CPU plugin gives NaN (0/0), and graphir matches 2026.4."""
+    from openvino import opset1
+
+    x = np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)
+    got = diff(ov, lambda p: opset.avg_pool(p, kernel=[2, 2], strides=[2, 2], pads_begin=[1, 1], pads_end=[1, 1],
+                                            exclude_pad=True, rounding_type="ceil"),
+               lambda p: opset1.avg_pool(p, [2, 2], [1, 1], [1, 1], [2, 2], True, "ceil", "explicit"),
+               [("[1,1,3,3]", "f32")], [x])
+    np.testing.assert_array_equal(np.isnan(got[0][0, 0]), [[0, 0, 1], [0, 0, 1], [1, 1, 1]])
+    np.testing.assert_array_equal(got[0][0, 0, :2, :2], [[1.0, 2.5], [5.5, 7.0]])

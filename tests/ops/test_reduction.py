@@ -49,6 +49,18 @@ def test_integer_reduction_matches_openvino(ov, name: str) -> None:
          lambda p: _ov_builder(name)(p, ops.constant(a), False), [("[3,4]", "i32")], [rand([3, 4], "i32", low=-3, high=3)])
 
 
+def test_integer_reduce_l2_truncates_as_openvino_2026(ov) -> None:
+    """op_reference (2022) expects ReduceL2 on i32/u64 to round (sqrt(61) = 7.8 -> 8); OpenVINO
+    2026.4's CPU plugin truncates (7), has no integer reference kernel, and graphir matches it."""
+    from openvino import opset13 as ops
+
+    x = np.arange(1, 13, dtype=np.int32).reshape(3, 2, 2)
+    a = np.array([2], dtype=np.int64)
+    got = diff(ov, lambda p: opset.reduce_l2(p, a, keep_dims=True),
+               lambda p: ops.reduce_l2(p, ops.constant(a), True), [("[3,2,2]", "i32")], [x])
+    np.testing.assert_array_equal(got[0].reshape(-1), [2, 5, 7, 10, 13, 16])
+
+
 @pytest.mark.parametrize("name", ["ReduceLogicalAnd", "ReduceLogicalOr"])
 @pytest.mark.parametrize("keep", [False, True])
 def test_logical_reduction_matches_openvino(ov, name: str, keep: bool) -> None:
