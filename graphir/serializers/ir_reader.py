@@ -192,10 +192,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
             if others is None:
                 others = []
             others.append(child)
-    for ports, kind in ((inputs, "input"), (outputs, "output")):
-        for p in ports:
-            if p.precision is None:
-                raise SerializationError(f"{where()}: {kind} port {p.id} has no precision")
+    for p in outputs:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
+        if p.precision is None:
+            raise SerializationError(f"{where()}: output port {p.id} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
     for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
@@ -239,6 +238,8 @@ def _lookup_precision(text: "str | None") -> "ElementType | None":
 
 
 def _precision(port: _Port, where: str) -> ElementType:
+    if port.precision is None:  # an input port without one: the element type is not recorded
+        return ElementType.dynamic
     et = _lookup_precision(port.precision)
     if et is None:
         raise SerializationError(f"{where}: port {port.id} has unknown precision \"{port.precision}\"")
@@ -334,10 +335,10 @@ def ports_hold_only_valid_dims(text: bytes) -> bool:
         return False
 
 
-def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None] | None":
-    """(id, names text) of a <port> with a known precision and nothing but valid <dim>s in it;
-    None for anything else (the careful reader handles it). ``dims_checked``: the whole text was
-    checked by ports_hold_only_valid_dims."""
+def _plain_port(port: Any, dims_checked: bool = False, is_input: bool = False) -> "tuple[str, str | None] | None":
+    """(id, names text) of a <port> with a known precision (an input port may have none) and
+    nothing but valid <dim>s in it; None for anything else (the careful reader handles it).
+    ``dims_checked``: the whole text was checked by ports_hold_only_valid_dims."""
     if port.tag != "port":
         return None
     keys = port.keys()
@@ -348,7 +349,8 @@ def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None
         pid, precision, names = port.values()
     else:
         pid, precision, names = port.get("id"), port.get("precision"), port.get("names")
-    if pid is None or precision is None or _lookup_precision(precision) is None:
+    if pid is None or (precision is None and not is_input) or (
+            precision is not None and _lookup_precision(precision) is None):
         return None
     count = 0 if dims_checked else len(port)
     if count:
@@ -478,7 +480,7 @@ class _Reader:
             in_ports = out_ports = ()
             if plain and cls is not None:
                 if in_el is not None:
-                    in_ports = [_plain_port(port, checked) for port in in_el]
+                    in_ports = [_plain_port(port, checked, is_input=True) for port in in_el]
                     plain = None not in in_ports
                 if plain and out_el is not None:
                     out_ports = [_plain_port(port, checked) for port in out_el]
@@ -642,7 +644,7 @@ class _Reader:
     def _node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
         where = layer.where()
         for p in (*layer.inputs, *layer.outputs):
-            _precision(p, where)  # must be a known one
+            _precision(p, where)  # a known one, or none on an input port (checked in _parse_layer)
         op, extra, key = self._op(layer, where)
         node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
                                [p.names for p in layer.outputs], lambda: where)

@@ -96,7 +96,7 @@ class _Template:
                 return
         if cls is None:
             return
-        in_ports = [_plain_port(p) for p in in_el] if in_el is not None else []
+        in_ports = [_plain_port(p, is_input=True) for p in in_el] if in_el is not None else []
         out_ports = [_plain_port(p) for p in out_el] if out_el is not None else []
         if None in in_ports or None in out_ports:
             return
