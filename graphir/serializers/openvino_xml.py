@@ -41,6 +41,7 @@ from graphir.node import Node, Output
 from graphir.ops.openvino.core import Parameter
 from graphir.serializers.gc_pause import long_lived_objects
 from graphir.serializers.ir_constants import BinSource
+from graphir.serializers.ir_legacy import apply_v10_legacy_io
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
 from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _tensor_type, _weights,
                                            ports_hold_only_valid_dims, split_names)
@@ -125,6 +126,8 @@ def _finish(model: Model, root: Any) -> Model:
         model.meta["ir_net_attributes"] = extra_attrs
     if root.get("name") is None:
         model.meta["ir_no_name"] = True
+    if model.meta["ir_version"] == 10:
+        apply_v10_legacy_io(model)
     return model
 
 
