@@ -95,3 +95,17 @@ def test_output_port_without_precision_is_an_error(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace('<port id="2" precision="FP32">', '<port id="2">'))
     with pytest.raises(SerializationError, match=r"layer id=2 name='op' type=Add: output port 2 has no precision"):
         read_ir(path)
+
+
+def test_experimental_version_of_experimental_detectron_ops_looks_up_opset6(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenVINO reads ``version="experimental"`` on ExperimentalDetectron* layers (its IR v10 test files
+    use it) as their opset6 op, and refuses it on any other type; graphir looks the op up likewise, so
+    once the op is defined such layers get it (and its inferred outputs, e.g. the ROI feature
+    extractor's second output that the files leave out)."""
+    from graphir.serializers import ir_reader
+
+    asked: list[tuple[str, str, str]] = []
+    monkeypatch.setattr(ir_reader, "find", lambda *key: asked.append(key) or None)
+    assert ir_reader._find_op("ExperimentalDetectronROIFeatureExtractor", "experimental") is None
+    assert ir_reader._find_op("Add", "experimental") is None
+    assert asked == [("openvino", "ExperimentalDetectronROIFeatureExtractor", "opset6")]

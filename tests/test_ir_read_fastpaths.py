@@ -71,7 +71,8 @@ def _read_bad(path: Path, old: str, new: str) -> str:
          "F: edge from-layer=0 from-port=5 to-layer=3 to-port=0: F: layer id=0 name='x' type=Parameter "
          "has no output port 5 (output ports: 0)"),
         ('<edge from-layer="0" from-port="0" to-layer="3"', '<edge from-layer="0" from-port="0" to-layer="77"',
-         "F: edge from-layer=0 from-port=0 to-layer=77 to-port=0: there is no layer 77"),
+         "F: layer id=3 name='a1' type=Add: input port 0 has no incoming edge; ignored: edge from-layer=0 "
+         "from-port=0 to-layer=77 to-port=0 (there is no layer 77)"),
         ('to-layer="3" to-port="1"', 'to-layer="3" to-port="0"',
          "F: edge from-layer=1 from-port=0 to-layer=3 to-port=0: F: layer id=3 name='a1' type=Add "
          "input port 0 has two incoming edges"),

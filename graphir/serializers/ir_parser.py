@@ -6,6 +6,7 @@ limits for large models; without entity expansion that cannot be abused for ampl
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lxml import etree
@@ -27,9 +28,21 @@ def read_xml_bytes(path: Path, where: str) -> bytes:
         raise SerializationError(f"{where}: cannot read: {exc.strerror or exc}") from None
 
 
+_PROLOG = re.compile(rb"(?:\xef\xbb\xbf)?(?:\s*<\?xml\s[^>]*\?>)+\s*")
+
+
+def _lenient_prolog(data: bytes) -> bytes:
+    """``data`` without its XML declarations when they are repeated or come after whitespace, which
+    libxml2 refuses and OpenVINO's pugixml reads (exec_graph_info's test IR starts with two)."""
+    m = _PROLOG.match(data)
+    if m and (m.group(0).count(b"<?xml") > 1 or data.lstrip(b"\xef\xbb\xbf")[:1].isspace()):
+        return data[m.end():]
+    return data
+
+
 def parse_xml(source: bytes, where: str) -> etree._Element:
     """The root element; SerializationError naming ``where`` for anything that is not plain XML."""
-    data = bytes(source)
+    data = _lenient_prolog(bytes(source))
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise SerializationError(f"{where}: a DOCTYPE or entity declaration is not allowed in an IR file")
     try:

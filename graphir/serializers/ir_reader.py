@@ -215,6 +215,29 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
     return layer
 
 
+def _unfed_tail_is_optional(layer: _Layer, index: int, sources: dict[tuple[int, str], tuple[int, str]]) -> bool:
+    """Whether input ports ``index..`` of ``layer`` all lack an edge and its op can do without them."""
+    if any((layer.id, p.id) in sources for p in layer.inputs[index:]):
+        return False
+    cls = _find_op(layer.type, layer.version)
+    return cls is not None and cls is not Constant and cls.input_count_range()[0] <= index
+
+
+def _external_index(desc: dict[str, Any], index: dict[str, int], offset: int) -> dict[str, Any]:
+    """A port-map entry without its tag, ``external_port_id`` (a port id of the layer, as OpenVINO
+    reads it) turned into the position the ops use: the input's index, or the number of inputs plus
+    the output's index. Ids that name no port stay as written (the op reports them)."""
+    out = {k: v for k, v in desc.items() if k != "tag"}
+    ext = out.get("external_port_id")
+    if isinstance(ext, int) and ext != -1:
+        position = index.get(str(ext))
+        if position is None and offset and 0 <= ext < len(index):
+            position = ext  # OpenVINO's 2022 test IRs number If outputs from 0 (if_diff_case.xml); it reads them
+        if position is not None:
+            out["external_port_id"] = offset + position
+    return out
+
+
 def _maybe_int(text: str) -> "int | str":
     try:
         return int(text)
@@ -540,6 +563,7 @@ class _Reader:
             layers[layer.id] = layer
             order.append(layer.id)
         self.edge_order: list[tuple[int, int, str]] = []
+        self.ignored_edges: list[str] = []
         sources = self._edges(root, layers, where)
         topo = self._toposort(layers, sources, where)
         nodes: dict[int, Node] = {}
@@ -549,7 +573,10 @@ class _Reader:
             for index, port in enumerate(layer.inputs):
                 src = sources.get((lid, port.id))
                 if src is None:
-                    raise SerializationError(f"{layer.where()}: input port {port.id} has no incoming edge")
+                    if _unfed_tail_is_optional(layer, index, sources):
+                        break  # OpenVINO builds the op from the inputs it has (Broadcast-1 without axes_mapping)
+                    ignored = f"; ignored: {', '.join(self.ignored_edges)}" if self.ignored_edges else ""
+                    raise SerializationError(f"{layer.where()}: input port {port.id} has no incoming edge{ignored}")
                 src_node = nodes[src[0]]
                 src_layer = layers[src[0]]
                 out_index = src_layer.out_index[src[1]]
@@ -596,10 +623,11 @@ class _Reader:
             frm, to = _int_attr(e, "from-layer", ewhere), _int_attr(e, "to-layer", ewhere)
             if fport is None or tport is None:
                 raise SerializationError(f"{ewhere}: missing from-port or to-port")
+            if to not in layers:  # OpenVINO ignores an edge into no layer (its reduce_to_pooling test IRs have one)
+                self.ignored_edges.append(f"{ewhere.split(': ', 1)[-1]} (there is no layer {to})")
+                continue
             if frm not in layers:
                 raise SerializationError(f"{ewhere}: there is no layer {frm}")
-            if to not in layers:
-                raise SerializationError(f"{ewhere}: there is no layer {to}")
             src, dst = layers[frm], layers[to]
             if fport not in src.out_index:
                 raise SerializationError(
@@ -751,8 +779,8 @@ class _Reader:
                 values[tag] = content
             elif tag in ("port_map", "then_port_map", "else_port_map"):
                 prefix = {"port_map": "", "then_port_map": "then_", "else_port_map": "else_"}[tag]
-                ins = [{k: v for k, v in d.items() if k != "tag"} for d in content if d["tag"] == "input"]
-                outs = [{k: v for k, v in d.items() if k != "tag"} for d in content if d["tag"] == "output"]
+                ins = [_external_index(d, layer.in_index, 0) for d in content if d["tag"] == "input"]
+                outs = [_external_index(d, layer.out_index, len(layer.inputs)) for d in content if d["tag"] == "output"]
                 if f"{prefix}input_descriptions" in fields and f"{prefix}output_descriptions" in fields:
                     values[f"{prefix}input_descriptions"] = ins
                     values[f"{prefix}output_descriptions"] = outs
@@ -932,6 +960,8 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
         cls = hit[2]
         if cls is None or _REGISTRY.get((cls.dialect, cls.type_name, cls.version)) is cls:
             return cls
+    if version == "experimental" and type_name.startswith("ExperimentalDetectron"):
+        version = "opset6"  # OpenVINO reads its IR v10-era "experimental" opset as these ops' opset6
     cls = find("openvino", type_name, version) if _OPSET.fullmatch(version) else None
     _FOUND[key] = (len(_REGISTRY), find, cls)
     return cls

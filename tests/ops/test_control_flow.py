@@ -225,10 +225,14 @@ def test_if_branch_type_conflict_names_both_types() -> None:
         _if(cond, x, x, then_body, else_body)
 
 
-def test_if_condition_must_be_a_scalar() -> None:
-    cond = opset.parameter("[2]", "boolean", name="cond")
+def test_if_condition_rank_must_be_0_or_1() -> None:
+    """OpenVINO 2026.4 checks the condition's rank only: [0] and [2] build (its if_body_without_parameters
+    test IR has a [0] condition), [2,1] does not."""
     x = opset.parameter("[2,3]", "f32", name="x")
-    with pytest.raises(InferenceError, match=r"input 0 \('cond'\) must be a scalar or \[1\], got boolean\[2\]"):
+    for shape in ("[0]", "[2]", "[1]", "[]"):
+        _if(opset.parameter(shape, "boolean", name="cond"), x, x, *_branches())
+    cond = opset.parameter("[2,1]", "boolean", name="cond")
+    with pytest.raises(InferenceError, match=r"Rank of If condition input must be equal to 0 or 1, got boolean\[2,1\]"):
         _if(cond, x, x, *_branches())
 
 

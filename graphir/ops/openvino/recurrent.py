@@ -220,7 +220,7 @@ class LSTMCell(_LSTMStep, _Cell):
 
 # --- sequences ---------------------------------------------------------------------------------
 class _Sequence(_RecurrentAttrs):
-    direction: Literal["forward", "reverse", "bidirectional"]
+    direction: Literal["forward", "reverse", "bidirectional"] = "forward"  # OpenVINO reads a missing one as forward
     has_cell_state: ClassVar[bool] = False
 
     def _bias_rows(self) -> int:

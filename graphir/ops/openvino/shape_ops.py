@@ -520,12 +520,26 @@ class Broadcast3(Op):
 
 
 class Broadcast(Broadcast3):
-    """Broadcast-1: modes numpy, explicit, pdpd (no bidirectional)."""
+    """Broadcast-1: modes numpy, explicit, pdpd (no bidirectional). Without ``mode`` (IR files from
+    OpenVINO's own tests leave it out) it is explicit when ``axes_mapping`` is connected and numpy
+    otherwise, as OpenVINO 2026.4 reads them."""
 
     type_name: ClassVar[str] = "Broadcast"
     version: ClassVar[str] = "opset1"
 
-    mode: Literal["numpy", "explicit", "pdpd"] = "numpy"
+    mode: Literal["numpy", "explicit", "pdpd"] | None = None  # type: ignore[assignment]
+
+    def _resolved(self, input_count: int) -> "Broadcast":
+        if self.mode is not None:
+            return self
+        return self.model_copy(update={"mode": "explicit" if input_count > 2 else "numpy"})
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        op = self._resolved(len(inputs))
+        return Broadcast3.infer(op, inputs)
+
+    def evaluate(self, x: np.ndarray, target: np.ndarray, mapping: np.ndarray | None = None) -> list[np.ndarray]:
+        return Broadcast3.evaluate(self._resolved(2 if mapping is None else 3), x, target, mapping)
 
     @field_validator("mode", mode="before")
     @classmethod
