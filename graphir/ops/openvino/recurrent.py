@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from graphir.ops.base import INDEX, REAL, Op, Port, TensorType
+from graphir.ops.base import NUMERIC, REAL, Op, Port, TensorType
 from graphir.shapes import Dimension, PartialShape
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
@@ -316,7 +316,7 @@ class RNNSequence(_RNNStep, _Sequence):
     type_name: ClassVar[str] = "RNNSequence"
     version: ClassVar[str] = "opset5"
     inputs: ClassVar[tuple[Port, ...]] = (
-        Port("X", REAL), Port("initial_hidden_state", REAL), Port("sequence_lengths", INDEX),
+        Port("X", REAL), Port("initial_hidden_state", REAL), Port("sequence_lengths", NUMERIC),
         Port("W", REAL), Port("R", REAL), Port("B", REAL),
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"))
@@ -340,7 +340,7 @@ class LSTMSequence(_LSTMStep, _Sequence):
     version: ClassVar[str] = "opset5"
     inputs: ClassVar[tuple[Port, ...]] = (
         Port("X", REAL), Port("initial_hidden_state", REAL), Port("initial_cell_state", REAL),
-        Port("sequence_lengths", INDEX), Port("W", REAL), Port("R", REAL), Port("B", REAL),
+        Port("sequence_lengths", NUMERIC), Port("W", REAL), Port("R", REAL), Port("B", REAL),
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"), Port("Co"))
 
