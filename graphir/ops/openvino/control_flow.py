@@ -411,8 +411,27 @@ class Loop(_Iterating):
             raise self.fail("the body has no execution_condition output (port_map purpose)")
         # the first pass finds out whether the body condition is a constant
         _, results = self._infer_iterating(inputs, None)
-        outs, _ = self._infer_iterating(inputs, self._known_iterations(inputs, results[condition_idx]))
+        body_condition = self._passed_through_condition(inputs, condition_idx) or results[condition_idx]
+        outs, _ = self._infer_iterating(inputs, self._known_iterations(inputs, body_condition))
         return outs
+
+    def _passed_through_condition(self, inputs: list[TensorType], condition_idx: int) -> TensorType | None:
+        """The body condition when the body hands a Parameter straight back to itself (Result ->
+        back edge -> the same Parameter) and that Parameter starts from a known outer value: it
+        stays that value on every iteration (OpenVINO infers loop_2d_add.xml's 3 iterations so)."""
+        body = self._body()
+        result = body.get_results()[condition_idx]
+        source = result.inputs[0]
+        params = body.get_parameters()
+        if source is None or source.node not in params:
+            return None
+        p = params.index(source.node)
+        if (condition_idx, p) not in self._back_edges():
+            return None
+        for ext, index, slicing in self._inputs_map(len(inputs)):
+            if index == p and slicing is None and inputs[ext].value is not None:
+                return inputs[ext]
+        return None
 
     @staticmethod
     def _known_iterations(inputs: list[TensorType], body_condition: TensorType) -> int | None:
