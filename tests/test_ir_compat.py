@@ -109,3 +109,90 @@ def test_experimental_version_of_experimental_detectron_ops_looks_up_opset6(monk
     assert ir_reader._find_op("ExperimentalDetectronROIFeatureExtractor", "experimental") is None
     assert ir_reader._find_op("Add", "experimental") is None
     assert asked == [("openvino", "ExperimentalDetectronROIFeatureExtractor", "opset6")]
+
+
+def _layer(lid: int, name: str, ltype: str, data: str, ins: list[str], outs: list[tuple[str, str]],
+           opset: str = "opset1") -> str:
+    """One <layer>; ``ins``: dims text per input port (no precision, as OpenVINO's test IRs),
+    ``outs``: (precision, dims text) per output port; port ids count on from the inputs."""
+    dims = lambda text: "".join(f"<dim>{d}</dim>" for d in text.split(",") if d)  # noqa: E731
+    inp = "".join(f'<port id="{i}">{dims(d)}</port>' for i, d in enumerate(ins))
+    out = "".join(f'<port id="{len(ins) + i}" precision="{p}">{dims(d)}</port>' for i, (p, d) in enumerate(outs))
+    return (f'<layer id="{lid}" name="{name}" type="{ltype}" version="{opset}">{data}'
+            + (f"<input>{inp}</input>" if ins else "") + (f"<output>{out}</output>" if outs else "") + "</layer>")
+
+
+def _net(layers: list[str], edges: list[tuple[int, int, int, int]], head: str = "", version: int = 10) -> str:
+    e = "".join(f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>' for a, b, c, d in edges)
+    return f'<?xml version="1.0"?>\n<net name="t" version="{version}">{head}<layers>{"".join(layers)}</layers><edges>{e}</edges></net>\n'
+
+
+_PARAM = _layer(0, "data", "Parameter", '<data shape="1,3,2,2" element_type="f32"/>', [], [("FP32", "1,3,2,2")])
+_RELU = _layer(1, "relu", "ReLU", "", ["1,3,2,2"], [("FP32", "1,3,2,2")])
+_RESULT = _layer(2, "out", "Result", "", ["1,3,2,2"], [])
+_MEANS = ('<pre-process mean-precision="FP32" reference-layer-name="data">'
+          + "".join(f'<channel id="{c}"><mean {m}/></channel>' for c, m in enumerate(["{0}", "{1}", "{2}"]))
+          + "</pre-process>")
+_CONST = lambda lid, name, et, shape, off, size, prec: _layer(  # noqa: E731
+    lid, name, "Const", f'<data element_type="{et}" shape="{shape}" offset="{off}" size="{size}"/>', [],
+    [(prec, shape)])
+
+_COMPAT_CASES = {
+    # <pre-process> mean values and mean images (from the .bin) subtract from the named input
+    "pre_process_mean_values": (_net([_PARAM, _RELU, _RESULT], [(0, 0, 1, 0), (1, 1, 2, 0)],
+                                     _MEANS.format('value="1.1"', 'value="-2.2"', 'value="0.3"')), b""),
+    "pre_process_mean_image": (_net([_PARAM, _RELU, _RESULT], [(0, 0, 1, 0), (1, 1, 2, 0)],
+                                    _MEANS.format('offset="0" size="16"', 'offset="16" size="16"', 'offset="32" size="16"')),
+                               np.linspace(-1, 1, 12, dtype=np.float32).tobytes()),
+    # two XML declarations (exec_graph_info's test IR); libxml2 alone refuses them
+    "repeated_xml_declaration": ('<?xml version="1.0" ?>\n' + _net([_PARAM, _RELU, _RESULT], [(0, 0, 1, 0), (1, 1, 2, 0)]),
+                                 b""),
+    # an edge into no layer is ignored (reduce_to_pooling's test IRs)
+    "edge_into_no_layer": (_net([_PARAM, _RELU, _RESULT], [(0, 0, 1, 0), (7, 0, 8, 1), (1, 1, 2, 0)]), b""),
+    # Broadcast-1 without mode: numpy with two inputs (the third port has no edge), explicit with three
+    "broadcast_without_mode_two_inputs": (_net(
+        [_layer(0, "x", "Parameter", '<data shape="3,1" element_type="f32"/>', [], [("FP32", "3,1")]),
+         _CONST(1, "target", "i64", "3", 0, 24, "I64"),
+         _layer(2, "b", "Broadcast", "", ["3,1", "3", "2"], [("FP32", "2,3,4")]),
+         _layer(3, "out", "Result", "", ["2,3,4"], [])],
+        [(0, 0, 2, 0), (1, 0, 2, 1), (2, 3, 3, 0)]), np.array([2, 3, 4], np.int64).tobytes()),
+    "broadcast_without_mode_three_inputs": (_net(
+        [_layer(0, "x", "Parameter", '<data shape="3" element_type="f32"/>', [], [("FP32", "3")]),
+         _CONST(1, "target", "i64", "3", 0, 24, "I64"), _CONST(2, "axes", "i64", "1", 24, 8, "I64"),
+         _layer(3, "b", "Broadcast", "", ["3", "3", "1"], [("FP32", "2,3,4")]),
+         _layer(4, "out", "Result", "", ["2,3,4"], [])],
+        [(0, 0, 3, 0), (1, 0, 3, 1), (2, 0, 3, 2), (3, 3, 4, 0)]), np.array([2, 3, 4, 1], np.int64).tobytes()),
+    # RNNSequence without direction (forward) and with f32 sequence_lengths (ngraph_reader's sequences.cpp)
+    "rnn_sequence_without_direction": (_net(
+        [_layer(0, "x", "Parameter", '<data shape="2,3,4" element_type="f32"/>', [], [("FP32", "2,3,4")]),
+         _layer(1, "h", "Parameter", '<data shape="2,1,5" element_type="f32"/>', [], [("FP32", "2,1,5")]),
+         _CONST(2, "len", "f32", "2", 0, 8, "FP32"), _CONST(3, "w", "f32", "1,5,4", 8, 80, "FP32"),
+         _CONST(4, "r", "f32", "1,5,5", 88, 100, "FP32"), _CONST(5, "bias", "f32", "1,5", 188, 20, "FP32"),
+         _layer(6, "seq", "RNNSequence", '<data hidden_size="5" activations="tanh"/>', ["2,3,4", "2,1,5", "2", "1,5,4", "1,5,5", "1,5"],
+                [("FP32", "2,1,3,5"), ("FP32", "2,1,5")], "opset5"),
+         _layer(7, "y", "Result", "", ["2,1,3,5"], []), _layer(8, "ho", "Result", "", ["2,1,5"], [])],
+        [(0, 0, 6, 0), (1, 0, 6, 1), (2, 0, 6, 2), (3, 0, 6, 3), (4, 0, 6, 4), (5, 0, 6, 5), (6, 6, 7, 0), (6, 7, 8, 0)]),
+        np.concatenate([np.array([3, 2], np.float32), np.random.default_rng(0).uniform(-0.5, 0.5, 52).astype(np.float32)]).tobytes()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_COMPAT_CASES))
+def test_lenient_files_read_as_openvino_reads_them(ov, tmp_path: Path, name: str) -> None:
+    """Each file as OpenVINO's own tests write it: graphir reads it with read_model's output types and
+    shapes, and runs it to the values OpenVINO's CPU plugin gives (f32 hint)."""
+    text, blob = _COMPAT_CASES[name]
+    xml = tmp_path / "m.xml"
+    xml.write_text(text)
+    (tmp_path / "m.bin").write_bytes(blob)
+    ov_model = ov.Core().read_model(str(xml))
+    model = read_ir(xml)
+    assert [(str(o.element_type), str(o.partial_shape)) for o in model.outputs] == [
+        (o.get_element_type().get_type_name(), str(o.get_partial_shape())) for o in ov_model.outputs]
+    rng = np.random.default_rng(1)
+    feeds = [rng.uniform(-2, 2, [d.get_length() for d in p.get_partial_shape()]).astype(np.float32)
+             for p in ov_model.get_parameters()]
+    want = ov.Core().compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})(feeds)
+    got = list(model.run(feeds).values())
+    assert len(got) == len(want)
+    for g, w in zip(got, want.values()):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

@@ -42,6 +42,7 @@ from graphir.ops.openvino.core import Parameter
 from graphir.serializers.gc_pause import long_lived_objects
 from graphir.serializers.ir_constants import BinSource
 from graphir.serializers.ir_legacy import apply_v10_legacy_io
+from graphir.serializers.ir_preprocess import apply_pre_process
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
 from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _tensor_type, _weights,
                                            ports_hold_only_valid_dims, split_names)
@@ -93,7 +94,7 @@ def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
         root = parse_xml(scanned.skeleton, where)
     except SerializationError:
         return None
-    if (root.tag != "net" or root.get("version") not in _VERSIONS or len(root) == 0
+    if (root.tag != "net" or root.get("version") not in _VERSIONS or len(root) == 0 or root.find("pre-process") is not None
             or [c.tag for c in root if c.tag in ("layers", "edges")] not in (["layers"], ["layers", "edges"])
             or any(len(c) for c in root if c.tag in ("layers", "edges"))):
         return None
@@ -114,7 +115,11 @@ def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = No
     with long_lived_objects():
         reader = _Reader(where, source)
         reader.plain_ports = text is not None and ports_hold_only_valid_dims(text)
-        return _finish(reader.read_graph(root, where), root)
+        model = reader.read_graph(root, where)
+        pre_process = root.find("pre-process")
+        if pre_process is not None:  # the scanning path leaves such files to this one
+            apply_pre_process(model, pre_process, source, where)
+        return _finish(model, root)
 
 
 def _finish(model: Model, root: Any) -> Model:
