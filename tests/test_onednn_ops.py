@@ -209,6 +209,21 @@ def test_quantize_dequantize_per_channel() -> None:
     assert_close(back, np.array([[0.0, 1.0, 2.5], [0.0, 25.5, 0.2]], np.float32))
 
 
+def test_dequantize_per_channel_scales_of_grouped_weights() -> None:
+    """groups x channels scales for axis 1 of grouped weights (groups in dim 0), as oneDNN runs
+    int8_convtranspose_post_ops_add_fusion.json: element (i, c) takes scale [i // (dim0/groups), c]."""
+    w = np.arange(16, dtype=np.int8).reshape(4, 2, 2, 1)
+    deq = op("Dequantize", scales=[1.0, 2.0, 10.0, 20.0], qtype="per_channel", axis=1)  # 2 groups x 2 channels
+    (y,) = deq.evaluate(w)
+    factor = np.array([[1, 2], [1, 2], [10, 20], [10, 20]], np.float32)[:, :, None, None]
+    np.testing.assert_array_equal(y, w.astype(np.float32) * factor)
+    node = Node(deq, [Node(Parameter(shape=PartialShape.parse("[4,2,2,1]"), element_type="i8")).output(0)])
+    assert str(node.output_types[0]) == "f32[4,2,2,1]"
+    bad = op("Dequantize", scales=[1.0] * 6, qtype="per_channel", axis=1)  # 3 groups do not divide dim 0 (4)
+    with pytest.raises(InferenceError, match=r"qtype 'per_channel': 6 scales for axis 1 of input 0 \('src'\) \[4,2,2,1\]"):
+        Node(bad, [Node(Parameter(shape=PartialShape.parse("[4,2,2,1]"), element_type="i8")).output(0)])
+
+
 def test_quantize_type_constraint_and_scale_count() -> None:
     q = op("Quantize", scales=[1.0])
     q.declare_output_types(["f16"])

@@ -312,12 +312,15 @@ class _Reader:
     def finish(self, data: dict, params: list[Node], nodes: list[Node], outputs: dict[int, Output],
                producer: dict[int, tuple[int, int]], ops: list[dict]) -> Model:
         ports = data.get("output_ports")
+        ignored: list[int] = []
         if ports is not None:
             if not isinstance(ports, list) or not all(isinstance(p, int) for p in ports):
                 raise self.error("output_ports", "expected a list of logical tensor ids")
-            for p in ports:
-                if p not in outputs:
-                    raise self.error("output_ports", f"logical tensor {p} appears in no op")
+            # oneDNN (benchdnn) runs graphs whose output_ports name a tensor no op produces
+            # (int8_softmax_add.json): such ids are ignored; none left means the unconsumed outputs
+            ignored = [p for p in ports if p not in outputs]
+            ports = [p for p in ports if p in outputs] or None
+        if ports is not None:
             result_ids = list(ports)
         else:
             # a tensor only End consumes is still a graph output (End marks exactly that)
@@ -332,6 +335,8 @@ class _Reader:
         model = Model(results, params, name=self.path.stem, nodes=nodes)
         model.meta["onednn"] = {key: value for key, value in data.items() if key != "graph"}
         model.meta["onednn_read"] = {"parameters": list(self.param_ids), "results": list(result_ids)}
+        if ignored:
+            model.meta["onednn_read"]["ignored_output_ports"] = ignored
         return model
 
 

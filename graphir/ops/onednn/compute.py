@@ -177,6 +177,14 @@ def _per_axis(values: np.ndarray, rank: int, axis: int) -> np.ndarray:
     return values.reshape(shape) if rank else values.reshape(())
 
 
+def _per_group_channel(values: np.ndarray, shape: tuple[int, ...], axis: int, groups: int) -> np.ndarray:
+    """``groups x shape[axis]`` values laid out over dim 0 (groups of ``shape[0] / groups``) and ``axis``."""
+    table = np.repeat(values.reshape(groups, shape[axis]), shape[0] // groups, axis=0)
+    out_shape = [1] * len(shape)
+    out_shape[0], out_shape[axis] = shape[0], shape[axis]
+    return table.reshape(out_shape)
+
+
 def _saturate(values: np.ndarray, et: ElementType) -> np.ndarray:
     if et.is_integral_number:
         info = np.iinfo(et.numpy_dtype) if et.bitwidth >= 8 else None
@@ -200,14 +208,29 @@ class _StaticQuant(OneDNNOp):
         if self.qtype == "per_channel" and src.rank_is_static:
             axis = self.axis_of(self.axis, len(src))
             d = src[axis]
-            if d.is_static and d.get_length() != len(self.scales):
+            if d.is_static and d.get_length() != len(self.scales) and self._groups(
+                    [x.get_length() if x.is_static else None for x in src.dims], axis) is None:
                 raise self.fail(f"qtype 'per_channel': {len(self.scales)} scales for axis {axis} of input 0 ('src') {src}")
 
-    def _params(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
+    def _groups(self, shape: "list[int | None] | tuple[int, ...]", axis: int) -> int | None:
+        """Grouped weights (oneDNN runs int8_convtranspose_post_ops_add_fusion.json): ``groups x
+        channels`` scales for ``axis`` (1, the per-group channels of IOX/OIX weights) with the
+        groups in dim 0; the group count, or None when the scales do not count so."""
+        n, d = len(self.scales), shape[axis]
+        if axis == 0 or not d or n % d or shape[0] is None:
+            return None
+        groups = n // d
+        return groups if groups > 1 and shape[0] % groups == 0 else None
+
+    def _params(self, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        rank = len(shape)
         axis = self.axis % rank if rank else 0
-        scales = _per_axis(np.asarray(self.scales, np.float32), rank, axis)
-        zps = _per_axis(np.asarray(self.zps or [0] * len(self.scales), np.float32), rank, axis)
-        return scales, zps
+        scales = np.asarray(self.scales, np.float32)
+        zps = np.asarray(self.zps or [0] * len(self.scales), np.float32)
+        groups = self._groups(shape, axis) if self.qtype == "per_channel" and rank and shape[axis] != scales.size else None
+        if groups is not None:  # element (i, .., c, ..) takes scale [i // (dim0 / groups), c]
+            return _per_group_channel(scales, shape, axis, groups), _per_group_channel(zps, shape, axis, groups)
+        return _per_axis(scales, rank, axis), _per_axis(zps, rank, axis)
 
 
 class Quantize(_StaticQuant):
@@ -225,7 +248,7 @@ class Quantize(_StaticQuant):
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         x = as_f32(arrays[0])
-        scales, zps = self._params(x.ndim)
+        scales, zps = self._params(x.shape)
         et = self.output_element_type(0, ElementType.u8)
         q = x / scales
         if et.is_integral_number:
@@ -247,7 +270,7 @@ class Dequantize(_StaticQuant):
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         x = as_f32(arrays[0])
-        scales, zps = self._params(x.ndim)
+        scales, zps = self._params(x.shape)
         return [((x - zps) * scales).astype(np.float32)]
 
 
