@@ -80,6 +80,31 @@ def test_topk_unknown_k_matches_openvino(ov) -> None:
     same(ov, "TopK", "opset11", attrs, [Param("[2,1..6]"), Param("[]", "i64")])
 
 
+@pytest.mark.parametrize("shape,k_of", [
+    (s, k) for s in ("[1,?]", "[1,..3234]", "[1,100..3234]", "[1,10..20]", "[1,30..]", "[1,60..80]")
+    for k in ("min50", "plus100", "max7", "dim")
+    # OpenVINO tells k = dim from k = max(dim, 7) on [30..] by its symbols ([30..] vs [?]); graphir's
+    # intervals are equal there and it gives [30..] for both (a correct, tighter bound)
+    if (s, k) != ("[1,30..]", "max7")])
+def test_topk_with_k_bounded_by_a_shape_subgraph_matches_openvino(ov, shape: str, k_of: str) -> None:
+    """k computed from the axis length (detection heads: min(dim, 50)) bounds the output as OpenVINO
+    infers it: [..3234] with k = min(dim, 50) gives [..50], not [..3234]."""
+    from openvino import opset11, opset13 as ops
+
+    p = ops.parameter(ov.PartialShape(shape), np.float32)
+    gp = opset.parameter(shape, "f32")
+    d = ops.gather(ops.shape_of(p), ops.constant(np.int64(1)), ops.constant(np.int64(0)))
+    gd = opset.make("Gather", opset.make("ShapeOf", gp, version="opset3"), np.int64(1), np.int64(0), version="opset8")
+    k, gk = {"min50": (ops.minimum(d, ops.constant(np.int64(50))), opset.minimum(gd, np.int64(50))),
+             "plus100": (ops.add(d, ops.constant(np.int64(100))), opset.add(gd, np.int64(100))),
+             "max7": (ops.maximum(d, ops.constant(np.int64(7))), opset.maximum(gd, np.int64(7))),
+             "dim": (d, gd)}[k_of]
+    want = opset11.topk(p, k, 1, "max", "value", "i32")
+    got = opset.make("TopK", gp, gk, version="opset11", axis=1, mode="max", sort="value", index_element_type="i32")
+    for i in range(2):
+        assert str(got[i].partial_shape) == str(want.get_output_partial_shape(i))
+
+
 @pytest.mark.parametrize("mode,sort", [("max", "value"), ("min", "value"), ("max", "index"), ("min", "index")])
 def test_topk_values_match_openvino_cpu(ov, mode: str, sort: str) -> None:
     x = RNG.permutation(40).astype(np.float32).reshape(4, 10)

@@ -51,6 +51,12 @@ def _dim_max(x, y):
     return Dimension(max(x.min, y), None if x.max is None else max(x.max, y))
 
 
+def _dim_min(x, y):
+    if isinstance(x, int):
+        return min(x, y)
+    return Dimension(min(x.min, y), y if x.max is None else min(x.max, y))
+
+
 def _is_integer(a: np.ndarray) -> bool:
     return np.issubdtype(a.dtype, np.integer)
 
@@ -130,6 +136,7 @@ class Maximum(BinaryArithmetic):
 
 class Minimum(BinaryArithmetic):
     type_name: ClassVar[str] = "Minimum"
+    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(_dim_min, static_only_rhs=False))
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.minimum(a, b)

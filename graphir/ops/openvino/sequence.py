@@ -189,6 +189,15 @@ class TopK(Op):
             if k < 0:
                 raise self.fail(f"The value of 'K' must be greater or equal to zero. (got {k})")
             kdim = Dimension.static(k)  # OpenVINO: k even when the axis may be shorter
+        elif items is not None and isinstance(items[0], Dimension):
+            # k known as an interval (e.g. min(dim, 50)): OpenVINO takes the lower of both minima and,
+            # when the axis is bounded, the lower of both maxima ([..3234] with k in [0, 50]: [..50])
+            # an unbounded axis gives a dynamic dim, unless k is that dim itself ([30..] stays [30..])
+            k_dim = items[0]
+            if d.max is None:
+                kdim = d if k_dim == d else Dimension.dynamic()
+            else:
+                kdim = Dimension(min(d.min, k_dim.min), d.max if k_dim.max is None else min(d.max, k_dim.max))
         else:
             kdim = Dimension(0, d.max)
         shape = PartialShape([kdim if i == axis else x for i, x in enumerate(data.shape.dims)])
