@@ -57,6 +57,30 @@ def _dim_min(x, y):
     return Dimension(min(x.min, y), y if x.max is None else min(x.max, y))
 
 
+def _subtract_bounds(x: object, y: object) -> object:
+    """``x - y`` over shape values: exact on ints; an interval minus an int, or an int minus a bounded
+    interval, when the result stays a length (>= 0); anything else unknown."""
+    if isinstance(x, int) and isinstance(y, int):
+        return x - y
+    if isinstance(x, Dimension) and isinstance(y, int) and x.min - y >= 0:
+        return Dimension(x.min - y, None if x.max is None else x.max - y)
+    if isinstance(x, int) and isinstance(y, Dimension) and y.max is not None and x - y.max >= 0:
+        return Dimension(x - y.max, x - y.min)
+    return None
+
+
+def _floor_mod_bounds(x: object, y: object) -> object:
+    """``x mod y`` of a length by a positive int: the length itself below ``y``, else [0, y-1]
+    (window padding in Swin: ``(7 - H % 7) % 7`` lies in [0, 6], as OpenVINO bounds it)."""
+    if isinstance(x, int) and isinstance(y, int):
+        return x % y if y else None
+    if isinstance(x, Dimension) and isinstance(y, int) and y > 0:
+        if x.max is not None and x.max < y:
+            return x
+        return Dimension(0, y - 1)
+    return None
+
+
 def _is_integer(a: np.ndarray) -> bool:
     return np.issubdtype(a.dtype, np.integer)
 
@@ -77,6 +101,7 @@ class Add(BinaryArithmetic):
 
 class Subtract(BinaryArithmetic):
     type_name: ClassVar[str] = "Subtract"
+    bounds_rule: ClassVar[object] = staticmethod(_subtract_bounds)
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.subtract(a, b)
@@ -154,6 +179,7 @@ class FloorMod(BinaryArithmetic):
     """Remainder with the sign of the divisor (Python ``%``)."""
 
     type_name: ClassVar[str] = "FloorMod"
+    bounds_rule: ClassVar[object] = staticmethod(_floor_mod_bounds)
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if _is_integer(a):

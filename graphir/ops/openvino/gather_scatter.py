@@ -74,6 +74,10 @@ class Gather(Op):
             batch.append(merged)
         shape = PartialShape(batch + list(data_s.dims[b:axis]) + list(idx_s.dims[b:]) + list(data_s.dims[axis + 1:]))
         out = TensorType(data.element_type, shape, fold(self, inputs, shape, data.element_type))
+        if out.value is None and rank > 1 and indices.value is not None and data.bounds is not None:
+            bounded = sv.moved(data, lambda a: self.evaluate(a, np.asarray(indices.value), np.int64(axis)), [shape])
+            if bounded is not None:
+                return bounded
         if out.value is None and rank == 1 and b == 0 and indices.value is not None and shape.is_static:
             items = sv.elements(data)
             if items is not None:

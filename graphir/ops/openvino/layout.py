@@ -46,8 +46,10 @@ class Pad(Op):
             return [TensorType(data.element_type, data.shape)]
         rank = len(data.shape)
         begin, end = sv.elements(begin_t), sv.elements(end_t)
-        if begin is None or end is None or not (sv.is_known(begin) and sv.is_known(end)):
+        if begin is None or end is None:
             return [TensorType(data.element_type, PartialShape.dynamic(rank))]
+        if not (sv.is_known(begin) and sv.is_known(end)):
+            return [TensorType(data.element_type, self._bounded_shape(data.shape, begin, end))]
         if len(begin) != rank or len(end) != rank:
             raise self.fail(f"Number of elements of pads_begin ({len(begin)}) and pads_end ({len(end)}) must "
                             f"match the rank of arg ({data.shape})")
@@ -57,6 +59,29 @@ class Pad(Op):
             dims.append(_pad_dim(d, int(b), int(e)))  # type: ignore[arg-type]
         shape = PartialShape(dims)
         return [TensorType(data.element_type, shape, fold(self, inputs, shape, data.element_type))]
+
+    def _bounded_shape(self, shape: PartialShape, begin: list, end: list) -> PartialShape:
+        """Pads known as bounded intervals (Swin's ``(7 - H % 7) % 7``): each dim grows by their
+        sum's interval, as OpenVINO infers ([1..] padded by [0..6] stays [1..]); a pad with no
+        upper bound (or a count that does not match the rank) leaves the dim unknown."""
+        if len(begin) != len(shape) or len(end) != len(shape):
+            return PartialShape.dynamic(len(shape))
+        dims = []
+        for d, b, e in zip(shape.dims, begin, end):
+            lo = hi = 0
+            known = True
+            for pad in (b, e):
+                if isinstance(pad, int):
+                    lo, hi = lo + pad, None if hi is None else hi + pad
+                elif pad.max is None:
+                    known = False
+                else:
+                    lo, hi = lo + pad.min, None if hi is None else hi + pad.max
+            if not known or d.min + lo < 0:
+                dims.append(Dimension.dynamic())
+                continue
+            dims.append(Dimension(d.min + lo, None if d.max is None or hi is None else d.max + hi))
+        return PartialShape(dims)
 
     def _check_mode(self, d: Dimension, b: int, e: int, axis: int) -> None:
         if not d.is_static or self.pad_mode in ("constant", "edge"):

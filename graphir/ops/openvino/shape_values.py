@@ -7,7 +7,7 @@ non-negative value (a dynamic dim read by ShapeOf). The helpers below read and w
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Union
 
 import numpy as np
@@ -60,3 +60,19 @@ def as_dimension(item: Element) -> Dimension:
 
 def from_dimension(d: Dimension) -> Element:
     return d.min if d.is_static else d
+
+
+def moved(data: TensorType, move: "Callable[[np.ndarray], Sequence[np.ndarray]]",
+          out_shapes: Sequence[PartialShape]) -> list[TensorType] | None:
+    """The outputs of an op that only moves elements (Split, Gather), applied to ``data``'s
+    bounds: ``move`` runs the op's own evaluate on an object array of the elements. None when
+    ``data`` has no bounds or a shape is not static."""
+    if data.bounds is None or not data.shape.is_static or not all(s.is_static for s in out_shapes):
+        return None
+    items = np.empty(len(data.bounds), dtype=object)
+    items[:] = list(data.bounds)
+    try:
+        parts = move(items.reshape(data.shape.to_shape()))
+    except (TypeError, ValueError, IndexError):
+        return None
+    return [make(data.element_type, s, list(np.asarray(p, dtype=object).reshape(-1))) for s, p in zip(out_shapes, parts)]

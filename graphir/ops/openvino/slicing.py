@@ -243,8 +243,11 @@ class Slice(Op):
         if len(set(axes)) != len(axes):
             raise self.fail(f"Slice values in `axes` input must be unique, got {axes}")
         dims = list(data.shape.dims)
+        stop_items = sv.elements(inputs[2]) if stop is None else None
         for i, ax in enumerate(axes):
-            if start is None or stop is None or step is None:
+            if start is not None and step is not None and stop_items is not None and len(stop_items) == len(axes):
+                dims[ax] = _stop_bounded_dim(dims[ax], start[i], stop_items[i], step[i])
+            elif start is None or stop is None or step is None:
                 dims[ax] = _upto(dims[ax])
             else:
                 dims[ax] = sliced_dim(dims[ax], _clip(start[i]), _clip(stop[i]), step[i])
@@ -268,6 +271,18 @@ class Slice(Op):
 
 
 # --- Split / VariadicSplit -------------------------------------------------------------------
+def _stop_bounded_dim(d: Dimension, start: int, stop: "int | Dimension", step: int) -> Dimension:
+    """A slice from a known start with step 1 to a stop known as an interval (Swin's ``x[:, :H, :W]``
+    with H read from a shape): OpenVINO gives ``[min(lows) - start, min(highs) - start]``."""
+    if isinstance(stop, int):
+        return sliced_dim(d, _clip(start), _clip(stop), step)
+    if step != 1 or start < 0:
+        return _upto(d)
+    low = max(min(d.min, stop.min) - start, 0)
+    highs = [h for h in (d.max, stop.max) if h is not None]
+    return Dimension(low, max(min(highs) - start, 0) if highs else None)
+
+
 class Split(Op):
     """Split-1: ``num_splits`` equal parts along ``axis`` (input 1)."""
 
@@ -302,6 +317,10 @@ class Split(Op):
         part = Dimension(-(-d.min // n), None if d.max is None else d.max // n) if d.is_dynamic else Dimension.static(d.min // n)
         shape = PartialShape([part if i == axis else x for i, x in enumerate(data.shape.dims)])
         values = self._fold(inputs, shape)
+        if values[0] is None:  # a shape vector split into parts keeps its bounds
+            bounded = sv.moved(data, lambda a: self.evaluate(a, np.int64(axis)), [shape] * self.num_splits)
+            if bounded is not None:
+                return bounded
         return [TensorType(data.element_type, shape, v) for v in values]
 
     def _fold(self, inputs: list[TensorType], shape: PartialShape) -> list:
