@@ -14,6 +14,7 @@ import numpy as np
 
 from graphir.errors import UnsupportedOpError
 from graphir.ops.base import INDEX, NUMERIC, Op, Port, TensorType, types
+from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.reduction import normalize_axes
 from graphir.shapes import Dimension, PartialShape
 
@@ -183,8 +184,8 @@ class _InterpolateAttrs(Op):
         if values is not None and len(values) != len(axes):
             raise self.fail(f"{len(values)} sizes/scales {values} for {len(axes)} axes {axes} (data {data})")
         for i, axis in enumerate(axes):
-            if sizes is not None:
-                dims[axis] = Dimension.static(int(sizes[i]))
+            if sizes is not None:  # a size known as an interval (a shape read at run time) stays one
+                dims[axis] = sizes[i] if isinstance(sizes[i], Dimension) else Dimension.static(int(sizes[i]))
             elif scales is not None:
                 d = dims[axis]
                 dims[axis] = Dimension(_scaled(d.min, scales[i]), None if d.max is None else _scaled(d.max, scales[i]))
@@ -249,7 +250,7 @@ class Interpolate(_InterpolateAttrs):
         if self.shape_calculation_mode == "sizes":
             if inputs[1].element_type.is_real:
                 raise self.fail(f"sizes mode needs integer sizes, got {inputs[1]}")
-            shape = self._shape(data, axes, values, None, None) if axes is not None else _dyn_axes(data)
+            shape = self._shape(data, axes, sv.elements(inputs[1]), None, None) if axes is not None else _dyn_axes(data)
         else:
             shape = self._shape(data, axes, None, values, None) if axes is not None else _dyn_axes(data)
         return [TensorType(inputs[0].element_type, shape)]
@@ -288,8 +289,7 @@ class Interpolate4(_InterpolateAttrs):
         if axes is None:
             return [TensorType(inputs[0].element_type, _dyn_axes(data))]
         if self.shape_calculation_mode == "sizes":
-            v = inputs[1].value
-            shape = self._shape(data, axes, None if v is None else np.asarray(v).reshape(-1).tolist(), None, None)
+            shape = self._shape(data, axes, sv.elements(inputs[1]), None, None)
         else:
             v = inputs[2].value
             shape = self._shape(data, axes, None, None if v is None else np.asarray(v).reshape(-1).tolist(), None)
