@@ -45,15 +45,32 @@ def _dim_div(x, y):
     return x // y if y > 0 else None
 
 
+def _interval_rule(fn):
+    """A bounds rule for Minimum/Maximum: ints, intervals and non-negative ints in any mix."""
+    base = _dim_rule(fn, static_only_rhs=False)
+
+    def rule(x: object, y: object) -> object:
+        if isinstance(x, Dimension) and isinstance(y, Dimension):
+            return fn(x, y)
+        return base(x, y)
+
+    return rule
+
+
 def _dim_max(x, y):
     if isinstance(x, int):
         return max(x, y)
+    if isinstance(y, Dimension):  # two intervals (max(ShapeOf(a), ShapeOf(b)) in Swin v2)
+        return Dimension(max(x.min, y.min), None if x.max is None or y.max is None else max(x.max, y.max))
     return Dimension(max(x.min, y), None if x.max is None else max(x.max, y))
 
 
 def _dim_min(x, y):
     if isinstance(x, int):
         return min(x, y)
+    if isinstance(y, Dimension):
+        highs = [h for h in (x.max, y.max) if h is not None]
+        return Dimension(min(x.min, y.min), min(highs) if highs else None)
     return Dimension(min(x.min, y), y if x.max is None else min(x.max, y))
 
 
@@ -153,7 +170,7 @@ class Power(BinaryArithmetic):
 
 class Maximum(BinaryArithmetic):
     type_name: ClassVar[str] = "Maximum"
-    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(_dim_max, static_only_rhs=False))
+    bounds_rule: ClassVar[object] = staticmethod(_interval_rule(_dim_max))
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.maximum(a, b)
@@ -161,7 +178,7 @@ class Maximum(BinaryArithmetic):
 
 class Minimum(BinaryArithmetic):
     type_name: ClassVar[str] = "Minimum"
-    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(_dim_min, static_only_rhs=False))
+    bounds_rule: ClassVar[object] = staticmethod(_interval_rule(_dim_min))
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.minimum(a, b)
