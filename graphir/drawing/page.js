@@ -28,9 +28,11 @@
     apply();
   }
   function start() {
-    // the top of the graph at a readable scale (at most 1:1, the whole width when it fits)
-    const w = Math.max(Math.min(graph.w, 2 * view.clientWidth), view.clientWidth);
-    box = { x: graph.x + graph.w / 2 - w / 2, y: graph.y, w: w, h: w * aspect() };
+    // the first node (an input) at the top, at a readable scale (at most 1:1, the whole width when it fits)
+    const w = Math.max(Math.min(graph.w, 1.5 * view.clientWidth), view.clientWidth);
+    const first = svg.querySelector("g.node");
+    const cx = first && graph.w > w ? center(first).x : graph.x + graph.w / 2;
+    box = { x: cx - w / 2, y: graph.y, w: w, h: w * aspect() };
     apply();
   }
   function zoom(factor, cx, cy) {
@@ -64,14 +66,16 @@
   });
   window.addEventListener("pointerup", () => { setTimeout(() => { drag = null; }, 0); });
 
-  function centerOn(element) {
-    const b = element.getBBox();
-    const ctm = element.getCTM(), root = svg.getCTM();
+  function center(element) {
     // getBBox is in the element's user space; graphviz translates the whole graph group
-    const m = root.inverse().multiply(ctm);
-    const cx = m.a * (b.x + b.width / 2) + m.e, cy = m.d * (b.y + b.height / 2) + m.f;
-    const w = Math.min(box.w, Math.max(view.clientWidth, 8 * b.width));
-    box = { x: cx - w / 2, y: cy - w * aspect() / 2, w: w, h: w * aspect() };
+    const b = element.getBBox();
+    const m = svg.getCTM().inverse().multiply(element.getCTM());
+    return { x: m.a * (b.x + b.width / 2) + m.e, y: m.d * (b.y + b.height / 2) + m.f, width: b.width };
+  }
+  function centerOn(element) {
+    const c = center(element);
+    const w = Math.min(box.w, Math.max(view.clientWidth, 8 * c.width));
+    box = { x: c.x - w / 2, y: c.y - w * aspect() / 2, w: w, h: w * aspect() };
     apply();
   }
 

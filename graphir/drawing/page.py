@@ -29,8 +29,8 @@ main { flex: 1; display: flex; min-height: 0; }
 #panel th { text-align: left; vertical-align: top; padding: 2px 6px 2px 0; color: #52606d; font-weight: normal; }
 #panel td { font-family: monospace; word-break: break-all; padding: 2px 0; }
 g.node { cursor: pointer; }
-g.node.hit path, g.node.hit polygon { stroke: #d9480f; stroke-width: 3px; }
-g.node.selected path, g.node.selected polygon { stroke: #1c7ed6; stroke-width: 4px; }
+g.node.hit a > :first-child { stroke: #d9480f; stroke-width: 3px; }
+g.node.selected a > :first-child { stroke: #1c7ed6; stroke-width: 4px; }
 """
 
 
