@@ -148,6 +148,7 @@ def test_dialect_colours_exactly_the_nodes_validate_reports() -> None:
         if node.id in problems:
             assert fill(g) == PROBLEM_FILL
             assert tooltip(g) == f"Relu-opset1 relu\ncannot be expressed in directml: {problems[node.id][0]}"
+            assert g.find(f"{SVG}title").text == tooltip(g)  # what browsers show on hover
         else:
             assert fill(g) != PROBLEM_FILL
             assert "cannot be expressed" not in tooltip(g)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphir.drawing.dot import to_dot
+from graphir.drawing.dot import titled, to_dot
 from graphir.drawing.layout import LayoutError, render_svg
 from graphir.drawing.overlays import color_dialect, color_profile
 from graphir.drawing.page import html_page
@@ -32,5 +32,5 @@ def draw(model: "Model", format: str = "svg", *, dialect: str | None = None, fea
     if profile:
         total = color_profile(scene, model)
         notes.append(f"profiled run: {total * 1e3:.1f} ms")
-    svg = render_svg(to_dot(scene))
+    svg = titled(render_svg(to_dot(scene)), scene)
     return svg if format == "svg" else html_page(scene, svg, "; ".join(notes))

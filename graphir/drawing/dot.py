@@ -1,6 +1,7 @@
 """A scene as Graphviz DOT text: boxes with HTML-like labels, labelled edges, nested clusters."""
 from __future__ import annotations
 
+import re
 from html import escape
 
 from graphir.drawing.scene import Box, Scene
@@ -84,3 +85,16 @@ def to_dot(scene: Scene) -> str:
         lines.append(f"  {edge.source} -> {edge.target} [{attrs}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+_NODE_TITLE = re.compile(r'(<g id="([^"]+)" class="node[^"]*">\s*<title>)[^<]*(</title>)')
+
+
+def titled(svg: str, scene: Scene) -> str:
+    """Put each box's hover text (type, name, and an overlay's note) in its SVG ``<title>``, which
+    browsers show on hover; Graphviz writes the DOT node id there."""
+    def replace(match: re.Match[str]) -> str:
+        box = scene.boxes.get(match.group(2))
+        return match.group(0) if box is None else match.group(1) + escape(box_tooltip(box), quote=False) + match.group(3)
+
+    return _NODE_TITLE.sub(replace, svg)
