@@ -36,6 +36,18 @@ DRIVER = """
   report.count_text = document.getElementById("count").textContent;
   report.nodes = nodes.length;
   report.rendered = nodes.filter((g) => { const r = g.getBoundingClientRect(); return r.width > 0 && r.height > 0; }).length;
+  const svg = document.querySelector("#view svg");
+  const viewBox = () => svg.getAttribute("viewBox").split(" ").map(Number);
+  report.start = viewBox();
+  document.getElementById("zoom-in").click();
+  report.zoomed_in = viewBox();
+  const target = document.getElementById("view");
+  target.dispatchEvent(new PointerEvent("pointerdown", { clientX: 600, clientY: 400, bubbles: true }));
+  window.dispatchEvent(new PointerEvent("pointermove", { clientX: 500, clientY: 300, bubbles: true }));
+  window.dispatchEvent(new PointerEvent("pointerup", { clientX: 500, clientY: 300, bubbles: true }));
+  report.panned = viewBox();
+  target.dispatchEvent(new WheelEvent("wheel", { clientX: 600, clientY: 400, deltaY: 200, bubbles: true, cancelable: true }));
+  report.wheeled = viewBox();
   const search = document.getElementById("search");
   search.value = %(query)s;
   search.dispatchEvent(new Event("input"));
@@ -99,6 +111,12 @@ def test_html_drawing_works_in_headless_chromium(tmp_path: Path) -> None:
     report = json.loads(unescape(match.group(1)))
     assert report["count_text"] == f"{len(drawn)} nodes, {report['count_text'].split(', ')[1]}"
     assert report["nodes"] == report["rendered"] == len(drawn)
+    x0, y0, w0, h0 = report["start"]
+    x1, y1, w1, h1 = report["zoomed_in"]
+    assert w1 == pytest.approx(w0 / 1.4) and h1 == pytest.approx(h0 / 1.4)  # the + button
+    x2, y2, w2, h2 = report["panned"]
+    assert (w2, h2) == (w1, h1) and x2 > x1 and y2 > y1  # dragging up-left moves the view down-right
+    assert report["wheeled"][2] > w2  # wheel down zooms out
     assert sorted(report["hits"]) == expected_hits and f"n{target.id}" in report["hits"]
     assert report["hits_text"] in ("1 match", f"1 of {len(expected_hits)} matches")
     assert report["hit_in_view"] is True
@@ -114,3 +132,13 @@ def test_html_drawing_works_in_headless_chromium(tmp_path: Path) -> None:
     screenshot = tmp_path / "page.png"
     chromium(binary, tmp_path / "profile2", f"--screenshot={screenshot}", driven.as_uri())
     assert screenshot.stat().st_size > 10_000
+
+
+def test_without_chromium_the_test_skips_with_one_reason_or_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"^chromium is not installed \(apt-get install chromium; "):
+        find_chromium()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="^CI is set, so the browser test is required: chromium is not"):
+        find_chromium()
