@@ -188,7 +188,7 @@ def test_html_page_is_self_contained_and_holds_every_node() -> None:
     assert not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", page)
     assert not re.search(r"url\(|@import|fetch\(|XMLHttpRequest", page)
     data = json.loads(re.search(r'<script type="application/json" id="graphir-data">(.*?)</script>', page, re.S)
-                      .group(1).replace("<\\/", "</"))
+                      .group(1))
     drawn = [n for n in model.get_ordered_ops() if not isinstance(n.op, Constant)]
     assert set(data["nodes"]) == {f"n{n.id}" for n in drawn}
     mvn = next(n for n in drawn if n.type_name == "MVN")
@@ -242,3 +242,16 @@ def test_view_prints_the_page_path_without_a_display(monkeypatch: pytest.MonkeyP
         assert 'id="graphir-data"' in path.read_text()
     finally:
         path.unlink()
+
+
+def test_names_with_markup_and_quotes_survive_dot_svg_and_html() -> None:
+    odd = 'a</script><!--"b\\c&d'
+    x = opset.parameter([2], "f32", name="x")
+    model = graphir.Model([opset.result(opset.relu(x, name=odd), name="out")], [x], name="odd")
+    nodes = svg_groups(svg_tree(model.draw()), "node")
+    assert [texts(g)[1] for g in nodes.values()] == ["x", odd, "out"]
+    page = model.draw("html")
+    data = json.loads(re.search(r'<script type="application/json" id="graphir-data">(.*?)</script>', page, re.S)
+                      .group(1))
+    assert [n["name"] for n in data["nodes"].values()] == ["x", odd, "out"]
+    assert page.count("</script>") == 2  # the data's and the viewer's

@@ -4,7 +4,6 @@ fetched when the page is viewed."""
 from __future__ import annotations
 
 import json
-import re
 from html import escape
 from importlib import resources
 
@@ -47,8 +46,9 @@ def inline_svg(svg: str) -> str:
 
 
 def script_json(value: object) -> str:
-    """JSON safe inside a <script> element."""
-    return re.sub(r"</", r"<\\/", json.dumps(value, ensure_ascii=False))
+    """JSON safe inside a <script> element: no ``<`` at all (``</script>`` and ``<!--`` would end or
+    change the element), as its JSON escape."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
 
 
 def html_page(scene: Scene, svg: str, subtitle: str = "") -> str:

@@ -7,6 +7,7 @@ whose Parameters are linked to the node that owns them by a dashed edge.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -123,7 +124,7 @@ def _add_graph(scene: Scene, model: "Model", prefix: str, cluster: str | None, o
         if prefix == "n":
             scene.top_level[node.id] = key
         for name, body in named_bodies(node.op):
-            body_key = f"{key}_{name}"
+            body_key = f"{key}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}"  # a DOT id and an HTML id
             scene.clusters[f"cluster_{body_key}"] = Cluster(f"cluster_{body_key}", f"{node.name}: {name}", cluster)
             _add_graph(scene, body, prefix=f"{body_key}_", cluster=f"cluster_{body_key}", owner=key)
     for node in model.get_ordered_ops():
