@@ -61,7 +61,8 @@ def test_every_node_and_edge_is_drawn_with_its_labels(name: str) -> None:
         for src in node.inputs:
             if src is not None and not isinstance(src.node.op, Constant):
                 t = src.node.output_types[src.index]
-                expected_edges.append((f"n{src.node.id}", f"n{node.id}", f"{t.element_type}{t.shape}"))
+                port = f"{src.index}: " if len(src.node.output_types) > 1 else ""
+                expected_edges.append((f"n{src.node.id}", f"n{node.id}", f"{port}{t.element_type}{t.shape}"))
     # graphviz titles each edge "tail->head" and writes the label as the edge's text
     got = sorted(("".join(e.find(f"{SVG}title").itertext()).split("->")[0],
                   "".join(e.find(f"{SVG}title").itertext()).split("->")[1], texts(e)[0]) for e in edges.values())

@@ -133,7 +133,10 @@ def _add_graph(scene: Scene, model: "Model", prefix: str, cluster: str | None, o
         for src in node.inputs:
             if src is None or src.node.id not in keys:
                 continue
-            scene.edges.append(Edge(keys[src.node.id], keys[node.id], tensor_label(src.node.output_types[src.index])))
+            label = tensor_label(src.node.output_types[src.index])
+            if len(src.node.output_types) > 1:  # which output: "1: f32[2,3]"
+                label = f"{src.index}: {label}"
+            scene.edges.append(Edge(keys[src.node.id], keys[node.id], label))
     if owner is not None:
         for param in model.get_parameters():
             scene.edges.append(Edge(owner, keys[param.id], "", dashed=True))
