@@ -256,3 +256,12 @@ def test_names_with_markup_and_quotes_survive_dot_svg_and_html() -> None:
                       .group(1))
     assert [n["name"] for n in data["nodes"].values()] == ["x", odd, "out"]
     assert page.count("</script>") == 2  # the data's and the viewer's
+
+
+@pytest.mark.parametrize("picture, source", [
+    ("residual_block.svg", CORPUS / "residual_block.xml"), ("torch_if.svg", CONTROL_FLOW / "torch_if.xml")])
+def test_readme_pictures_are_what_draw_makes_now(picture: str, source: Path) -> None:
+    committed = (Path(__file__).parent.parent / "docs" / "images" / picture).read_text(encoding="utf-8")
+    assert graphir.read_model(source).draw() == committed, (
+        f"docs/images/{picture} is stale: graphir draw {source.relative_to(Path(__file__).parent.parent)} "
+        f"-o docs/images/{picture}")
