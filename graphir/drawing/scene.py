@@ -121,7 +121,7 @@ def _add_graph(scene: Scene, model: "Model", prefix: str, cluster: str | None, o
             if _is_constant(src.node):
                 box.badges.append(constant_badge(src.node))
         scene.boxes[key] = box
-        if prefix == "n":
+        if cluster is None:
             scene.top_level[node.id] = key
         for name, body in named_bodies(node.op):
             body_key = f"{key}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}"  # a DOT id and an HTML id
