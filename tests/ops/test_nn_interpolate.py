@@ -73,6 +73,23 @@ def test_interpolate_1_matches_openvino(ov, mode, align) -> None:
          [("[1,2,5,6]", "f32")], [rand([1, 2, 5, 6])])
 
 
+@pytest.mark.parametrize("shape,axes,target", [
+    ("[1,2,6,5]", [0, 1, 2, 3], [1, 2, 9, 3]), ("[1,2,6,5]", [3], [3]), ("[1,2,6,5]", [2], [9]),
+    ("[1,2,4,6,5]", [2, 3, 4], [7, 9, 3]), ("[1,2,4,6,5]", [3, 4], [9, 3]), ("[1,2,6]", [2], [9]),
+    ("[1,2,48,80]", [0, 1, 2, 3], [1, 2, 50, 60])])
+def test_interpolate_1_linear_on_other_axes_is_half_pixel(ov, shape: str, axes, target) -> None:
+    """Interpolate-1 linear without align_corners: OpenVINO 2026.4's CPU plugin uses asymmetric
+    coordinates only for exactly H and W of 4-D data and half_pixel otherwise (ngraph_reader's
+    ReadInterpolate2Network resizes axes 0,2,1,3)."""
+    from openvino import opset1
+
+    t = np.array(target, np.int64)
+    dims = [int(d) for d in shape[1:-1].split(",")]
+    diff(ov, lambda x: opset.make("Interpolate", x, t, version="opset1", axes=axes, mode="linear"),
+         lambda x: opset1.interpolate(x, opset1.constant(t), {"axes": axes, "mode": "linear", "align_corners": False}),
+         [(shape, "f32")], [rand(dims)])
+
+
 @pytest.mark.parametrize("data,calc", [("[?,3,10..20,?]", "scales"), ("[?,3,10..20,?]", "sizes"), ("[...]", "scales")])
 def test_interpolate_dynamic_shapes_match_openvino(ov, data, calc) -> None:
     from openvino import opset11

@@ -320,9 +320,13 @@ class Interpolate1(Op):
     pads_begin: list[int] = [0]
     pads_end: list[int] = [0]
 
-    def _as_v4(self) -> Interpolate4:
+    def _as_v4(self, rank: int | None = None) -> Interpolate4:
         mode = {"linear": "linear_onnx" if not self.antialias else "linear"}.get(self.mode, self.mode)
-        transform = "align_corners" if self.align_corners else "asymmetric"  # measured on OpenVINO 2026.4
+        # measured on OpenVINO 2026.4's CPU plugin: asymmetric, except linear resizing other axes than
+        # exactly H and W of 4-D data ([0,1,2,3], [3], 5-D [2,3,4]), which is half_pixel
+        spatial_hw = rank == 4 and sorted(normalize_axes(self.axes, 4)) == [2, 3] if rank is not None else True
+        transform = ("align_corners" if self.align_corners else
+                     "half_pixel" if self.mode == "linear" and not spatial_hw else "asymmetric")
         return Interpolate4(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=transform,
                             nearest_mode="simple" if self.mode == "nearest" else "round_prefer_floor",
                             antialias=self.antialias, pads_begin=self.pads_begin, pads_end=self.pads_end)
@@ -340,6 +344,6 @@ class Interpolate1(Op):
     def evaluate(self, x: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
         if self.mode == "area":
             raise UnsupportedOpError("Interpolate-1 mode 'area' has no numpy evaluation in graphir")
-        v4 = self._as_v4()
+        v4 = self._as_v4(x.ndim)
         ax = normalize_axes(self.axes, x.ndim)
         return [v4._run_values(x, ax, [int(v) for v in np.asarray(sizes).reshape(-1)], None, "sizes")]
