@@ -963,8 +963,26 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
     if version == "experimental" and type_name.startswith("ExperimentalDetectron"):
         version = "opset6"  # OpenVINO reads its IR v10-era "experimental" opset as these ops' opset6
     cls = find("openvino", type_name, version) if _OPSET.fullmatch(version) else None
+    if cls is None and _OPSET.fullmatch(version):  # OpenVINO matches layer types case-insensitively ("PRelU")
+        other = _types_by_lower_name().get(type_name.lower())
+        if other is not None and other != type_name:
+            cls = find("openvino", other, version)
     _FOUND[key] = (len(_REGISTRY), find, cls)
     return cls
+
+
+_LOWER_NAMES: list[Any] = [-1, {}]
+
+
+def _types_by_lower_name() -> dict[str, str]:
+    """Lower-case type name -> a registered OpenVINO type (or IR spelling) of that name."""
+    if _LOWER_NAMES[0] != len(_REGISTRY):
+        from graphir.ops.registry import _ALIASES
+
+        names = {t.lower(): t for (d, t, _) in _REGISTRY if d == "openvino"}
+        names.update({alias.lower(): alias for (d, alias) in _ALIASES if d == "openvino"})
+        _LOWER_NAMES[:] = [len(_REGISTRY), names]
+    return _LOWER_NAMES[1]
 
 
 _CONSTANT_FIELDS = frozenset(("element_type", "shape"))
