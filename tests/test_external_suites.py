@@ -5,7 +5,8 @@
 - cases whose model uses an op graphir does not define yet (found by looking its layers up in the
   registry; the developers adding the missing op versions make these pass);
 - the cases of ``external_expected_failures.json``, a shrinking allow-list with the reason for each
-  group. A listed case that passes now fails this test until it is taken off the list.
+  group. A listed case that passes now fails this test until it is taken off the list (groups marked
+  ``flaky``, where OpenVINO itself crashes now and then, may pass).
 
 Skipped with one reason when ../shared is absent (a fresh clone); required when CI is set.
 Takes ~2 minutes (op_reference ~90 s, ir_models ~40 s on 2 cores).
@@ -47,10 +48,11 @@ def _npz(path: str) -> Any:
     return np.load(path)
 
 
-def _expected(suite: str) -> dict[str, str]:
-    """case id -> the reason its group gives."""
+def _expected(suite: str) -> tuple[dict[str, str], set[str]]:
+    """(case id -> the reason its group gives, the cases of groups marked flaky: they may pass)."""
     groups = json.loads(EXPECTED.read_text())[suite]
-    return {case: g["reason"] for g in groups for case in g["cases"]}
+    return ({case: g["reason"] for g in groups for case in g["cases"]},
+            {case for g in groups if g.get("flaky") for case in g["cases"]})
 
 
 def _run(suite: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[dict[str, Any]]]:
@@ -73,7 +75,7 @@ def _model_xml(suite: str, external: Path, case: str) -> bytes:
 
 def _check(suite: str, monkeypatch: pytest.MonkeyPatch) -> None:
     external, rows = _run(suite, monkeypatch)
-    expected = _expected(suite)
+    expected, flaky = _expected(suite)
     unexpected, stale, pending = [], [], 0
     for row in rows:
         case = _case_id(suite, row)
@@ -83,7 +85,7 @@ def _check(suite: str, monkeypatch: pytest.MonkeyPatch) -> None:
                 pending += 1
             else:
                 unexpected.append(f"{case}: {row['reason'][:300]}")
-        elif not failed and case in expected and row["status"] == "pass":
+        elif not failed and case in expected and case not in flaky and row["status"] == "pass":
             stale.append(f"{case} ({expected[case][:60]}...)")
     passed = sum(r["status"] == "pass" for r in rows)
     summary = f"{suite}: {passed}/{len(rows)} pass, {pending} fail on ops not defined yet"
