@@ -22,6 +22,20 @@ import numpy as np
 
 OUT = Path(__file__).resolve().parent / "fixtures" / "llm"
 
+
+def _hide_broken_torchvision() -> None:
+    """The PyPI torchvision is a CUDA build whose import fails beside the CPU torch ("operator
+    torchvision::nms does not exist"); transformers imports it when present. None is needed here."""
+    try:
+        import torchvision  # noqa: F401
+    except Exception:  # noqa: BLE001 - any failure: make transformers see no torchvision
+        for name in [m for m in sys.modules if m.startswith("torchvision")]:
+            del sys.modules[name]
+        import importlib.util
+
+        real_find_spec = importlib.util.find_spec
+        importlib.util.find_spec = lambda name, *a: None if name.split(".")[0] == "torchvision" else real_find_spec(name, *a)
+
 GROUP = 32
 #: weight format -> optimum-intel quantization config keyword arguments (None: no nncf)
 FORMATS: dict[str, dict | None] = {
@@ -46,7 +60,7 @@ def _config(arch: str):  # noqa: ANN202 - transformers config
     if arch == "whisper":
         return tf.WhisperConfig(vocab_size=256, d_model=64, encoder_layers=1, decoder_layers=2,
                                 encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=128,
-                                decoder_ffn_dim=128, num_mel_bins=16, max_source_positions=16,
+                                decoder_ffn_dim=128, num_mel_bins=16, max_source_positions=1500,
                                 max_target_positions=64, decoder_start_token_id=1, pad_token_id=0,
                                 bos_token_id=1, eos_token_id=2, suppress_tokens=[], begin_suppress_tokens=[])
     cls = {"llama": tf.LlamaConfig, "qwen2": tf.Qwen2Config, "mistral": tf.MistralConfig,
@@ -169,6 +183,7 @@ def gen_variables() -> None:
 
 
 if __name__ == "__main__":
+    _hide_broken_torchvision()
     args = sys.argv[1:]
     if not args or "variables" in args:
         gen_variables()
