@@ -1,0 +1,216 @@
+"""ReadValue/Assign, model variables and sinks, and InferRequest state (OpenVINO 2026.4 as oracle)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import graphir
+from graphir import opset
+from graphir.errors import EvaluationError, GraphError, InferenceError, InputError
+from graphir.node import Node
+from graphir.ops.openvino.conversion import NF4_TABLE, convert_array
+from graphir.ops.openvino.variables import Assign6, ReadValue6
+from graphir.types import ElementType
+
+VARIABLES = Path(__file__).resolve().parent / "fixtures" / "llm" / "variables"
+FIXTURES = sorted(VARIABLES.glob("*.xml"))
+
+
+def _read_value(vid: str, et: str, shape: str, init=None) -> Node:
+    return Node(ReadValue6(variable_id=vid, variable_type=et, variable_shape=shape), [] if init is None else [init])
+
+
+def _accumulator(shape: str = "[2,3]") -> graphir.Model:
+    x = opset.parameter(shape, "f32", name="x")
+    rv = _read_value("acc", "f32", shape)
+    total = opset.add(rv.output(0), x)
+    assign = Node(Assign6(variable_id="acc"), [total])
+    return graphir.Model([total], [x.node], name="acc", sinks=[assign])
+
+
+# --- ops: inference as OpenVINO -------------------------------------------------------------
+def test_read_value6_declares_the_variable_type_and_shape() -> None:
+    init = opset.parameter("[2,3]", "f32")
+    assert str(_read_value("v", "f32", "[?,3]", init).output_types[0]) == "f32[?,3]"
+    assert str(_read_value("v", "f32", "[1..4,3]", init).output_types[0]) == "f32[1..4,3]"
+    assert str(_read_value("v", "f32", "[2,3]").output_types[0]) == "f32[2,3]"
+    # a variable of dynamic type and rank takes the init's (as OpenVINO)
+    assert str(_read_value("v", "dynamic", "...", init).output_types[0]) == "f32[2,3]"
+    assert str(_read_value("v", "f32", "...", init).output_types[0]) == "f32[...]"
+
+
+@pytest.mark.parametrize(("et", "shape", "init_shape", "message"), [
+    ("f32", "[3..4,3]", "[2,3]", "Variable shape: [3..4,3] Initialization shape: [2,3]"),
+    ("f32", "[?,?]", "[1,2,3]", "Variable shape: [?,?] Initialization shape: [1,2,3]"),
+    ("f32", "[?,3]", "[?,?]", "Variable shape: [?,3] Initialization shape: [?,?]"),
+    ("i32", "[2,3]", "[2,3]", "Variable type: i32 Initialization type: f32"),
+])
+def test_read_value6_refuses_a_declaration_that_does_not_relax_the_init(et, shape, init_shape, message) -> None:
+    with pytest.raises(InferenceError, match=re.escape(message)):
+        _read_value("v", et, shape, opset.parameter(init_shape, "f32"))
+
+
+def test_read_value3_and_assign_output_their_input() -> None:
+    init = opset.parameter("[?,5]", "f32")
+    rv = opset.make("ReadValue", init, version="opset3", variable_id="c")
+    assert str(rv.tensor_type) == "f32[?,5]"
+    assign = opset.make("Assign", rv, version="opset3", variable_id="c")
+    assert str(assign.tensor_type) == "f32[?,5]"
+
+
+# --- pairing rules -------------------------------------------------------------------------
+def test_assign_without_read_value_is_refused() -> None:
+    x = opset.parameter("[2]", "f32", name="x")
+    assign = Node(Assign6(variable_id="orphan"), [x])
+    model = graphir.Model([x], [x.node], sinks=[assign])
+    with pytest.raises(GraphError, match="writes variable 'orphan', which no ReadValue declares"):
+        model.variables
+
+
+def test_assign_of_another_type_or_shape_is_refused() -> None:
+    rv = _read_value("v", "f32", "[2,3]")
+    bad_type = Node(Assign6(variable_id="v"), [opset.parameter("[2,3]", "i32")])
+    with pytest.raises(GraphError, match="Input type: i32 Variable type: f32"):
+        graphir.Model([rv.output(0)], sinks=[bad_type]).variables
+    bad_shape = Node(Assign6(variable_id="v"), [opset.parameter("[4,3]", "f32")])
+    with pytest.raises(GraphError, match=r"Input shape: \[4,3\] Variable shape: \[2,3\]"):
+        graphir.Model([rv.output(0)], sinks=[bad_shape]).variables
+
+
+def test_a_read_value_without_assign_is_allowed_and_reads_its_initial_value() -> None:
+    rv = _read_value("v", "f32", "[2]")
+    model = graphir.Model([opset.add(rv.output(0), np.float32(1))], [])
+    assert [str(v) for v in model.variables] == ["v: f32[2]"] and model.sinks == []
+    request = model.create_infer_request()
+    assert request.infer()["Result" if False else list(request.infer())[0]].tolist() == [1.0, 1.0]
+
+
+def test_assign_without_read_value_in_an_ir_file_is_refused(tmp_path: Path) -> None:
+    text = (VARIABLES / "accumulate.xml").read_text().replace('<data variable_id="acc" />',
+                                                              '<data variable_id="other" />')
+    (tmp_path / "m.xml").write_text(text)
+    (tmp_path / "m.bin").write_bytes((VARIABLES / "accumulate.bin").read_bytes())
+    with pytest.raises(GraphError, match="writes variable 'other', which no ReadValue declares"):
+        graphir.read_model(tmp_path / "m.xml").variables
+
+
+# --- sinks are kept ------------------------------------------------------------------------
+def test_sinks_survive_cloning_saving_and_reading(tmp_path: Path) -> None:
+    model = _accumulator()
+    assert [s.type_name for s in model.sinks] == ["Assign"]
+    clone = model.clone()
+    assert [s.type_name for s in clone.sinks] == ["Assign"] and clone.sinks[0] is not model.sinks[0]
+    graphir.save_model(model, tmp_path / "acc.xml")
+    again = graphir.read_model(tmp_path / "acc.xml")
+    assert [s.type_name for s in again.sinks] == ["Assign"]
+    assert [str(v) for v in again.variables] == ["acc: f32[2,3]"]
+
+
+def test_files_openvino_wrote_round_trip_through_openvino(tmp_path: Path) -> None:
+    ov = pytest.importorskip("openvino")
+    for xml in FIXTURES:
+        model = graphir.read_model(xml)
+        graphir.save_model(model, tmp_path / xml.name)
+        back = ov.Core().read_model(tmp_path / xml.name)
+        ref = ov.Core().read_model(xml)
+        assert len(back.get_sinks()) == len(ref.get_sinks()) > 0, xml.name
+        assert sorted(v.get_info().variable_id for v in back.get_variables()) == \
+            sorted(v.get_info().variable_id for v in ref.get_variables())
+        assert [str(v.get_info().data_shape) for v in back.get_variables()] == \
+            [str(v.get_info().data_shape) for v in ref.get_variables()]
+
+
+# --- requests ------------------------------------------------------------------------------
+def test_a_request_carries_state_and_run_does_not() -> None:
+    model = _accumulator()
+    x = np.ones((2, 3), np.float32)
+    request = model.create_infer_request()
+    assert request.infer({"x": x})[list(model.run({"x": x}))[0]].sum() == 6
+    out = request.infer({"x": x})
+    assert list(out.values())[0].sum() == 12
+    assert list(model.run({"x": x}).values())[0].sum() == 6  # stateless: from the initial state
+    [state] = request.query_state()
+    assert state.name == "acc" and state.state.sum() == 12
+    state.state = np.full((2, 3), 10, np.float32)
+    assert list(request.infer({"x": x}).values())[0].sum() == 66
+    state.reset()
+    assert state.state.sum() == 0 and list(request.infer({"x": x}).values())[0].sum() == 6
+    request.reset_state()
+    assert request.query_state()[0].state.sum() == 0
+
+
+def test_requests_on_one_model_keep_separate_state() -> None:
+    model = _accumulator()
+    a, b = model.create_infer_request(), model.create_infer_request()
+    x = np.ones((2, 3), np.float32)
+    for _ in range(3):
+        a.infer({"x": x})
+    b.infer({"x": x})
+    assert a.query_state()[0].state[0, 0] == 3 and b.query_state()[0].state[0, 0] == 1
+
+
+def test_setting_a_state_of_the_wrong_shape_is_refused() -> None:
+    [state] = _accumulator().create_infer_request().query_state()
+    with pytest.raises(InputError, match=r"state 'acc': expected shape \[2,3\], got \[3\]"):
+        state.state = np.zeros(3, np.float32)
+
+
+def test_a_failed_step_leaves_the_state_unchanged() -> None:
+    model = _accumulator("[?,3]")
+    request = model.create_infer_request()
+    request.query_state()[0].state = np.ones((2, 3), np.float32)
+    request.infer({"x": np.ones((2, 3), np.float32)})
+    with pytest.raises(EvaluationError, match="Add"):
+        request.infer({"x": np.ones((4, 3), np.float32)})  # [2,3] + [4,3]: no broadcast
+    assert request.query_state()[0].state.tolist() == [[2.0] * 3] * 2
+
+
+def test_no_init_and_dynamic_rank_has_no_initial_value() -> None:
+    rv = _read_value("v", "f32", "...")
+    model = graphir.Model([rv.output(0)], [])
+    with pytest.raises(EvaluationError, match="variable 'v' .* has no init input and a dynamic rank"):
+        model.run()
+
+
+@pytest.mark.parametrize("xml", FIXTURES, ids=[x.stem for x in FIXTURES])
+def test_three_steps_match_openvino(xml: Path) -> None:
+    """Initial values (zeros; a dynamic dim starts at 0, as the CPU plugin gives), init
+    subgraphs, i32 and f32 variables, ReadValue-3: three steps on one request vs OpenVINO."""
+    ov = pytest.importorskip("openvino")
+    model = graphir.read_model(xml)
+    ref = ov.Core().compile_model(ov.Core().read_model(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    ours, theirs = model.create_infer_request(), ref.create_infer_request()
+    param = model.parameters[0]
+    rng = np.random.default_rng(3)
+    first = {s.name: s.state.copy() for s in ours.query_state()}
+    for step in range(3):
+        rows = step + 1 if xml.stem == "grow" else 2  # a growing cache takes any number of rows
+        shape = [d.get_length() if d.is_static else rows for d in param.op.shape]
+        x = rng.standard_normal(shape).astype(np.float32)
+        got, want = ours.infer({param.name: x}), theirs.infer({param.name: x})
+        for value, ref_value in zip(got.values(), want.values()):
+            np.testing.assert_allclose(value, ref_value, rtol=1e-6, atol=1e-6)
+        states = {s.name: s.state.data for s in theirs.query_state()}
+        assert [s.name for s in ours.query_state()] == [s.name for s in theirs.query_state()]
+        for s in ours.query_state():
+            np.testing.assert_allclose(s.state, states[s.name], rtol=1e-6, atol=1e-6)
+    if xml.stem == "grow":  # no init: zeros with the dynamic dim at 0 before the first step
+        assert {k: v.shape for k, v in first.items()} == {"k": (0, 3), "w": (0, 3)}
+
+
+# --- nf4 -----------------------------------------------------------------------------------
+def test_nf4_converts_through_its_code_table() -> None:
+    ov = pytest.importorskip("openvino")
+    import openvino.opset13 as ops
+
+    codes = np.arange(16, dtype=np.uint8)
+    const = ov.op.Constant(ov.Type.nf4, ov.Shape([16]), NF4_TABLE.tolist())
+    model = ov.Model([ops.result(ops.convert(const, "f32"))], [])
+    want = list(ov.Core().compile_model(model, "CPU").create_infer_request().infer({}).values())[0]
+    np.testing.assert_array_equal(convert_array(codes, ElementType.f32, ElementType.nf4), want)
+    node = opset.make("Convert", opset.constant(codes, "nf4"), destination_type="f16")
+    out = graphir.Model([node], []).run()
+    np.testing.assert_array_equal(list(out.values())[0], NF4_TABLE.astype(np.float16))
