@@ -7,6 +7,8 @@ And every layer's inferred element type and partial shape equal to OpenVINO's.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -106,3 +108,26 @@ def test_every_layer_type_and_shape_match_openvino(name: str) -> None:
                 mismatches.append(f"{node.describe()} output {i}: {ours}, OpenVINO {theirs}")
     assert mismatches == []
     assert len(model) == len(reference.get_ordered_ops())
+
+
+def _example_generate():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "generate.py"
+    spec = importlib.util.spec_from_file_location("generate_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.mark.parametrize("name", ["llama-int4asym", "gpt2-nf4", "qwen2-mxfp4", "phi3-int8"])
+def test_greedy_decoding_with_beam_reordering_gives_openvinos_tokens(name: str) -> None:
+    example = _example_generate()
+    path = llm_path(name)
+    model = graphir.read_model(path)
+    ours = example.generate(model.create_infer_request(), example.PROMPTS, 5)
+    _, reference = ov_request(path)
+    assert ours.tolist() == example.generate(reference, example.PROMPTS, 5).tolist()
+    # rows trade places every step and beam_idx moves their caches along: each prompt decodes as alone
+    for prompt, row in zip(example.PROMPTS, ours):
+        assert example.generate(model.create_infer_request(), prompt[None, :], 5)[0].tolist() == row.tolist()
