@@ -316,6 +316,8 @@ class Model:
                         f"{src.node.describe()}, which has {len(src.node.output_types)} outputs"
                     )
         self.get_ordered_ops()
+        if any(getattr(n.op, "stateful", False) for n in self._nodes.values()):
+            self.variables  # noqa: B018 - the variables' pairing rules (a GraphError names the node)
 
     # --- inference, running, copying --------------------------------------------------------
     def infer_shapes(self) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 import graphir
 from graphir import opset
-from graphir.errors import EvaluationError, GraphError, InferenceError, InputError
+from graphir.errors import EvaluationError, GraphError, InferenceError, InputError, SerializationError
 from graphir.node import Node
 from graphir.ops.openvino.conversion import NF4_TABLE, convert_array
 from graphir.ops.openvino.variables import Assign6, ReadValue6
@@ -68,6 +68,10 @@ def test_assign_without_read_value_is_refused() -> None:
     model = graphir.Model([x], [x.node], sinks=[assign])
     with pytest.raises(GraphError, match="writes variable 'orphan', which no ReadValue declares"):
         model.variables
+    with pytest.raises(GraphError, match="writes variable 'orphan'"):
+        model.validate()
+    with pytest.raises(GraphError, match="writes variable 'orphan'"):
+        model.run({"x": np.zeros(2, np.float32)})
 
 
 def test_assign_of_another_type_or_shape_is_refused() -> None:
@@ -93,8 +97,9 @@ def test_assign_without_read_value_in_an_ir_file_is_refused(tmp_path: Path) -> N
                                                               '<data variable_id="other" />')
     (tmp_path / "m.xml").write_text(text)
     (tmp_path / "m.bin").write_bytes((VARIABLES / "accumulate.bin").read_bytes())
-    with pytest.raises(GraphError, match="writes variable 'other', which no ReadValue declares"):
-        graphir.read_model(tmp_path / "m.xml").variables
+    with pytest.raises(SerializationError, match=r"m\.xml: model 'accumulate': node \d+ 'Assign_5' \(Assign-opset6\).* "
+                       r"writes variable 'other', which no ReadValue declares"):
+        graphir.read_model(tmp_path / "m.xml")
 
 
 # --- sinks are kept ------------------------------------------------------------------------
