@@ -59,7 +59,7 @@ class Model:
                 (n for n in self._nodes.values() if isinstance(n.op, Parameter)), key=lambda n: n.id
             )
         else:
-            self._parameters = [_node_of(p, "parameter") for p in parameters]
+            self._parameters = [_node_of(p, "Parameter") for p in parameters]
             seen: set[int] = set()
             for p in self._parameters:
                 if not isinstance(p.op, Parameter):
@@ -376,7 +376,7 @@ class Model:
 from graphir.interpreter import run as _run  # noqa: E402 - after Model; interpreter does not import model
 
 
-def _node_of(value: "Output | Node", role: str = "parameter") -> Node:
+def _node_of(value: "Output | Node", role: str = "Parameter") -> Node:
     if isinstance(value, Output):
         return value.node
     if isinstance(value, Node):
