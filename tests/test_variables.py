@@ -219,3 +219,28 @@ def test_nf4_converts_through_its_code_table() -> None:
     node = opset.make("Convert", opset.constant(codes, "nf4"), destination_type="f16")
     out = graphir.Model([node], []).run()
     np.testing.assert_array_equal(list(out.values())[0], NF4_TABLE.astype(np.float16))
+
+
+def test_editing_keeps_the_sinks() -> None:
+    from graphir.convert import convert_model
+
+    model = _accumulator()
+    [assign] = model.sinks
+    copy = convert_model(model, "openvino")  # same dialect: a copy
+    assert [s.type_name for s in copy.sinks] == ["Assign"] and copy.sinks[0] is not assign
+    x = np.ones((2, 3), np.float32)
+    request = copy.create_infer_request()
+    request.infer({"x": x})
+    assert list(request.infer({"x": x}).values())[0].sum() == 12
+    # an Assign no Result reads stays until removed on purpose
+    extra_rv = _read_value("other", "f32", "[2]")
+    extra = Node(Assign6(variable_id="other"), [opset.add(extra_rv.output(0), np.float32(1))])
+    model.add_sinks([extra])
+    assert [s.op.variable_id for s in model.sinks] == ["acc", "other"]
+    assert [v.variable_id for v in model.variables] == ["acc", "other"]
+    request = model.create_infer_request()
+    request.infer({"x": x})
+    request.infer({"x": x})
+    assert {s.name: s.state.tolist() for s in request.query_state()}["other"] == [2.0, 2.0]
+    model.remove_node(extra)
+    assert [s.op.variable_id for s in model.sinks] == ["acc"]
