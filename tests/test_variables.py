@@ -244,3 +244,71 @@ def test_editing_keeps_the_sinks() -> None:
     assert {s.name: s.state.tolist() for s in request.query_state()}["other"] == [2.0, 2.0]
     model.remove_node(extra)
     assert [s.op.variable_id for s in model.sinks] == ["acc"]
+
+
+@pytest.mark.parametrize("xml", FIXTURES, ids=[x.stem for x in FIXTURES])
+def test_state_before_the_first_step_and_after_reset_is_openvinos(xml: Path) -> None:
+    """OpenVINO's query_state before any inference and after reset(): zeros of the declared shape,
+    dynamic dims 0, also for a variable with an init subgraph (whose value only a read gives)."""
+    ov = pytest.importorskip("openvino")
+    model = graphir.read_model(xml)
+    ref = ov.Core().compile_model(ov.Core().read_model(xml), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    ours, theirs = model.create_infer_request(), ref.create_infer_request()
+
+    def same() -> None:
+        want = {s.name: s.state.data.copy() for s in theirs.query_state()}
+        got = {s.name: s.state for s in ours.query_state()}
+        assert sorted(got) == sorted(want)
+        for name, value in got.items():
+            assert value.dtype == want[name].dtype and value.shape == want[name].shape
+            np.testing.assert_array_equal(value, want[name])
+
+    same()
+    param = model.parameters[0]
+    x = np.ones([d.get_length() if d.is_static else 2 for d in param.op.shape], np.float32)
+    ours.infer({param.name: x})
+    theirs.infer({param.name: x})
+    same()
+    for s in ours.query_state():
+        s.reset()
+    for s in theirs.query_state():
+        s.reset()
+    same()
+
+
+_DECLARATIONS = [("f32", "[2,3]"), ("f32", "[?,3]"), ("f32", "[1..4,3]"), ("f32", "[3..4,3]"), ("f32", "[?,?]"),
+                 ("f32", "..."), ("dynamic", "..."), ("dynamic", "[?,3]"), ("i32", "[2,3]"), ("f32", "[2,3,1]")]
+_INITS = [("f32", "[2,3]"), ("f32", "[?,3]"), ("f32", "[?,?]"), ("f32", "..."), ("i32", "[2,3]"), ("f32", "[1,2,3]")]
+
+
+@pytest.mark.parametrize(("var_type", "var_shape"), _DECLARATIONS)
+def test_read_value6_inference_matches_openvino(var_type: str, var_shape: str) -> None:
+    """Every declaration with every init (and none): the same output type/shape as OpenVINO's
+    ReadValue-6, or an error where OpenVINO refuses (its relax checks)."""
+    ov = pytest.importorskip("openvino")
+    import openvino.opset6 as ops
+    from openvino.op.util import Variable, VariableInfo
+
+    ov_types = {"f32": ov.Type.f32, "i32": ov.Type.i32, "dynamic": ov.Type.dynamic}
+
+    def ov_read_value(init_type: str | None, init_shape: str | None) -> str:
+        info = VariableInfo()
+        info.data_shape, info.data_type, info.variable_id = ov.PartialShape(var_shape), ov_types[var_type], "v"
+        try:
+            if init_type is None:
+                node = ops.read_value(Variable(info))
+            else:
+                node = ops.read_value(ops.parameter(ov.PartialShape(init_shape), ov_types[init_type]), Variable(info))
+        except RuntimeError:
+            return "error"
+        return f"{node.get_output_element_type(0).get_type_name()}{node.get_output_partial_shape(0)}"
+
+    def ours(init_type: str | None, init_shape: str | None) -> str:
+        init = None if init_type is None else opset.parameter(init_shape, init_type)
+        try:
+            return str(_read_value("v", var_type, var_shape, init).output_types[0])
+        except InferenceError:
+            return "error"
+
+    cases = [(None, None)] + _INITS
+    assert [ours(*c) for c in cases] == [ov_read_value(*c) for c in cases]
