@@ -1,11 +1,12 @@
 """Writes the stateful-model fixtures under tests/fixtures/llm/ with the real exporters
-(run: ``python tests/gen_llm_fixtures.py``; needs the ``fixtures`` extra).
+(run: ``python tests/gen_llm_fixtures.py [ARCH ...] [FORMAT ...] [variables]``; needs the
+``fixtures`` extra; about 10 minutes on 2 cores).
 
 * ``<arch>-<format>/openvino_model.xml``: tiny random decoders (2 layers, hidden 64, vocab 256) made
   from a config saved with ``save_pretrained`` into a temp folder (no hub) and exported by
   optimum-intel as ``text-generation-with-past`` (stateful: ReadValue-6/Assign-6 per KV tensor and a
-  ``beam_idx`` input). Formats: ``fp32``, ``fp16``, and through nncf ``int8`` (asym per channel),
-  ``int4sym``/``int4asym`` (group 32), ``nf4`` (group 32), ``mxfp4`` (group 32). ``<arch>-stateless``
+  ``beam_idx`` input). Formats: ``fp32``, ``fp16``, and through nncf ``int8`` (u8 with zero points, per
+  channel), ``int8sym`` (i8), ``int4sym``/``int4asym`` (group 32), ``nf4`` (group 32), ``mxfp4`` (group 32). ``<arch>-stateless``
   is a non-stateful fp32 export. The Whisper decoder comes from an
   ``automatic-speech-recognition-with-past`` export (its encoder file is dropped).
 * ``variables/*.xml``: ReadValue/Assign models built with OpenVINO's Python API (with and without
@@ -42,6 +43,7 @@ FORMATS: dict[str, dict | None] = {
     "fp32": None,
     "fp16": None,
     "int8": {"bits": 8, "sym": False},
+    "int8sym": {"bits": 8, "sym": True},
     "int4sym": {"bits": 4, "sym": True, "group_size": GROUP, "ratio": 1.0},
     "int4asym": {"bits": 4, "sym": False, "group_size": GROUP, "ratio": 1.0},
     "nf4": {"bits": 4, "dtype": "nf4", "group_size": GROUP, "ratio": 1.0},

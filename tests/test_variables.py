@@ -11,9 +11,7 @@ import graphir
 from graphir import opset
 from graphir.errors import EvaluationError, GraphError, InferenceError, InputError, SerializationError
 from graphir.node import Node
-from graphir.ops.openvino.conversion import NF4_TABLE, convert_array
 from graphir.ops.openvino.variables import Assign6, ReadValue6
-from graphir.types import ElementType
 
 VARIABLES = Path(__file__).resolve().parent / "fixtures" / "llm" / "variables"
 FIXTURES = sorted(VARIABLES.glob("*.xml"))
@@ -204,21 +202,6 @@ def test_three_steps_match_openvino(xml: Path) -> None:
             np.testing.assert_allclose(s.state, states[s.name], rtol=1e-6, atol=1e-6)
     if xml.stem == "grow":  # no init: zeros with the dynamic dim at 0 before the first step
         assert {k: v.shape for k, v in first.items()} == {"k": (0, 3), "w": (0, 3)}
-
-
-# --- nf4 -----------------------------------------------------------------------------------
-def test_nf4_converts_through_its_code_table() -> None:
-    ov = pytest.importorskip("openvino")
-    import openvino.opset13 as ops
-
-    codes = np.arange(16, dtype=np.uint8)
-    const = ov.op.Constant(ov.Type.nf4, ov.Shape([16]), NF4_TABLE.tolist())
-    model = ov.Model([ops.result(ops.convert(const, "f32"))], [])
-    want = list(ov.Core().compile_model(model, "CPU").create_infer_request().infer({}).values())[0]
-    np.testing.assert_array_equal(convert_array(codes, ElementType.f32, ElementType.nf4), want)
-    node = opset.make("Convert", opset.constant(codes, "nf4"), destination_type="f16")
-    out = graphir.Model([node], []).run()
-    np.testing.assert_array_equal(list(out.values())[0], NF4_TABLE.astype(np.float16))
 
 
 def test_editing_keeps_the_sinks() -> None:
