@@ -14,7 +14,7 @@ LLM_DIR = Path(__file__).resolve().parent / "fixtures" / "llm"
 OV_F32_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32",
                  "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
 ARCHS = ("llama", "qwen2", "gpt2", "mistral", "phi3", "whisper")
-FORMATS = ("fp32", "fp16", "int8", "int4sym", "int4asym", "nf4", "mxfp4")
+FORMATS = ("fp32", "fp16", "int8", "int8sym", "int4sym", "int4asym", "nf4", "mxfp4")
 
 
 def llm_path(name: str) -> Path:
