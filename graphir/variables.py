@@ -37,6 +37,9 @@ class Variable:
     def __str__(self) -> str:
         return f"{self.variable_id}: {self.element_type}{self.shape}"
 
+    def __repr__(self) -> str:
+        return f"Variable({self.variable_id!r}, {self.element_type}{self.shape})"
+
     def initial_value(self) -> np.ndarray:
         """The value a first read gives without an init input: zeros of the declared shape, each
         dynamic dim 0 (OpenVINO's CPU plugin; pinned in tests/test_variables.py)."""

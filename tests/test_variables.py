@@ -295,3 +295,16 @@ def test_read_value6_inference_matches_openvino(var_type: str, var_shape: str) -
 
     cases = [(None, None)] + _INITS
     assert [ours(*c) for c in cases] == [ov_read_value(*c) for c in cases]
+
+
+def test_the_readme_request_example_runs() -> None:
+    import os
+    import subprocess
+    import sys
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    [code] = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "create_infer_request" in b]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["[Variable('acc', f32[2])]", "acc [2. 2.]"]
