@@ -40,11 +40,6 @@ class ReadValue3(Op):
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         return [TensorType(inputs[0].element_type, inputs[0].shape)]
 
-    def declared(self, inputs: list[TensorType]) -> tuple[ElementType, PartialShape]:
-        """The variable's element type and partial shape as this ReadValue declares it."""
-        out = self.infer(inputs)[0]
-        return out.element_type, out.shape
-
     def evaluate_state(self, store: Any, *init: np.ndarray) -> list[np.ndarray]:
         return [store.read(self.variable_id, init[0] if init else None)]
 
