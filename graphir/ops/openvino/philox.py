@@ -75,6 +75,21 @@ def _temper(y: np.ndarray) -> np.ndarray:
 
 
 # --- words to values ----------------------------------------------------------------------------
+def ov_bfloat16(x: np.ndarray) -> np.ndarray:
+    """float32 values to bf16 the way ``ov::bfloat16(float)`` rounds: half of the dropped range is
+    added only when the kept part's last bit is 1 (so ties and everything above them round up from
+    odd values, and values with an even last bit are truncated)."""
+    import ml_dtypes
+
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((u + ((u & np.uint64(0x10000)) >> np.uint64(1))) >> np.uint64(16)).astype(np.uint16)
+    return bits.view(ml_dtypes.bfloat16)
+
+
+def _bf16_op(a: np.ndarray, b: np.ndarray, op: str) -> np.ndarray:
+    fa, fb = np.asarray(a).astype(np.float32), np.asarray(b).astype(np.float32)
+    return ov_bfloat16(fa * fb if op == "*" else fa + fb if op == "+" else fa - fb)
+
 def _unit_from_mantissa(words: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """[1, 2) by filling the mantissa with the word's low bits, minus 1 (tensorflow alignment)."""
     if dtype == np.float32:
@@ -117,6 +132,9 @@ def words_to_values(words: np.ndarray, dtype: np.dtype, lo: object, hi: object, 
     if dtype.kind in "iu":
         return _modulo(flat.astype(np.uint64), int(lo), int(hi), 32).astype(dtype)  # type: ignore[call-overload]
     unit = _unit_from_mantissa(flat, dtype)
+    if dtype.name == "bfloat16":  # every ov::bfloat16 operation rounds its float result
+        span = _bf16_op(np.asarray(hi, dtype), np.asarray(lo, dtype), "-")
+        return _bf16_op(_bf16_op(unit, span, "*"), np.asarray(lo, dtype), "+")
     if dtype == np.float32:  # OpenVINO's CPU plugin fuses the multiply-add: one rounding
         span32 = np.float32(np.float32(hi) - np.float32(lo))
         return (unit.astype(np.float64) * np.float64(span32) + np.float64(np.float32(lo))).astype(np.float32)
@@ -140,6 +158,9 @@ def _pytorch_values(words: np.ndarray, dtype: np.dtype, lo: object, hi: object) 
         return _modulo(flat, int(lo), int(hi), 32).astype(dtype)  # type: ignore[call-overload]
     digits = {np.dtype(np.float32): 24, np.dtype(np.float16): 11}.get(dtype, 8)
     unit = (flat & np.uint64((1 << digits) - 1)).astype(np.float32) * np.float32(1.0 / (1 << digits))
+    if dtype.name == "bfloat16":  # float unit times a bf16 span, then one ov::bfloat16 rounding
+        span = _bf16_op(np.asarray(hi, dtype), np.asarray(lo, dtype), "-").astype(np.float32)
+        return ov_bfloat16(unit * span + np.float32(np.asarray(lo, dtype)))
     span = np.float32(np.asarray(hi, dtype).astype(np.float32) - np.asarray(lo, dtype).astype(np.float32))
     if dtype != np.float32:
         span = np.float32(np.asarray(span).astype(dtype))  # (max - min) in the output type first
