@@ -124,8 +124,14 @@ class SparseFillEmptyRows(Op):
             return [TensorType(index_type, PartialShape(list(a.shape)), a) if i != 1 else
                     TensorType(values.element_type, PartialShape(list(a.shape)), a) for i, a in enumerate(out[:2])] + \
                 [TensorType(ElementType.boolean, PartialShape(list(out[2].shape)), out[2])]
-        return [TensorType(index_type, PartialShape([Dimension.dynamic(), 2])),
-                TensorType(values.element_type, PartialShape([Dimension.dynamic()])),
+        count = Dimension.dynamic()
+        if dense.value is not None and indices.value is not None:  # the entry count needs no values
+            rows_known = int(np.asarray(dense.value).reshape(-1)[0])
+            present = np.asarray(indices.value).reshape(-1, 2)[:, 0]
+            filled = rows_known - len(set(int(r) for r in present if 0 <= r < rows_known))
+            count = Dimension.static(len(present) + filled)
+        return [TensorType(index_type, PartialShape([count, 2])),
+                TensorType(values.element_type, PartialShape([count])),
                 TensorType(ElementType.boolean, PartialShape([rows]))]
 
     def evaluate(self, values: np.ndarray, dense_shape: np.ndarray, indices: np.ndarray,
