@@ -95,10 +95,21 @@ def test_gather_tree_values_match_openvino_cpu(ov, dtype: str) -> None:
                                           Const(np.array(3, step.dtype))], [step, parent, max_len])
 
 
-def test_ctc_loss_of_an_empty_target_matches_openvino_cpu(ov) -> None:
+def test_ctc_loss_of_an_empty_target_is_zero() -> None:
+    """OpenVINO's reference gives 0 for an empty target (its path search adds nothing); its CPU plugin
+    agreed once in isolation but crashed the process (segmentation fault) inside a full test run,
+    so the CPU is not asked here."""
+    from graphir import opset
+
     logits = random_array((2, 4, 3), "f32", RNG, -2, 2)
     attrs = {"preprocess_collapse_repeated": False, "ctc_merge_repeated": True, "unique": False}
-    inputs = [Param("[2,4,3]"), Param("[2]", "i32"), Param("[2,4]", "i32"), Param("[2]", "i32")]
-    got = same(ov, "CTCLoss", "opset4", attrs, inputs, [logits, np.array([4, 3], np.int32),
-                                                         np.zeros((2, 4), np.int32), np.array([0, 1], np.int32)])
-    assert got[0][0] == 0.0
+    got = opset.make("CTCLoss", logits, np.array([4, 3], np.int32), np.zeros((2, 4), np.int32),
+                     np.array([0, 1], np.int32), **attrs).tensor_type.value
+    assert got[0] == 0.0
+    x = logits[1, :3].astype(np.float64)
+    log_probs = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
+    # label [0] over 3 frames: sum over paths b*0+b* with repeats merged
+    paths = [(a, b, c) for a in (0, 2) for b in (0, 2) for c in (0, 2)]
+    total = sum(np.exp(log_probs[0, p[0]] + log_probs[1, p[1]] + log_probs[2, p[2]])
+                for p in paths if [k for i, k in enumerate(p) if k != 2 and (i == 0 or p[i - 1] != k)] == [0])
+    np.testing.assert_allclose(got[1], -np.log(total), rtol=1e-5)
