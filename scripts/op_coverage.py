@@ -45,6 +45,8 @@ def main() -> None:
                         help="list the op versions graphir lacks, and those it defines but cannot run")
     parser.add_argument("--per-opset", action="store_true",
                         help="defined and runnable counts of the op versions each opset introduces")
+    parser.add_argument("--list", action="store_true",
+                        help="every op version with its status: runs, defined (not runnable) or missing")
     args = parser.parse_args()
     reference = {(name, opset) for (name, _), opset in openvino_op_versions().items()}
     ours = {(cls.type_name, cls.version): cls for cls in all_ops("openvino")}
@@ -60,6 +62,10 @@ def main() -> None:
             introduced = {key for key in reference if key[1] == opset}
             print(f"  {opset:8s} {len(introduced & defined):3d} defined, {len(introduced & running):3d} run, "
                   f"of {len(introduced)}")
+    if args.list:
+        for name, opset in sorted(reference, key=lambda k: (int(k[1].removeprefix("opset")), k[0])):
+            status = "runs" if (name, opset) in running else "defined" if (name, opset) in defined else "missing"
+            print(f"  {name}-{opset}: {status}")
     if args.missing:
         for name, opset in sorted(reference - defined):
             print(f"  missing {name}-{opset}")
