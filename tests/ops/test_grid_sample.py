@@ -29,3 +29,13 @@ def test_values_match_openvino_cpu(ov, mode: str, padding: str, align: bool) -> 
     grid[0, 0, :4] = [[-1, -1], [1, 1], [0, 0], [0.5, -0.25]]
     attrs = {"align_corners": align, "mode": mode, "padding_mode": padding}
     same(ov, "GridSample", "opset9", attrs, [Param("[2,3,5,6]"), Param("[2,4,7,2]")], [data, grid])
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_integer_data_match_openvino_cpu(ov, mode: str, padding: str) -> None:
+    """Interpolated integers are truncated toward zero, as the CPU plugin does."""
+    data = random_array((1, 2, 4, 5), "i32", RNG, -20, 20)
+    grid = random_array((1, 3, 3, 2), "f32", RNG, -1.2, 1.2)
+    attrs = {"align_corners": False, "mode": mode, "padding_mode": padding}
+    same(ov, "GridSample", "opset9", attrs, [Param("[1,2,4,5]", "i32"), Param("[1,3,3,2]")], [data, grid])

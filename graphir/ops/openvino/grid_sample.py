@@ -111,6 +111,6 @@ class GridSample(Op):
                     row = sum(cx[i] * self._padded(values, yi - 1 + j, xi - 1 + i) for i in range(4))
                     out = out + cy[j] * row
         out = np.asarray(out)
-        if data.dtype.kind in "iu":
-            out = np.rint(out) if self.mode != "nearest" else out
+        if data.dtype.kind in "iu":  # the CPU plugin truncates an interpolated integer toward zero
+            out = np.trunc(out)
         return [out.astype(data.dtype)]
