@@ -122,3 +122,24 @@ def test_sparse_fill_empty_rows_values_match_openvino(ov) -> None:
     # and with parameters: CPU (i32 indices, exact there)
     inputs = [Param("[5]"), Param("[2]", "i32"), Param("[5,2]", "i32"), Const(default)]
     same(ov, "SparseFillEmptyRows", "opset16", {}, inputs, [values, dense.astype(np.int32), indices.astype(np.int32)])
+
+
+def test_segment_max_lowest_fill_in_f16_is_the_f16_lowest(ov) -> None:
+    """OpenVINO's reference fills an empty segment with numeric_limits<f16>::lowest() (-65504); its
+    CPU plugin computes f16 in f32 and gives -inf there (f32's lowest, rounded). graphir follows the
+    reference; the other elements agree with the CPU."""
+    from tests.ops.ov_diff import core
+
+    data = random_array((5, 3), "f16", RNG)
+    ids = np.array([0, 0, 2, 2, 4], np.int32)
+    from graphir import opset
+    got = opset.make("SegmentMax", data, ids, fill_mode="lowest").tensor_type.value
+    assert np.all(got[[1, 3]] == np.float16(-65504))
+    from openvino import opset13 as ops
+    from openvino.utils.node_factory import NodeFactory
+
+    p = ops.parameter([5, 3], ov.Type.f16)
+    node = NodeFactory("opset16").create("SegmentMax", [p.output(0), ops.constant(ids).output(0)], {"fill_mode": "lowest"})
+    cpu = core(ov).compile_model(ov.Model([node], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([data])[0]
+    assert np.all(np.isneginf(cpu[[1, 3]]))
+    np.testing.assert_array_equal(got[[0, 2, 4]], cpu[[0, 2, 4]])
