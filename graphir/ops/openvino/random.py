@@ -148,6 +148,7 @@ class Multinomial(Op):
                     p = work.type(row_cdf[chosen] - row_cdf[chosen - 1] if chosen else row_cdf[0])
                     divisor = work.type(one - p)
                     row_cdf[chosen:] = (row_cdf[chosen:] - p).astype(work)
-                    row_cdf = (row_cdf / divisor).astype(work)
+                    with np.errstate(all="ignore"):  # all mass drawn: 0/0, no class left (as on CPU)
+                        row_cdf = (row_cdf / divisor).astype(work)
         dtype = ElementType.parse(self.convert_type).numpy_dtype
         return [out.reshape(probs.shape[:-1] + (samples,)).astype(dtype)]
