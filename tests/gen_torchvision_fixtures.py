@@ -1,7 +1,7 @@
 """Writes tests/fixtures/torchvision/*.xml: torchvision classifiers and segmenters converted by
 ``openvino.convert_model`` with dynamic batch, height and width (run: python tests/gen_torchvision_fixtures.py).
 
-Needs the ``torchvision`` extra (torchvision==0.28.0 with torch==2.13.0 CPU, openvino==2026.4.1).
+Needs the ``fixtures`` extra (torchvision==0.28.0 with torch==2.13.0 CPU, openvino==2026.4.1).
 The models are the real torchvision architectures (weights=None) at reduced widths/depths so the
 files stay small (weights compressed to f16); shape inference does not depend on the widths.
 torchvision 0.28.0 on PyPI is a CUDA build whose compiled ops fail to load with the CPU torch; the
