@@ -9,7 +9,8 @@
   ``flaky``, where OpenVINO itself crashes now and then, may pass).
 
 Skipped with one reason when ../shared is absent (a fresh clone); required when CI is set.
-Takes ~2 minutes (op_reference ~90 s, ir_models ~40 s on 2 cores).
+Measured: 1 min 38 s for both on the shared 2-core machine before the missing op versions landed;
+12 min under heavy load after (the ngraph_reader DFT/IDFT models of 43M elements now run and dominate).
 """
 from __future__ import annotations
 
