@@ -13,7 +13,7 @@ from typing import Any
 
 from lxml import etree
 
-from graphir.errors import GraphirError, SerializationError
+from graphir.errors import GraphirError, SerializationError, clip
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, TensorType
@@ -23,7 +23,7 @@ from graphir.ops.registry import _REGISTRY, find
 from graphir.serializers.ir_attributes import _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
 from graphir.serializers.ir_rt_info import read_attribute_rt_info, read_net_rt_info
-from graphir.shapes import Dimension, PartialShape
+from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
 from graphir.types import ElementType
 
 _BODY_TAGS = ("body", "then_body", "else_body")
@@ -105,7 +105,7 @@ def _int_attr(element: Any, key: str, where: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise SerializationError(f"{where}: attribute {key}=\"{text}\" is not an integer") from None
+        raise SerializationError(f"{where}: attribute {key}=\"{clip(text)}\" is not an integer") from None
 
 
 def _parse_ports(group: Any, where: Any) -> list[_Port]:
@@ -131,7 +131,10 @@ def _parse_ports(group: Any, where: Any) -> list[_Port]:
         if pid is None:
             raise SerializationError(f"{where()}: a <port> has no id")
         if dims and min(dims) < -1:
-            raise SerializationError(f"{where()}: port {pid}: <dim>{min(dims)}</dim> must be >= -1")
+            raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
+        if dims and max(dims) > MAX_LENGTH:
+            raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the largest "
+                                     f"dimension 2^63-1")
         names = element.get("names")
         ports.append(_Port(pid, element.get("precision"), dims, split_names(names),
                            read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
@@ -144,7 +147,7 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
             int(text)
         except (TypeError, ValueError):
             raise SerializationError(
-                f"{where()}: port {element.get('id')}: <dim>{(text or '').strip()}</dim> is not an integer "
+                f"{where()}: port {clip(element.get('id'))}: <dim>{clip((text or '').strip())}</dim> is not an integer "
                 f"(-1 for dynamic)") from None
     return list(map(int, texts))
 
@@ -962,7 +965,7 @@ def _int_attr_text(data: dict[str, str], key: str, where: "str | tuple[str, int,
     try:
         value = int(text)
     except ValueError:
-        raise SerializationError(f"{describe_layer(where)}: {key}=\"{text}\" is not an integer") from None
+        raise SerializationError(f"{describe_layer(where)}: {key}=\"{clip(text)}\" is not an integer") from None
     if value < 0:
         raise SerializationError(f"{describe_layer(where)}: {key}={value} is negative")
     return value
