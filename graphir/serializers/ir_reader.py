@@ -22,6 +22,7 @@ from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Paramete
 from graphir.ops.registry import _REGISTRY, find
 from graphir.serializers.ir_attributes import _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
+from graphir.serializers.ir_parser import element_attributes
 from graphir.serializers.ir_rt_info import read_attribute_rt_info, read_net_rt_info
 from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
 from graphir.types import ElementType
@@ -153,7 +154,7 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
-    attrib = dict(element.items())
+    attrib = element_attributes(element)
     lid_text = attrib.pop("id", None)
     name = attrib.pop("name", None)
     if name is None:
@@ -184,7 +185,7 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
     for child in element:
         tag = child.tag
         if tag == "data":
-            data = dict(child.items())
+            data = element_attributes(child)
         elif tag == "input":
             inputs = _parse_ports(child, where)
         elif tag == "output":
@@ -332,7 +333,7 @@ def ports_hold_only_valid_dims(text: bytes) -> bool:
     if len(_PLAIN_PORT.findall(text)) != text.count(b"<port"):
         return False
     try:
-        return all(int(t) >= -1 for t in set(_DIM_TEXT.findall(text)))
+        return all(-1 <= int(t) <= MAX_LENGTH for t in set(_DIM_TEXT.findall(text)))
     except ValueError:
         return False
 
@@ -359,9 +360,10 @@ def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None
         if len(texts) != count:
             return None
         try:
-            if min(map(int, texts)) < -1:
-                return None
+            values = list(map(int, texts))
         except (TypeError, ValueError):
+            return None
+        if min(values) < -1 or max(values) > MAX_LENGTH:
             return None
     return pid, names
 
@@ -450,7 +452,7 @@ class _Reader:
                 lid_text, name, ltype, version = el.values()
                 attrib = _NO_ATTRIBUTES
             else:
-                attrib = dict(el.items())
+                attrib = element_attributes(el)
                 try:
                     lid_text, name = attrib.pop("id"), attrib.pop("name")
                     ltype, version = attrib.pop("type"), attrib.pop("version")
@@ -489,7 +491,7 @@ class _Reader:
             if plain and cls is not None:
                 inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
                 fed += len(inputs)
-                data = dict(data_el.items()) if data_el is not None else {}
+                data = element_attributes(data_el) if data_el is not None else {}
                 node = self._plain_node(cls, lid, name, ltype, version, data, attrib, inputs,
                                         [split_names(p[1]) for p in out_ports])
                 out_index[lid] = _port_ids_index(tuple([p[0] for p in out_ports]))
