@@ -154,10 +154,7 @@ def run(args: argparse.Namespace) -> int:
     records = [{"name": key, "type": _type_name(array), "shape": list(array.shape), "summary": summarize(array)}
                for key, array in outputs.items()]
     if args.output:
-        try:
-            np.savez(args.output, **{k: np.asarray(v) for k, v in outputs.items()})
-        except OSError as exc:
-            raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+        write_npz(args.output, outputs)
     if args.json:
         print(json.dumps(records, indent=2))
     else:
@@ -169,6 +166,28 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(result.table())
     return EXIT_OK
+
+
+def write_npz(path: str, outputs: dict[str, Any]) -> None:
+    """The outputs as an .npz at exactly ``path`` (numpy would append ``.npz`` to a name without
+    it), written atomically; a directory or an unwritable place is a UsageError."""
+    import io
+    import zipfile
+
+    from graphir.errors import SerializationError
+    from graphir.serializers.atomic import atomic_write
+
+    if Path(path).is_dir():
+        raise UsageError(f"--output {path}: is a directory; give a file name such as {Path(path) / 'outputs.npz'}")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:  # as np.savez writes it, for any output name (even "file")
+        for key, value in outputs.items():
+            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asarray(value), allow_pickle=True)
+    try:
+        atomic_write(path, buffer.getbuffer())
+    except SerializationError as exc:
+        raise UsageError(f"--output {exc}") from None
 
 
 def _type_name(array: np.ndarray) -> str:

@@ -24,6 +24,7 @@ from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.ops.registry import find
+from graphir.serializers.atomic import atomic_write
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -541,10 +542,7 @@ def dumps(model: Model, *, constants_as_inputs: bool = False, indent: int | None
 
 
 def write_json(model: Model, path: "str | Path", *, constants_as_inputs: bool = False, indent: int | None = 2) -> None:
-    """Write ``model`` (onednn dialect) as oneDNN Graph JSON."""
+    """Write ``model`` (onednn dialect) as oneDNN Graph JSON, atomically (see serializers.atomic)."""
     p = Path(path)
     text = dumps(model, constants_as_inputs=constants_as_inputs, indent=indent, path=str(p))
-    try:
-        p.write_text(text + "\n")
-    except OSError as exc:
-        raise SerializationError(f"{p}: cannot write: {exc.strerror or exc}") from None
+    atomic_write(p, (text + "\n").encode("utf-8"))

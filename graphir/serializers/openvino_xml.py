@@ -47,7 +47,8 @@ from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _te
 from graphir.serializers.ir_scan import scan_ir
 from graphir.serializers.ir_scanned_reader import read_scanned
 from graphir.serializers.ir_rt_info import read_net_rt_info
-from graphir.serializers.ir_writer import _tree, _Writer, atomic_write_pair, join_names
+from graphir.serializers.atomic import atomic_write_pair, same_file
+from graphir.serializers.ir_writer import _tree, _Writer, join_names
 
 __all__ = ["read_ir", "write_ir", "read_layer", "write_layer", "read_ir_string", "write_ir_string",
            "split_names", "join_names"]
@@ -150,6 +151,8 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
     renames; a failure leaves the previous files in place."""
     xml_path = Path(path)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
+    if same_file(xml_path, bin_path):
+        raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
     xml, blob = write_ir_string(model, version)
     atomic_write_pair(xml_path, xml, bin_path, blob)
 
