@@ -79,12 +79,15 @@ def check_tensor(shape: Iterable[int], dtype: Any, what: str = "output") -> None
 
     ``what`` says which tensor (the interpreter adds the node); e.g. ``"output 0"``."""
     dims = [int(d) for d in shape]
-    itemsize = _itemsize(dtype)
-    nbytes = tensor_bytes(dims, itemsize)
+    check_bytes(tensor_bytes(dims, _itemsize(dtype)), f"{what} of shape {_short(dims)}")
+
+
+def check_bytes(nbytes: int, what: str) -> None:
+    """Refuse a tensor of ``nbytes`` bytes over the limit in force (``what`` describes it)."""
     limit = max_tensor_bytes()
     if nbytes > limit:
         raise ResourceLimitError(
-            f"{what} of shape {_short(dims)} would take {nbytes:,} bytes, over the tensor size limit of "
+            f"{what} would take {nbytes:,} bytes, over the tensor size limit of "
             f"{limit:,} bytes (raise it with max_tensor_bytes= or {ENVIRONMENT_VARIABLE})")
 
 

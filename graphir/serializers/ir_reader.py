@@ -375,9 +375,35 @@ def assemble(root: Any, nodes: dict[int, Node], params: list[Node], results: lis
     port or a port was fed twice (``fed``: input ports connected)."""
     if len(in_position) != len(sources) or fed != len(sources):
         raise _Fallback
+    unique_parameter_names(params)
     model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
     model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
     return model
+
+
+def unique_parameter_names(params: list[Node]) -> None:
+    """Rename a Parameter tensor name that an earlier Parameter has already, as OpenVINO's reader
+    does (measured, 2026.4): the first free of ``name_1``, ``name_2``, ... (``a, a, a`` reads as
+    ``a, a_1, a_2``; ``a, a, a_1`` as ``a, a_1, a_1_1``). Otherwise an input given by that name
+    would silently feed only the first."""
+    used: set[str] = set()
+    for node in params:
+        names = node.output_names[0]
+        if not names:
+            continue
+        if used.isdisjoint(names):
+            used.update(names)
+            continue
+        renamed = set()
+        for name in sorted(names):
+            if name in used:
+                k = 1
+                while f"{name}_{k}" in used:
+                    k += 1
+                name = f"{name}_{k}"
+            used.add(name)
+            renamed.add(name)
+        node.output_names[0] = renamed
 
 
 def _connect(lid: int, port_ids: list[str], sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
@@ -565,6 +591,7 @@ class _Reader:
             nodes[lid] = self._node(layer, inputs)
         params = [nodes[i] for i in order if isinstance(nodes[i].op, Parameter)]
         results = [nodes[i] for i in order if isinstance(nodes[i].op, Result)]
+        unique_parameter_names(params)
         try:
             model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
         except GraphirError as exc:
