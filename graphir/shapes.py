@@ -227,7 +227,8 @@ class PartialShape:
                 return cls(None)
             if s == "":
                 return cls([])
-            if s.count(",") >= MAX_RANK:
+            commas = s.count(",", 0, 4 * MAX_RANK) if len(s) > 2 * MAX_RANK else 0
+            if commas >= MAX_RANK:
                 raise ShapeError(f"invalid shape '{clip(value)}': {s.count(',') + 1:,} dimensions, more than "
                                  f"the largest rank graphir reads ({MAX_RANK:,})")
             try:

@@ -80,17 +80,22 @@ class _Probe:
 def refuse_dtd(data: bytes, where: str) -> None:
     """SerializationError when the document declares a DTD (checked by libxml2, not by a byte
     search); malformed text before the root element is left for the real parse to report."""
-    parser = _parser(target=_Probe())
-    try:
-        for start in range(0, max(len(data), 1), _PROBE_CHUNK):
-            parser.feed(data[start:start + _PROBE_CHUNK])
-        parser.close()
-    except _RootReached:
-        return
-    except _DoctypeSeen:
-        raise SerializationError(f"{where}: a DOCTYPE or entity declaration is not allowed in an IR file (the document declares a DTD)") from None
-    except (etree.LxmlError, ValueError):
-        return  # the real parse reports it, with its line
+    for incremental in (True, False):  # feeding chunks reads only the prolog; UTF-32 needs it whole
+        try:
+            if incremental:
+                parser = _parser(target=_Probe())
+                for start in range(0, max(len(data), 1), _PROBE_CHUNK):
+                    parser.feed(data[start:start + _PROBE_CHUNK])
+                parser.close()
+            else:
+                etree.fromstring(data, _parser(target=_Probe()))
+        except _RootReached:
+            return
+        except _DoctypeSeen:
+            raise SerializationError(f"{where}: a DOCTYPE or entity declaration is not allowed in an IR file "
+                                     f"(the document declares a DTD)") from None
+        except (etree.LxmlError, ValueError):
+            continue  # the whole-text probe, then the real parse, report it
 
 
 def parse_xml(source: bytes, where: str) -> etree._Element:
