@@ -73,7 +73,7 @@ class _Template:
                                   + header_rest + b">" + b"".join(pieces) + b"</layer>", parser)
         except (etree.LxmlError, ValueError):
             raise _Fallback from None
-        if any(len(e.keys()) > MANY_ATTRIBUTES for e in el.iter()):
+        if any(len(e.attrib) > MANY_ATTRIBUTES for e in el.iter()):
             raise _Fallback  # such a layer is read once anyway, by the tree reader
         attrib = element_attributes(el)
         for key in ("id", "name", "type", "version"):
