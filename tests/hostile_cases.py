@@ -404,6 +404,47 @@ def two_parameters_with_one_tensor_name(directory: Path) -> str:
     return " ".join(str(sorted(p.output_names[0])) for p in model.get_parameters())
 
 
+def _nested_ifs(directory: Path, depth: int) -> Path:
+    """If-8 nested ``depth`` deep in then-bodies, written by OpenVINO (which reads 400 levels)."""
+    import numpy as np
+    import openvino as ov
+    import openvino.opset8 as ops
+
+    model = None
+    for level in range(depth + 1):
+        x = ops.parameter([2], np.float32, name=f"x{level}")
+        if model is None:
+            out = ops.relu(x)
+        else:
+            xe = ops.parameter([2], np.float32)
+            other = ov.Model([ops.result(ops.negative(xe))], [xe])
+            branch = ops.if_op(ops.constant(True))
+            branch.set_then_body(model)
+            branch.set_else_body(other)
+            branch.set_input(x.output(0), model.get_parameters()[0], other.get_parameters()[0])
+            out = branch.set_output(model.get_results()[0], other.get_results()[0])
+        model = ov.Model([ops.result(out)], [x], f"m{level}")
+    path = directory / f"nested{depth}.xml"
+    ov.save_model(model, str(path))
+    return path
+
+
+@case("ok", "[1.0, 0.0]", seconds=40)
+def if_bodies_nested_150_deep(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+
+    model = graphir.read_model(_nested_ifs(directory, 150))
+    return str(next(iter(model.run({"x150": np.array([1, -2], np.float32)}).values())).tolist())
+
+
+@case("SerializationError", "nested400.xml", "nested too deep", "recursion limit", seconds=60)
+def if_bodies_nested_400_deep(directory: Path) -> str:
+    """OpenVINO reads it; graphir reads bodies recursively and says so (a named error, no RecursionError)."""
+    return read(_nested_ifs(directory, 400))
+
+
 # ============================================================== real files, mutated ==
 def _ir_fixture_files() -> list[Path]:
     names = ["corpus/cnn_bn_pool.xml", "corpus/lstm.xml", "corpus/masked_attention.xml",

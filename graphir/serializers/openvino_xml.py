@@ -30,6 +30,7 @@ Modules: ir_parser (hardened lxml), ir_reader, ir_writer (incl. atomic writes), 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +65,20 @@ def read_ir(path: Any, weights: Any = None) -> Model:
         raise SerializationError(f"{where}: no such file")
     data = read_xml_bytes(p, where)
     source = _weights(p, weights, where)
-    model = _read_scanned(data, where, source)
-    if model is not None:
-        return model
-    root = parse_xml(data, where)
-    return _read_root(root, where, source, data)
+    return _read_bytes(data, where, source)
+
+
+def _read_bytes(data: bytes, where: str, source: BinSource) -> Model:
+    try:
+        model = _read_scanned(data, where, source)
+        if model is not None:
+            return model
+        root = parse_xml(data, where)
+        return _read_root(root, where, source, data)
+    except RecursionError:
+        raise SerializationError(
+            f"{where}: subgraph bodies (If/Loop/TensorIterator) nested too deep: graphir reads bodies "
+            f"recursively, within Python's recursion limit ({sys.getrecursionlimit()} frames)") from None
 
 
 def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
@@ -76,11 +86,7 @@ def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
     data = xml.encode("utf-8") if isinstance(xml, str) else xml
     where = "<IR in memory>"
     source = _weights(None, weights, where) if weights is not None else BinSource(where, data=b"")
-    model = _read_scanned(data, where, source)
-    if model is not None:
-        return model
-    root = parse_xml(data, where)
-    return _read_root(root, where, source, data)
+    return _read_bytes(data, where, source)
 
 
 def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
@@ -100,6 +106,8 @@ def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
     try:
         with long_lived_objects():
             model = _finish(read_scanned(_Reader(where, source), scanned, root), root)
+    except RecursionError:
+        raise
     except Exception:  # noqa: BLE001 - _Fallback, any error, or a bug: the tree reader decides, never this path
         return None
     return model
