@@ -239,16 +239,26 @@ def _place_inputs(model: "Model", plan: RunPlan, inputs: Any, values: list[Any],
         given: list[Any] = []
     elif isinstance(inputs, np.ndarray) and n == 1:
         given = [inputs]
-    elif isinstance(inputs, (list, tuple)):
+    elif type(inputs) is list or type(inputs) is tuple:
         given = list(inputs)
     else:
-        raise InputError(f"model '{model.name}': inputs must be a dict (by input name or index), a list or "
-                         f"tuple in Parameter order, or one array for a one-input model; got {type(inputs).__name__}")
+        given = _sequence(model, inputs)
     if len(given) != n:
         raise InputError(f"model '{model.name}' has {n} inputs "
                          f"({', '.join(repr(s.name) for s in specs) or 'none'}), got {len(given)} values")
     for i, value in enumerate(given):
         values[slots[i]] = _check(specs[i], value)
+
+
+def _sequence(model: "Model", inputs: Any) -> list[Any]:
+    """Values in Parameter order from any other iterable; an InputError for what is not one."""
+    if not isinstance(inputs, (str, bytes)):
+        try:
+            return list(inputs)
+        except TypeError:
+            pass
+    raise InputError(f"model '{model.name}': inputs must be a dict (by input name or index), a list or "
+                     f"tuple in Parameter order, or one array for a one-input model; got {type(inputs).__name__}")
 
 
 class _Missing:
@@ -366,7 +376,7 @@ def _check_largest_output(plan: RunPlan) -> None:
         t = node.output_types[index]
         raise ResourceLimitError(
             f"{node.describe()}: output {index} ({t}) would take {nbytes:,} bytes, over the tensor size limit of "
-            f"{limit:,} bytes (raise it with max_tensor_bytes= or GRAPHIR_MAX_TENSOR_BYTES)")
+            f"{limit:,} bytes (raise it with max_tensor_bytes=, --max-tensor-bytes or GRAPHIR_MAX_TENSOR_BYTES)")
 
 
 def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:

@@ -88,7 +88,7 @@ def check_bytes(nbytes: int, what: str) -> None:
     if nbytes > limit:
         raise ResourceLimitError(
             f"{what} would take {nbytes:,} bytes, over the tensor size limit of "
-            f"{limit:,} bytes (raise it with max_tensor_bytes= or {ENVIRONMENT_VARIABLE})")
+            f"{limit:,} bytes (raise it with max_tensor_bytes=, --max-tensor-bytes or {ENVIRONMENT_VARIABLE})")
 
 
 def _itemsize(dtype: Any) -> int:

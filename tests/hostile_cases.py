@@ -792,6 +792,21 @@ def cli_run_output_without_npz_suffix(directory: Path) -> str:
     return proc.stdout.strip().splitlines()[-1]
 
 
+@case("ok", "random value for input 'a'", "8,000,000,000,000 bytes", "limit of 4,096 bytes")
+def cli_run_random_input_over_the_limit(directory: Path) -> str:
+    import subprocess
+
+    import graphir
+    from graphir import opset
+
+    a = opset.parameter([10**6, 10**6], "f32", name="a")
+    graphir.save_model(graphir.Model([opset.relu(a)], [a]), directory / "huge.xml")
+    proc = subprocess.run([sys.executable, "-m", "graphir.cli", "run", str(directory / "huge.xml"), "--random",
+                           "--max-tensor-bytes", "4096"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc
+    return proc.stderr.strip()
+
+
 # ====================================================================== the runner ==
 def _limit(case_: Case) -> None:
     memory = case_.memory_mib * MiB

@@ -28,6 +28,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for --random (default 0)")
     p.add_argument("--output", "-o", metavar="OUT.npz", help="write every output to an .npz, keyed by output name")
     p.add_argument("--profile", action="store_true", help="also print time and output bytes per node")
+    p.add_argument("--max-tensor-bytes", type=int, metavar="N",
+                   help="the largest tensor the run may build (default: $GRAPHIR_MAX_TENSOR_BYTES or 4 GiB)")
     p.add_argument("--json", action="store_true", help="print the output summaries as JSON")
 
 
@@ -53,9 +55,12 @@ _SUB_BYTE_RANGES = {"u1": (0, 1), "u2": (0, 3), "u3": (0, 7), "u4": (0, 7), "u6"
 
 def random_value(param: "Node", rng: np.random.Generator) -> np.ndarray:
     """Random data matching a Parameter's element type and (concretised) shape."""
+    from graphir.limits import check_tensor
+
     et = param.op.element_type
     shape = concrete_shape(param)
     name = str(et)
+    check_tensor(shape, np.float64, f"random value for input '{param.name}'")  # drawn in f64 first
     if name == "boolean":
         return rng.random(shape) < 0.5
     if name == "string":
@@ -145,11 +150,14 @@ def run(args: argparse.Namespace) -> int:
             model.reshape(reshape_arguments(model, args.shape))
         except InputError as exc:
             raise UsageError(str(exc)) from None
-    values = gather_inputs(model, args.input, args.random, args.seed)
-    try:
-        result = model.run(values, profile=args.profile)
-    except InputError as exc:
-        raise UsageError(str(exc)) from None
+    from graphir.limits import tensor_limit
+
+    with tensor_limit(args.max_tensor_bytes):
+        values = gather_inputs(model, args.input, args.random, args.seed)
+        try:
+            result = model.run(values, profile=args.profile)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
     outputs = result.outputs if isinstance(result, RunResult) else result
     records = [{"name": key, "type": _type_name(array), "shape": list(array.shape), "summary": summarize(array)}
                for key, array in outputs.items()]
