@@ -445,6 +445,24 @@ def if_bodies_nested_400_deep(directory: Path) -> str:
     return read(_nested_ifs(directory, 400))
 
 
+@case("ok", "a_19999", seconds=30)
+def parameters_20000_with_one_tensor_name(directory: Path) -> str:
+    """The renaming stays linear (a search from name_1 for each would take 2*10^8 steps)."""
+    import re
+
+    import graphir
+    from graphir import opset
+    from graphir.serializers.openvino_xml import write_ir
+
+    params = [opset.parameter([1], "f32", name=f"p{i}") for i in range(20_000)]
+    write_ir(graphir.Model([opset.concat(params, axis=0)], params), directory / "many.xml")
+    text = re.sub(r'names="p\d+"', 'names="a"', (directory / "many.xml").read_text())
+    (directory / "many.xml").write_text(text)
+    names = [sorted(p.output_names[0]) for p in graphir.read_model(directory / "many.xml").get_parameters()]
+    assert names[:3] == [["a"], ["a_1"], ["a_2"]] and len({n[0] for n in names}) == 20_000
+    return names[-1][0]
+
+
 # ============================================================== real files, mutated ==
 def _ir_fixture_files() -> list[Path]:
     names = ["corpus/cnn_bn_pool.xml", "corpus/lstm.xml", "corpus/masked_attention.xml",

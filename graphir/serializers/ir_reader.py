@@ -387,6 +387,7 @@ def unique_parameter_names(params: list[Node]) -> None:
     ``a, a_1, a_2``; ``a, a, a_1`` as ``a, a_1, a_1_1``). Otherwise an input given by that name
     would silently feed only the first."""
     used: set[str] = set()
+    next_suffix: dict[str, int] = {}  # per name, where the search for a free suffix resumes (linear overall)
     for node in params:
         names = node.output_names[0]
         if not names:
@@ -397,9 +398,10 @@ def unique_parameter_names(params: list[Node]) -> None:
         renamed = set()
         for name in sorted(names):
             if name in used:
-                k = 1
+                k = next_suffix.get(name, 1)
                 while f"{name}_{k}" in used:
                     k += 1
+                next_suffix[name] = k + 1
                 name = f"{name}_{k}"
             used.add(name)
             renamed.add(name)

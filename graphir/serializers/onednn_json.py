@@ -195,9 +195,11 @@ class _Reader:
                 raise self.error(self.op_where(op, i, "id"),
                                  f"expected an integer op id in the int64 range, got {clip_repr(op['id'])}")
         ids = [op["id"] for op in ops]
-        if len(set(map(str, ids))) != len(ids):
-            dup = next(x for x in ids if ids.count(x) > 1)
-            raise self.error(f"op {dup}", "op id used twice")
+        seen_ids: set[int] = set()
+        for op_id in ids:
+            if op_id in seen_ids:
+                raise self.error(f"op {op_id}", "op id used twice")
+            seen_ids.add(op_id)
 
         producer: dict[int, tuple[int, int]] = {}
         for i, op in enumerate(ops):
