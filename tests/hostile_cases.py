@@ -779,6 +779,32 @@ def save_killed_mid_write(directory: Path) -> str:
     return f"old files intact after {kills} kills (of 12 attempts), {mixed} between renames"
 
 
+@case("ok", "old files intact", "node", "'a\\x01b'", "'a\\udcffb'", "cannot be written as XML", "JSON keeps")
+def save_names_xml_cannot_carry(directory: Path) -> str:
+    """IR: a named error (lxml cannot write them) and the old files untouched. JSON escapes them
+    (\\u0001, \\udcff) and reads them back unchanged."""
+    import graphir
+    from graphir import opset
+    from graphir.errors import SerializationError
+    from graphir.serializers.onednn_json import dumps, loads
+
+    old = _old_files(directory)
+    errors = []
+    for name in ("a\x01b", "a\udcffb"):
+        a = opset.parameter([2], "f32", name=name)
+        try:
+            graphir.save_model(graphir.Model([opset.relu(a)], [a], name="m"), directory / "m.xml")
+        except SerializationError as exc:
+            errors.append(str(exc))
+    assert len(errors) == 2, errors
+    _intact(old)
+    model = loads(_json_text())
+    [n for n in model.get_ordered_ops() if n.type_name == "ReLU"][0].name = "r\x01\udcff"
+    back = loads(dumps(model))
+    assert [n.name for n in back.get_ordered_ops() if n.type_name == "ReLU"] == ["r\x01\udcff"]
+    return "old files intact; " + " | ".join(errors) + "; JSON keeps them"
+
+
 # ===================================================================== the CLI ==
 @case("ok", "usage error", "is a directory")
 def cli_run_output_to_a_directory(directory: Path) -> str:
