@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,18 +39,16 @@ class Case:
     fragments: tuple[str, ...] = ()
     seconds: float = 20.0
     memory_mib: int = 2048
-    #: "ok or a GraphirError" (mutated real files: either outcome is right, anything else is not)
-    either: bool = False
 
 
 CASES: dict[str, Case] = {}
 
 
 def case(expect: str, *fragments: str, seconds: float = 20.0, memory_mib: int = 2048,
-         either: bool = False, name: str | None = None) -> Callable[[Callable[[Path], Any]], Callable[[Path], Any]]:
+         name: str | None = None) -> Callable[[Callable[[Path], Any]], Callable[[Path], Any]]:
     def register(fn: Callable[[Path], Any]) -> Callable[[Path], Any]:
         key = name or fn.__name__
-        CASES[key] = Case(key, fn, expect, fragments, seconds, memory_mib, either)
+        CASES[key] = Case(key, fn, expect, fragments, seconds, memory_mib)
         return fn
     return register
 
@@ -91,10 +89,6 @@ def read(path: Path) -> str:
 def mutated_ir(directory: Path, text: str, old: str, new: str, name: str = "bad") -> Path:
     assert old in text, old
     return write_variant(directory, name, text.replace(old, new, 1))
-
-
-def summary(model: Any) -> str:
-    return repr(model)
 
 
 # ============================================================ XML: DTDs in any encoding ==
