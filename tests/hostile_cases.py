@@ -329,10 +329,24 @@ def _dynamic(op_name: str) -> tuple[Any, dict[str, Any]]:
         d = opset.parameter([], "i64", name="d")
         node = opset.one_hot(idx, d, opset.constant(np.float32(1)), opset.constant(np.float32(0)), axis=-1)
         return graphir.Model([node], [idx, d]), {"idx": np.arange(4, dtype=i64), "d": np.int64(10**12)}
+    if op_name == "RandomUniform":
+        shape = opset.parameter([2], "i64", name="shape")
+        node = opset.random_uniform(shape, opset.constant(np.float32(0)), opset.constant(np.float32(1)),
+                                    output_type="f32", global_seed=1, op_seed=2)
+        return graphir.Model([node], [shape]), {"shape": np.array([10**6, 10**6], i64)}
+    if op_name == "Eye":
+        n = opset.parameter([], "i64", name="n")
+        node = opset.eye(n, n, opset.constant(np.int64(0)), output_type="f32")
+        return graphir.Model([node], [n]), {"n": np.int64(10**6)}
+    if op_name == "SegmentMax":
+        x = opset.parameter([2], "f32", name="x")
+        count = opset.parameter([], "i64", name="count")
+        node = opset.segment_max(x, opset.constant(np.array([0, 1], i64)), count, fill_mode="ZERO")
+        return graphir.Model([node], [x, count]), {"x": np.ones(2, np.float32), "count": np.int64(10**12)}
     raise AssertionError(op_name)
 
 
-for _op in ("Broadcast", "Tile", "Range", "Pad", "OneHot"):
+for _op in ("Broadcast", "Tile", "Range", "Pad", "OneHot", "RandomUniform", "Eye", "SegmentMax"):
     case("ResourceLimitError", _op, "bytes, over the tensor size limit of 4,294,967,296 bytes",
          "GRAPHIR_MAX_TENSOR_BYTES", name=f"run_{_op.lower()}_to_10_12_elements")(
         lambda directory, op=_op: _run_with(lambda: _dynamic(op)))
