@@ -714,6 +714,53 @@ def save_with_an_exception_mid_write(directory: Path) -> str:
     return _failing_saves(directory, how)
 
 
+@case("ok", "old files intact", "SerializationError", "Permission denied")
+def save_into_a_read_only_directory(directory: Path) -> str:
+    """A directory the process may not write to (as root, the save runs in a child that dropped to
+    uid/gid 65534, since root writes anywhere)."""
+    import shutil
+    import tempfile
+
+    import graphir
+
+    place = Path(tempfile.mkdtemp(prefix="graphir-readonly-"))  # outside pytest's 0700 tree
+    try:
+        os.chmod(place, 0o755)
+        old = _old_files(place)
+        for path in old:
+            os.chmod(path, 0o644)
+        ir_model, json_model = _models()
+        os.chmod(place, 0o555)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(read_end)
+                if os.geteuid() == 0:
+                    os.setgid(65534)
+                    os.setuid(65534)
+                errors = []
+                for save in (lambda: graphir.save_model(ir_model, place / "m.xml"),
+                             lambda: graphir.save_model(json_model, place / "m.json")):
+                    try:
+                        save()
+                    except Exception as exc:  # noqa: BLE001 - reported to the parent
+                        errors.append(f"{type(exc).__name__}: {exc}")
+                os.write(write_end, json.dumps(errors).encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end) as pipe:
+            errors = json.loads(pipe.read() or "[]")
+        os.waitpid(pid, 0)
+        assert len(errors) == 2, errors
+        os.chmod(place, 0o755)
+        return _intact(old) + "; " + " | ".join(e[:400] for e in errors)
+    finally:
+        os.chmod(place, 0o755)
+        shutil.rmtree(place, ignore_errors=True)
+
+
 @case("ok", "old files intact", "SerializationError", "is a directory")
 def save_over_a_directory(directory: Path) -> str:
     import graphir
