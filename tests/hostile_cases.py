@@ -714,6 +714,23 @@ def save_with_an_exception_mid_write(directory: Path) -> str:
     return _failing_saves(directory, how)
 
 
+@case("ok", "the .bin was kept", "one rename")
+def save_again_with_the_same_weights_replaces_only_the_xml(directory: Path) -> str:
+    """The .bin already holds the weights: it is not rewritten (same inode), so the save is a single
+    atomic rename; the model written is still the new one."""
+    import graphir
+
+    path, _ = base_ir(directory, "m")
+    model = graphir.read_model(path)
+    inode = (directory / "m.bin").stat().st_ino
+    [n for n in model.nodes() if n.type_name == "Add"][0].name = "renamed"
+    graphir.save_model(model, path)
+    assert (directory / "m.bin").stat().st_ino == inode
+    assert "renamed" in path.read_text()
+    assert sorted(p.name for p in directory.iterdir()) == ["m.bin", "m.xml"]
+    return "the .bin was kept, the .xml replaced: one rename"
+
+
 @case("ok", "old files intact", "SerializationError", "Permission denied")
 def save_into_a_read_only_directory(directory: Path) -> str:
     """A directory the process may not write to (as root, the save runs in a child that dropped to

@@ -105,13 +105,33 @@ def same_file(a: Path, b: Path) -> bool:
     return os.path.abspath(a) == os.path.abspath(b)
 
 
+def holds(path: Path, data: "bytes | memoryview", chunk: int = 1 << 24) -> bool:
+    """Whether the file at ``path`` holds exactly ``data`` (compared in chunks; False when unreadable)."""
+    view = memoryview(data).cast("B")
+    try:
+        if not path.is_file() or path.stat().st_size != len(view):
+            return False
+        with open(path, "rb") as fh:
+            for start in range(0, len(view), chunk):
+                if fh.read(chunk) != view[start:start + chunk]:
+                    return False
+    except OSError:
+        return False
+    return True
+
+
 def atomic_write_pair(xml_path: Path, xml: bytes, bin_path: Path, blob: bytes) -> None:
     """Replace both files by renames (.bin first, then .xml). If the second rename fails, the old
     .bin is put back, so a failed save leaves the previous model (both files) in place and no
     temporary files behind. A kill between the two renames leaves the old .xml with the new .bin
-    (the .xml, which names the model, is always whole)."""
+    (the .xml, which names the model, is always whole). When the .bin already holds the new
+    weights (a model saved again after an edit that kept them) only the .xml is replaced: one
+    rename, no such window."""
     if same_file(xml_path, bin_path):
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
+    if holds(bin_path, blob):  # the weights did not change: one rename, atomic as a whole
+        atomic_write(xml_path, xml)
+        return
     tmp_bin = temp_copy(bin_path, blob)
     try:
         tmp_xml = temp_copy(xml_path, xml)
