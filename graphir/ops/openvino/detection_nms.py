@@ -1,0 +1,268 @@
+"""OpenVINO NonMaxSuppression-1/3/4/5/9: greedy (and soft) suppression of overlapping boxes,
+per batch and class.
+
+Shapes as OpenVINO 2026.4 infers them (measured): v1/v3 give ``[min(boxes, max_out * classes), 3]``,
+v4 ``[min(boxes, max_out) * batches * classes, 3]`` (static; upper bounds of batches/classes),
+both padded with -1 at run time; v5/v9 give ``[..N, 3]`` with N the v4 count, and their run-time
+outputs hold exactly the selected boxes. Values follow the CPU plugin: a box is a candidate when
+its score is strictly above ``score_threshold``; hard suppression when IoU >= ``iou_threshold``;
+soft-NMS (sigma > 0) scales the score by ``exp(-0.5 * iou^2 / sigma)`` for every earlier selection
+and drops it once the score falls to the threshold or below.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from typing import ClassVar, Literal
+
+import numpy as np
+
+from graphir.ops.base import Op, Port, TensorType, types
+from graphir.shapes import Dimension, PartialShape
+from graphir.types import ElementType
+
+FLOATS = types("f32", "f16", "bf16")
+
+
+def box_corners(boxes: np.ndarray, center: bool) -> np.ndarray:
+    """``[..., 4]`` boxes as ``(ymin, xmin, ymax, xmax)`` in f32 (corner: any diagonal pair)."""
+    b = np.asarray(boxes, dtype=np.float32)
+    if center:
+        xc, yc, w, h = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+        hw, hh = w / np.float32(2), h / np.float32(2)
+        return np.stack([yc - hh, xc - hw, yc + hh, xc + hw], axis=-1)
+    return np.stack([np.minimum(b[..., 0], b[..., 2]), np.minimum(b[..., 1], b[..., 3]),
+                     np.maximum(b[..., 0], b[..., 2]), np.maximum(b[..., 1], b[..., 3])], axis=-1)
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> np.float32:
+    """Intersection over union of two corner boxes in f32, as the CPU plugin's kernel computes it:
+    no special case for empty boxes (two of them give NaN)."""
+    area_a = (a[2] - a[0]) * (a[3] - a[1])
+    area_b = (b[2] - b[0]) * (b[3] - b[1])
+    inter = max(min(a[2], b[2]) - max(a[0], b[0]), np.float32(0)) * \
+        max(min(a[3], b[3]) - max(a[1], b[1]), np.float32(0))
+    with np.errstate(all="ignore"):
+        return np.float32(inter / np.float32(area_a + area_b - inter))
+
+
+def soft_weight(scale: np.float32, v: np.float32) -> np.float32:
+    """``exp(scale * iou^2)``; a NaN IoU weighs infinity, as the CPU kernel's exp gives it."""
+    if math.isnan(v):
+        return np.float32(np.inf)
+    return np.float32(math.exp(float(np.float32(v * v) * scale)))
+
+
+def select_boxes(corners: np.ndarray, scores: np.ndarray, max_out: int, iou_threshold: float,
+                 score_threshold: float, sigma: float = 0.0) -> list[tuple[float, int]]:
+    """One class of one batch: (score, box index) of the selected boxes, in selection order."""
+    n = len(scores)
+    max_out = min(max_out, n)
+    if max_out <= 0:
+        return []
+    thr, iou_thr = np.float32(score_threshold), np.float32(iou_threshold)
+    scale = np.float32(-0.5) / np.float32(sigma) if sigma > 0 else np.float32(0)
+    # max-heap on score, ties to the lower index: entries (-score, index, suppress_begin)
+    heap = [(-float(s), i, 0) for i, s in enumerate(np.asarray(scores, np.float32)) if s > thr]
+    heapq.heapify(heap)
+    selected: list[tuple[float, int]] = []
+    while heap and len(selected) < max_out:
+        neg, idx, begin = heapq.heappop(heap)
+        score = np.float32(-neg)
+        original = score
+        suppressed = False
+        for j in range(len(selected) - 1, begin - 1, -1):
+            v = iou(corners[idx], corners[selected[j][1]])
+            if sigma > 0:
+                score = np.float32(score * soft_weight(scale, v))
+                if score <= thr:
+                    suppressed = True
+                    break
+            elif v >= iou_thr:
+                suppressed = True
+                break
+        if suppressed:
+            continue
+        if score == original:
+            selected.append((float(score), idx))
+        else:
+            heapq.heappush(heap, (-float(score), idx, len(selected)))
+    return selected
+
+
+def _scalar_value(inputs: list[np.ndarray], index: int, default: float) -> float:
+    if len(inputs) <= index:
+        return default
+    return float(np.asarray(inputs[index]).reshape(-1)[0])
+
+
+class NonMaxSuppression(Op):
+    """NonMaxSuppression-1: ``[N, 3]`` i64 (batch, class, box) triplets, -1 past the selections."""
+
+    type_name: ClassVar[str] = "NonMaxSuppression"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (
+        Port("boxes"), Port("scores"), Port("max_output_boxes_per_class", optional=True),
+        Port("iou_threshold", optional=True), Port("score_threshold", optional=True))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("selected_indices"),)
+
+    box_encoding: Literal["corner", "center"] = "corner"
+    sort_result_descending: bool = True
+
+    #: the threshold inputs are float tensors of rank 0 or (v5+) 1
+    _typed_inputs: ClassVar[bool] = False
+    _scalar_ranks: ClassVar[tuple[int, ...]] = (0,)
+
+    def _output_type(self) -> ElementType:
+        return ElementType.i64
+
+    # --- shapes ----------------------------------------------------------------------------
+    def _check(self, inputs: list[TensorType]) -> tuple[Dimension, Dimension, Dimension]:
+        boxes, scores = inputs[0], inputs[1]
+        if self._typed_inputs:
+            for i, port in ((0, "boxes"), (1, "scores"), (3, "iou_threshold"), (4, "score_threshold"),
+                            (5, "soft_nms_sigma")):
+                if i < len(inputs) and not (inputs[i].element_type in FLOATS or inputs[i].element_type.is_dynamic):
+                    raise self.fail(f"Expected bf16, fp16 or fp32 as element type for the '{port}' input.")
+        if boxes.shape.rank_is_static and len(boxes.shape) != 3:
+            raise self.fail(f"Expected a 3D tensor for the 'boxes' input. Got: {boxes.shape}")
+        if scores.shape.rank_is_static and len(scores.shape) != 3:
+            raise self.fail(f"Expected a 3D tensor for the 'scores' input. Got: {scores.shape}")
+        names = ("max_output_boxes_per_class", "iou_threshold", "score_threshold", "soft_nms_sigma")
+        for i in range(2, len(inputs)):
+            shape = inputs[i].shape
+            if shape.rank_is_static and len(shape) not in self._scalar_ranks:
+                if self._scalar_ranks == (0,):
+                    dot = "." if i == 2 else ""
+                    raise self.fail(f"Expected a scalar for the '{names[i - 2]}' input{dot}")
+                raise self.fail(f"Expected 0D or 1D tensor for the '{names[i - 2]}' input")
+            if shape.rank_is_static and len(shape) == 1 and not shape[0].contains(1):
+                raise self.fail(f"'{names[i - 2]}' input must hold one element, got {shape}")
+        b = boxes.shape if boxes.shape.rank_is_static else PartialShape.dynamic(3)
+        s = scores.shape if scores.shape.rank_is_static else PartialShape.dynamic(3)
+        batches = b[0].merge(s[0])
+        if batches is None:
+            raise self.fail(f"The first dimension of both 'boxes' and 'scores' must match. Boxes: {b}; Scores: {s}")
+        count = b[1].merge(s[2])
+        if count is None:
+            raise self.fail("'boxes' and 'scores' input shapes must match at the second and third dimension "
+                            f"respectively. Boxes: {b}; Scores: {s}")
+        if not b[2].compatible(Dimension.static(4)):
+            raise self.fail(f"The last dimension of the 'boxes' input must be equal to 4. Got: {b[2]}")
+        return batches, count, s[1]
+
+    @staticmethod
+    def _max_out(inputs: list[TensorType]) -> int | None:
+        if len(inputs) < 3:
+            return 0
+        value = inputs[2].value
+        if value is None:
+            return None
+        return int(np.asarray(value).reshape(-1)[0])
+
+    def _selected_dim(self, batches: Dimension, boxes: Dimension, classes: Dimension, max_out: int | None) -> Dimension:
+        """v1/v3: ``min(boxes, max_out * classes)`` when all are known."""
+        if max_out is None or max_out < 0 or not boxes.is_static or not classes.is_static:
+            return Dimension.dynamic()
+        return Dimension.static(min(boxes.get_length(), max_out * classes.get_length()))
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        batches, boxes, classes = self._check(inputs)
+        dim = self._selected_dim(batches, boxes, classes, self._max_out(inputs))
+        return [TensorType(self._output_type(), PartialShape([dim, Dimension.static(3)]))]
+
+    # --- values ----------------------------------------------------------------------------
+    def _select(self, arrays: tuple[np.ndarray, ...]) -> list[tuple[float, int, int, int]]:
+        """(score, batch, class, box) of every selection, in output order."""
+        boxes, scores = np.asarray(arrays[0]), np.asarray(arrays[1], dtype=np.float32)
+        max_out = int(_scalar_value(list(arrays), 2, 0))
+        if max_out < 0:  # the CPU plugin reads it as an unsigned count
+            max_out = boxes.shape[1]
+        iou_thr = _scalar_value(list(arrays), 3, 0.0)
+        score_thr = _scalar_value(list(arrays), 4, 0.0)
+        sigma = _scalar_value(list(arrays), 5, 0.0)
+        corners = box_corners(boxes, self.box_encoding == "center")
+        found = []
+        for b in range(scores.shape[0]):
+            for c in range(scores.shape[1]):
+                for score, i in select_boxes(corners[b], scores[b, c], max_out, iou_thr, score_thr, sigma):
+                    found.append((score, b, c, i))
+        if self.sort_result_descending:
+            found.sort(key=lambda t: (-t[0], t[1], t[2], t[3]))
+        return found
+
+    def _static_rows(self, boxes: np.ndarray, scores: np.ndarray, max_out: int) -> int:
+        return min(boxes.shape[1], max(max_out, 0) * scores.shape[1])
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        found = self._select(arrays)
+        max_out = int(_scalar_value(list(arrays), 2, 0))
+        rows = self._static_rows(np.asarray(arrays[0]), np.asarray(arrays[1]), max_out)
+        out = np.full((rows, 3), -1, dtype=self._output_type().numpy_dtype)
+        for k, (_, b, c, i) in enumerate(found[:rows]):
+            out[k] = (b, c, i)
+        return [out]
+
+
+class NonMaxSuppression3(NonMaxSuppression):
+    """NonMaxSuppression-3: adds ``output_type``."""
+
+    version: ClassVar[str] = "opset3"
+
+    output_type: Literal["i64", "i32"] = "i64"
+
+    def _output_type(self) -> ElementType:
+        return ElementType.parse(self.output_type)
+
+
+class NonMaxSuppression4(NonMaxSuppression3):
+    """NonMaxSuppression-4: ``[min(boxes, max_out) * batches * classes, 3]``."""
+
+    version: ClassVar[str] = "opset4"
+
+    def _selected_dim(self, batches: Dimension, boxes: Dimension, classes: Dimension, max_out: int | None) -> Dimension:
+        if max_out is None or max_out < 0 or not boxes.is_static or batches.max is None or classes.max is None:
+            return Dimension.dynamic()
+        return Dimension.static(min(boxes.get_length(), max_out) * batches.max * classes.max)
+
+    def _static_rows(self, boxes: np.ndarray, scores: np.ndarray, max_out: int) -> int:
+        return min(boxes.shape[1], max(max_out, 0)) * scores.shape[0] * scores.shape[1]
+
+
+class NonMaxSuppression5(NonMaxSuppression4):
+    """NonMaxSuppression-5: adds ``soft_nms_sigma``, the selected scores and the valid count;
+    the outputs hold exactly the selected boxes (``[..N, 3]``)."""
+
+    version: ClassVar[str] = "opset5"
+    inputs: ClassVar[tuple[Port, ...]] = NonMaxSuppression.inputs + (Port("soft_nms_sigma", optional=True),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("selected_indices"), Port("selected_scores"), Port("valid_outputs"))
+
+    _typed_inputs: ClassVar[bool] = True
+    _scalar_ranks: ClassVar[tuple[int, ...]] = (0, 1)
+
+    def _selected_dim(self, batches: Dimension, boxes: Dimension, classes: Dimension, max_out: int | None) -> Dimension:
+        if max_out == 0:
+            return Dimension.static(0)
+        if max_out is None or max_out < 0 or None in (boxes.max, batches.max, classes.max):
+            return Dimension.dynamic()
+        return Dimension(0, min(boxes.max, max_out) * batches.max * classes.max)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        batches, boxes, classes = self._check(inputs)
+        dim = self._selected_dim(batches, boxes, classes, self._max_out(inputs))
+        shape = PartialShape([dim, Dimension.static(3)])
+        et = self._output_type()
+        return [TensorType(et, shape), TensorType(ElementType.f32, shape), TensorType(et, PartialShape([1]))]
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        found = self._select(arrays)
+        dtype = self._output_type().numpy_dtype
+        indices = np.array([(b, c, i) for _, b, c, i in found], dtype=dtype).reshape(-1, 3)
+        scores = np.array([(b, c, s) for s, b, c, _ in found], dtype=np.float32).reshape(-1, 3)
+        return [indices, scores, np.array([len(found)], dtype=dtype)]
+
+
+class NonMaxSuppression9(NonMaxSuppression5):
+    """NonMaxSuppression-9: as v5."""
+
+    version: ClassVar[str] = "opset9"
