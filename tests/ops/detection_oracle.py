@@ -15,13 +15,14 @@ from typing import Any
 import numpy as np
 
 from graphir.model import Model
+from graphir.node import Output
 from tests.ops.ov_diff import Const, Param, build_both, core
 
 __all__ = ["Const", "Param", "compare", "shapes_of"]
 
 
 def shapes_of(outputs: Sequence[Any]) -> list[str]:
-    return [f"{o.element_type}{o.shape}" if hasattr(o, "element_type") else
+    return [f"{o.element_type}{o.shape}" if isinstance(o, Output) else
             f"{o.get_element_type().get_type_name()}{o.get_partial_shape()}" for o in outputs]
 
 

@@ -137,7 +137,7 @@ class NonMaxSuppression(Op):
                     raise self.fail(f"Expected a scalar for the '{names[i - 2]}' input{dot}")
                 raise self.fail(f"Expected 0D or 1D tensor for the '{names[i - 2]}' input")
             if shape.rank_is_static and len(shape) == 1 and not shape[0].contains(1):
-                raise self.fail(f"'{names[i - 2]}' input must hold one element, got {shape}")
+                raise self.fail(f"Expected 0D or 1D tensor for the '{names[i - 2]}' input (one element), got {shape}")
         b = boxes.shape if boxes.shape.rank_is_static else PartialShape.dynamic(3)
         s = scores.shape if scores.shape.rank_is_static else PartialShape.dynamic(3)
         batches = b[0].merge(s[0])
@@ -162,7 +162,11 @@ class NonMaxSuppression(Op):
 
     def _selected_dim(self, batches: Dimension, boxes: Dimension, classes: Dimension, max_out: int | None) -> Dimension:
         """v1/v3: ``min(boxes, max_out * classes)`` when all are known."""
-        if max_out is None or max_out < 0 or not boxes.is_static or not classes.is_static:
+        if max_out is None or max_out < 0 or not boxes.is_static:
+            return Dimension.dynamic()
+        if max_out == 0:
+            return Dimension.static(0)
+        if not classes.is_static:
             return Dimension.dynamic()
         return Dimension.static(min(boxes.get_length(), max_out * classes.get_length()))
 
@@ -221,9 +225,12 @@ class NonMaxSuppression4(NonMaxSuppression3):
     version: ClassVar[str] = "opset4"
 
     def _selected_dim(self, batches: Dimension, boxes: Dimension, classes: Dimension, max_out: int | None) -> Dimension:
-        if max_out is None or max_out < 0 or not boxes.is_static or batches.max is None or classes.max is None:
+        if max_out is None or max_out < 0 or not boxes.is_static:
             return Dimension.dynamic()
-        return Dimension.static(min(boxes.get_length(), max_out) * batches.max * classes.max)
+        per_class = min(boxes.get_length(), max_out)
+        if per_class and (batches.max is None or classes.max is None):
+            return Dimension.dynamic()
+        return Dimension.static(per_class * (batches.max or 0) * (classes.max or 0))
 
     def _static_rows(self, boxes: np.ndarray, scores: np.ndarray, max_out: int) -> int:
         return min(boxes.shape[1], max(max_out, 0)) * scores.shape[0] * scores.shape[1]
@@ -241,11 +248,12 @@ class NonMaxSuppression5(NonMaxSuppression4):
     _scalar_ranks: ClassVar[tuple[int, ...]] = (0, 1)
 
     def _selected_dim(self, batches: Dimension, boxes: Dimension, classes: Dimension, max_out: int | None) -> Dimension:
-        if max_out == 0:
-            return Dimension.static(0)
-        if max_out is None or max_out < 0 or None in (boxes.max, batches.max, classes.max):
+        if max_out is None or max_out < 0 or boxes.max is None:
             return Dimension.dynamic()
-        return Dimension(0, min(boxes.max, max_out) * batches.max * classes.max)
+        per_class = min(boxes.max, max_out)
+        if per_class and (batches.max is None or classes.max is None):
+            return Dimension.dynamic()
+        return Dimension(0, per_class * (batches.max or 0) * (classes.max or 0))
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         batches, boxes, classes = self._check(inputs)
