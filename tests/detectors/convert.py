@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 CACHE = Path(tempfile.gettempdir()) / "graphir-detectors"
-VERSION = "1"  # bump when the recipe changes
+VERSION = "4"  # bump when the recipe changes
+LOGIT_STD = 2.5
 
 #: name -> (builder in torchvision.models.detection, keyword arguments, input height, width)
 DETECTORS: dict[str, tuple[str, dict[str, Any], int, int]] = {
@@ -26,22 +27,37 @@ DETECTORS: dict[str, tuple[str, dict[str, Any], int, int]] = {
 }
 
 
-def _randomize(model: Any, seed: int) -> None:
+def _randomize(model: Any, seed: int, example: Any) -> None:
+    """Keep torchvision's initialisation of the trunk; re-draw what it leaves constant (zero or
+    constant biases, zero-initialised heads) and the BatchNorm statistics; then scale every class
+    logit layer so its logits on ``example`` have standard deviation ``LOGIT_STD`` (random trunks
+    give small, flat features: the softmax/sigmoid scores would sit below every threshold)."""
     import torch
 
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
-        for name, p in model.named_parameters():
-            fan_in = max(p[0].numel(), 1) if p.dim() > 1 else 1
-            std = (1.0 / fan_in) ** 0.5 if p.dim() > 1 else 0.1
-            p.copy_(torch.randn(p.shape, generator=gen) * std)
+        for _, p in model.named_parameters():
+            if p.numel() == 1 or float(p.std()) < 1e-3:
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.05)
         for m in model.modules():
-            if isinstance(m, (torch.nn.BatchNorm2d, torch.nn.BatchNorm1d)) or type(m).__name__ == "FrozenBatchNorm2d":
+            if hasattr(m, "running_mean") and hasattr(m, "running_var") and m.running_mean is not None:
                 m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=gen) * 0.1)
                 m.running_var.copy_(torch.rand(m.running_var.shape, generator=gen) + 0.5)
-                if hasattr(m, "weight") and m.weight is not None and not isinstance(m.weight, torch.nn.Parameter):
-                    m.weight.copy_(torch.rand(m.weight.shape, generator=gen) + 0.5)
-                    m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.1)
+        layers = {name: m for name, m in model.named_modules()
+                  if ("cls" in name or "classification" in name) and isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))}
+        outputs: dict[str, list[Any]] = {name: [] for name in layers}
+        hooks = [m.register_forward_hook(lambda _m, _i, o, key=name: outputs[key].append(o)) for name, m in layers.items()]
+        model([example])
+        for h in hooks:
+            h.remove()
+        for name, m in layers.items():
+            if not outputs[name]:
+                continue
+            logits = torch.cat([o.reshape(-1) for o in outputs[name]])
+            std, mean = float(logits.std()), float(logits.mean())
+            if std > 0 and m.bias is not None:  # logits centred on 0 with LOGIT_STD spread
+                m.weight.mul_(LOGIT_STD / std)
+                m.bias.sub_(mean).mul_(LOGIT_STD / std)
 
 
 def image(name: str, seed: int = 0) -> Any:
@@ -64,7 +80,7 @@ def detector_ir(name: str) -> Path:
     tv = import_torchvision()
     builder, kwargs, h, w = DETECTORS[name]
     model = getattr(tv.models.detection, builder)(weights=None, weights_backbone=None, **kwargs).eval()
-    _randomize(model, seed=1)
+    _randomize(model, 1, torch.from_numpy(image(name))[0])
 
     class Wrapper(torch.nn.Module):
         def __init__(self, inner: Any) -> None:
