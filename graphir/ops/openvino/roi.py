@@ -136,3 +136,164 @@ class ROIAlign9(ROIAlign):
 
     def _aligned_mode(self) -> str:
         return self.aligned_mode
+
+
+def _rois5(op: Op, inputs: list[TensorType]) -> tuple[ElementType, PartialShape, PartialShape]:
+    data, rois = inputs[0], inputs[1]
+    if not (data.element_type.is_real or data.element_type.is_dynamic):
+        raise op.fail(f"The data type for input and ROIs is expected to be a floating point type. Got: {data.element_type}")
+    et = data.element_type.merge(rois.element_type)
+    if et is None:
+        raise op.fail(f"Type of feature maps input {data.element_type} and ROIs input {rois.element_type} must match")
+    d = _rank(op, data, 4, "feature maps input")
+    r = _rank(op, rois, 2, "ROIs input")
+    if not r[1].compatible(Dimension.static(5)):
+        raise op.fail(f"The second dimension of ROIs input must be 5 (batch id, x1, y1, x2, y2). Got: {r[1]}")
+    return et, d, r
+
+
+class ROIPooling(Op):
+    """ROIPooling-2: max over integer-rounded bins (``max``, Caffe) or one bilinear sample per
+    output cell with boxes in normalised coordinates (``bilinear``); boxes are
+    ``[batch_id, x1, y1, x2, y2]``."""
+
+    type_name: ClassVar[str] = "ROIPooling"
+    version: ClassVar[str] = "opset2"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("input"), Port("rois"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    pooled_h: int
+    pooled_w: int
+    spatial_scale: float
+    method: Literal["max", "bilinear"] = "max"
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        et, d, r = _rois5(self, inputs)
+        if self.pooled_h < 1 or self.pooled_w < 1:
+            raise self.fail(f"The dimensions of pooled output must be positive. Got: {self.pooled_h}x{self.pooled_w}")
+        return [TensorType(et, PartialShape([r[0], d[1], self.pooled_h, self.pooled_w]))]
+
+    def evaluate(self, data: np.ndarray, rois: np.ndarray) -> list[np.ndarray]:
+        data = np.asarray(data)
+        x = data.astype(np.float32)
+        _, channels, height, width = x.shape
+        ph, pw = self.pooled_h, self.pooled_w
+        out = np.zeros((len(rois), channels, ph, pw), np.float32)
+        f = np.float32
+        for n, roi in enumerate(np.asarray(rois, np.float32)):
+            fmap = x[min(max(int(roi[0]), 0), x.shape[0] - 1)]
+            if self.method == "max":
+                sx, sy, ex, ey = (int(np.round(f(v) * f(self.spatial_scale))) for v in roi[1:])
+                rh, rw = max(ey - sy + 1, 1), max(ex - sx + 1, 1)
+                bh, bw = f(rh) / f(ph), f(rw) / f(pw)
+                for i in range(ph):
+                    hs = min(max(int(np.floor(f(i) * bh)) + sy, 0), height)
+                    he = min(max(int(np.ceil(f(i + 1) * bh)) + sy, 0), height)
+                    for j in range(pw):
+                        ws = min(max(int(np.floor(f(j) * bw)) + sx, 0), width)
+                        we = min(max(int(np.ceil(f(j + 1) * bw)) + sx, 0), width)
+                        if he > hs and we > ws:
+                            out[n, :, i, j] = fmap[:, hs:he, ws:we].max(axis=(1, 2))
+                continue
+            x1, y1, x2, y2 = (f(v) for v in roi[1:])
+            hs = f((y2 - y1) * f(height - 1) / f(ph - 1)) if ph > 1 else f(0)
+            ws = f((x2 - x1) * f(width - 1) / f(pw - 1)) if pw > 1 else f(0)
+            for i in range(ph):
+                iy = f(f(i) * hs + y1 * f(height - 1)) if ph > 1 else f(f(0.5) * (y1 + y2) * f(height - 1))
+                for j in range(pw):
+                    ix = f(f(j) * ws + x1 * f(width - 1)) if pw > 1 else f(f(0.5) * (x1 + x2) * f(width - 1))
+                    if iy < 0 or iy > height - 1 or ix < 0 or ix > width - 1:
+                        continue
+                    ty, by, lx, rx = int(np.floor(iy)), int(np.ceil(iy)), int(np.floor(ix)), int(np.ceil(ix))
+                    top = fmap[:, ty, lx] + (fmap[:, ty, rx] - fmap[:, ty, lx]) * f(ix - lx)
+                    bottom = fmap[:, by, lx] + (fmap[:, by, rx] - fmap[:, by, lx]) * f(ix - lx)
+                    out[n, :, i, j] = top + (bottom - top) * f(iy - ty)
+        return [out.astype(data.dtype)]
+
+
+class PSROIPooling(Op):
+    """PSROIPooling-1 (R-FCN): position-sensitive pooling; output cell (c, i, j) reads its own
+    input channel group. ``average`` pools integer-rounded bins, ``bilinear`` averages
+    ``spatial_bins_x * spatial_bins_y`` bilinear samples."""
+
+    type_name: ClassVar[str] = "PSROIPooling"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("input"), Port("coords"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    output_dim: int
+    group_size: int = 1
+    spatial_scale: float
+    spatial_bins_x: int = 1
+    spatial_bins_y: int = 1
+    mode: Literal["average", "bilinear"] = "average"
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        et, d, r = _rois5(self, inputs)
+        if self.output_dim < 1 or self.group_size < 1:
+            raise self.fail(f"output_dim {self.output_dim} and group_size {self.group_size} must be positive")
+        if self.mode == "average":
+            need = self.output_dim * self.group_size * self.group_size
+            if d[1].is_static and d[1].get_length() != need:
+                raise self.fail("Number of input's channels must be a multiply of output_dim * group_size * group_size. "
+                                f"Got: {d[1]}, expected {need}")
+        else:
+            if self.spatial_bins_x < 1 or self.spatial_bins_y < 1:
+                raise self.fail("spatial_bins_x and spatial_bins_y must be positive")
+            need = self.output_dim * self.spatial_bins_x * self.spatial_bins_y
+            if d[1].is_static and d[1].get_length() % need:
+                raise self.fail("Number of input's channels must be a multiply of output_dim * spatial_bins_x * "
+                                f"spatial_bins_y. Got: {d[1]}")
+        return [TensorType(et, PartialShape([r[0], self.output_dim, self.group_size, self.group_size]))]
+
+    def evaluate(self, data: np.ndarray, rois: np.ndarray) -> list[np.ndarray]:
+        data = np.asarray(data)
+        x = data.astype(np.float32)
+        _, _, height, width = x.shape
+        g, dim = self.group_size, self.output_dim
+        f = np.float32
+        scale = f(self.spatial_scale)
+        out = np.zeros((len(rois), dim, g, g), np.float32)
+        bins_x, bins_y = self.spatial_bins_x, self.spatial_bins_y
+        for n, box in enumerate(np.asarray(rois, np.float32)):
+            fmap = x[int(box[0])]
+            if self.mode == "average":
+                sw, sh = f(np.round(box[1])) * scale, f(np.round(box[2])) * scale
+                ew, eh = f(np.round(box[3]) + 1) * scale, f(np.round(box[4]) + 1) * scale
+                bw, bh = f(ew - sw) / f(g), f(eh - sh) / f(g)
+                c_in = 0
+                for c in range(dim):
+                    for i in range(g):
+                        for j in range(g):
+                            ws = min(int(np.floor(sw + f(j) * bw)), width - 1)
+                            hs = min(int(np.floor(sh + f(i) * bh)), height - 1)
+                            we = min(int(np.ceil(sw + f(j + 1) * bw)), width)
+                            he = min(int(np.ceil(sh + f(i + 1) * bh)), height)
+                            region = fmap[c_in, hs:he, ws:we]
+                            out[n, c, i, j] = region.sum(dtype=np.float32) / f(max(region.size, 0)) if region.size else 0
+                            c_in += 1
+                continue
+            sw, sh, ew, eh = (f(v) * scale for v in box[1:])
+            bw, bh = f(ew - sw) / f(bins_x), f(eh - sh) / f(bins_y)
+            wscale = f(bw * f(width - 1) / f(g - 1)) if g > 1 else f(0)
+            hscale = f(bh * f(height - 1) / f(g - 1)) if g > 1 else f(0)
+            for c in range(dim):
+                for i in range(g):
+                    for j in range(g):
+                        acc = f(0)
+                        c_in = 0
+                        for sby in range(bins_y):
+                            for sbx in range(bins_x):
+                                bsw, bsh = f(sw + f(sbx) * bw), f(sh + f(sby) * bh)
+                                plane = fmap[c_in * dim + c]
+                                px = f(f(j) * wscale + bsw * f(width - 1)) if g > 1 else f((bsw + bsw + bw) * f(width - 1) / f(2))
+                                py = f(f(i) * hscale + bsh * f(height - 1)) if g > 1 else f((bsh + bsh + bh) * f(height - 1) / f(2))
+                                if px < width and py < height:
+                                    left, top = int(np.floor(px)), int(np.floor(py))
+                                    right, bottom = min(int(np.ceil(px)), width - 1), min(int(np.ceil(py)), height - 1)
+                                    ti = plane[top, left] + (plane[top, right] - plane[top, left]) * f(px - left)
+                                    bi = plane[bottom, left] + (plane[bottom, right] - plane[bottom, left]) * f(px - left)
+                                    acc = f(acc + ti + (bi - ti) * f(py - top))
+                                c_in += 1
+                        out[n, c, i, j] = acc / f(bins_x * bins_y)
+        return [out.astype(data.dtype)]
