@@ -76,54 +76,59 @@ class ROIAlign(Op):
                             f"batch indices input. Got: {r[0]} and: {b[0]}")
         return [TensorType(et, PartialShape([count, d[1], self.pooled_h, self.pooled_w]))]
 
-    def _box(self, roi: np.ndarray) -> tuple[np.float32, np.float32, np.float32, np.float32]:
-        """(x start, y start, width, height) of a box on the feature map."""
-        scale = np.float32(self.spatial_scale)
-        mode = self._aligned_mode()
-        src = np.float32(0.5) if mode == "half_pixel" else np.float32(0)
-        dst = np.float32(0) if mode == "asymmetric" else np.float32(-0.5)
-        x1, y1, x2, y2 = ((np.float32(v) + src) * scale + dst for v in roi.astype(np.float32))
-        w, h = np.float32(x2 - x1), np.float32(y2 - y1)
-        if mode == "asymmetric":
-            w, h = max(w, np.float32(1)), max(h, np.float32(1))
-        return x1, y1, w, h
-
-    def _samples(self, start: np.float32, length: np.float32, bins: int) -> tuple[np.ndarray, int]:
-        bin_size = np.float32(length / np.float32(bins))
-        ratio = self.sampling_ratio if self.sampling_ratio > 0 else int(math.ceil(bin_size))
-        step = np.float32(bin_size / np.float32(ratio)) if ratio > 0 else np.float32(0)
-        grid = start + np.arange(bins, dtype=np.float32)[:, None] * bin_size + \
-            (np.arange(ratio, dtype=np.float32)[None, :] + np.float32(0.5)) * step
-        return grid.astype(np.float32).reshape(-1), ratio
-
     def evaluate(self, data: np.ndarray, rois: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
-        data = np.asarray(data)
-        n_rois, channels = len(rois), data.shape[1]
-        height, width = data.shape[2], data.shape[3]
-        ph, pw = self.pooled_h, self.pooled_w
-        out = np.zeros((n_rois, channels, ph, pw), dtype=np.float32)
-        for r in range(n_rois):
-            x1, y1, w, h = self._box(np.asarray(rois[r]))
-            ys, ry = self._samples(y1, h, ph)
-            xs, rx = self._samples(x1, w, pw)
-            if ry == 0 or rx == 0:  # an empty box without a fixed ratio: no samples (CPU: avg NaN, max 0)
-                out[r] = np.nan if self.mode == "avg" else 0
-                continue
-            yl, yh, wyl, wyh, vy = bilinear_axis(ys, height)
-            xl, xh, wxl, wxh, vx = bilinear_axis(xs, width)
-            valid = (vy[:, None] & vx[None, :]).astype(np.float32)
-            fmap = data[int(indices[r])].astype(np.float32)
-            weights = [(wy[:, None] * wx[None, :] * valid).astype(np.float32)
-                       for wy in (wyl, wyh) for wx in (wxl, wxh)]
-            corners = [fmap[:, yy][:, :, xx] for yy in (yl, yh) for xx in (xl, xh)]
-            samples = corners[0] * weights[0] + corners[1] * weights[1] + corners[2] * weights[2] + \
-                corners[3] * weights[3]
-            grid = samples.reshape(channels, ph, ry, pw, rx)
-            if self.mode == "avg":
-                out[r] = (grid * np.float32(np.float32(1) / np.float32(ry * rx))).sum(axis=(2, 4), dtype=np.float32)
-            else:  # the CPU plugin starts the max at 0: a bin of negative samples gives 0
-                out[r] = np.maximum(grid.max(axis=(2, 4)), np.float32(0))
-        return [out.astype(data.dtype)]
+        mode = self._aligned_mode()
+        src = 0.5 if mode == "half_pixel" else 0.0
+        dst = 0.0 if mode == "asymmetric" else -0.5
+        out = roi_align(np.asarray(data), np.asarray(rois), np.asarray(indices), self.pooled_h, self.pooled_w,
+                        self.sampling_ratio, self.spatial_scale, self.mode, src, dst, mode == "asymmetric")
+        return [out.astype(np.asarray(data).dtype)]
+
+
+def _samples(start: np.float32, length: np.float32, bins: int, sampling_ratio: int) -> tuple[np.ndarray, int]:
+    bin_size = np.float32(length / np.float32(bins))
+    ratio = sampling_ratio if sampling_ratio > 0 else int(math.ceil(bin_size))
+    step = np.float32(bin_size / np.float32(ratio)) if ratio > 0 else np.float32(0)
+    grid = start + np.arange(bins, dtype=np.float32)[:, None] * bin_size + \
+        (np.arange(ratio, dtype=np.float32)[None, :] + np.float32(0.5)) * step
+    return grid.astype(np.float32).reshape(-1), ratio
+
+
+def roi_align(data: np.ndarray, rois: np.ndarray, indices: np.ndarray, ph: int, pw: int, sampling_ratio: int,
+              spatial_scale: float, mode: str, offset_src: float, offset_dst: float, widen: bool,
+              empty: float | None = None) -> np.ndarray:
+    """ROIAlign in f32 as OpenVINO's CPU plugin computes it: box corners
+    ``(v + offset_src) * spatial_scale + offset_dst``, boxes widened to one cell when ``widen``,
+    bilinear samples averaged (``avg``) or maxed from 0 (``max``). A box without samples (empty,
+    ratio 0) gives ``empty`` (None: NaN for avg, 0 for max, as the CPU plugin does)."""
+    f = np.float32
+    n_rois, channels = len(rois), data.shape[1]
+    height, width = data.shape[2], data.shape[3]
+    out = np.zeros((n_rois, channels, ph, pw), dtype=np.float32)
+    scale = f(spatial_scale)
+    for r in range(n_rois):
+        x1, y1, x2, y2 = ((f(v) + f(offset_src)) * scale + f(offset_dst) for v in np.asarray(rois[r], np.float32))
+        w, h = f(x2 - x1), f(y2 - y1)
+        if widen:
+            w, h = max(w, f(1)), max(h, f(1))
+        ys, ry = _samples(y1, h, ph, sampling_ratio)
+        xs, rx = _samples(x1, w, pw, sampling_ratio)
+        if ry == 0 or rx == 0:
+            out[r] = (np.nan if mode == "avg" else 0) if empty is None else empty
+            continue
+        yl, yh, wyl, wyh, vy = bilinear_axis(ys, height)
+        xl, xh, wxl, wxh, vx = bilinear_axis(xs, width)
+        valid = (vy[:, None] & vx[None, :]).astype(np.float32)
+        fmap = data[int(indices[r])].astype(np.float32)
+        weights = [(wy[:, None] * wx[None, :] * valid).astype(np.float32) for wy in (wyl, wyh) for wx in (wxl, wxh)]
+        corners = [fmap[:, yy][:, :, xx] for yy in (yl, yh) for xx in (xl, xh)]
+        samples = corners[0] * weights[0] + corners[1] * weights[1] + corners[2] * weights[2] + corners[3] * weights[3]
+        grid = samples.reshape(channels, ph, ry, pw, rx)
+        if mode == "avg":
+            out[r] = (grid * f(f(1) / f(ry * rx))).sum(axis=(2, 4), dtype=np.float32)
+        else:  # the CPU plugin starts the max at 0: a bin of negative samples gives 0
+            out[r] = np.maximum(grid.max(axis=(2, 4)), f(0))
+    return out
 
 
 class ROIAlign9(ROIAlign):
