@@ -274,3 +274,217 @@ class NonMaxSuppression9(NonMaxSuppression5):
     """NonMaxSuppression-9: as v5."""
 
     version: ClassVar[str] = "opset9"
+
+
+# --- MulticlassNms / MatrixNms -----------------------------------------------------------------
+def pair_iou(a: np.ndarray, b: np.ndarray, normalized: bool) -> float:
+    """IoU of two (x1, y1, x2, y2) boxes; unnormalized boxes count the end pixel (+1)."""
+    f = np.float32
+    extra = f(0) if normalized else f(1)
+    if a[2] < a[0] or a[3] < a[1] or b[2] < b[0] or b[3] < b[1]:
+        return 0.0
+    area_a = (a[2] - a[0] + extra) * (a[3] - a[1] + extra)
+    area_b = (b[2] - b[0] + extra) * (b[3] - b[1] + extra)
+    w = min(a[2], b[2]) - max(a[0], b[0]) + extra
+    h = min(a[3], b[3]) - max(a[1], b[1]) + extra
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = f(w * h)
+    return float(inter / (area_a + area_b - inter))
+
+
+class _MulticlassBase(Op):
+    """Shared by MulticlassNms-8/9 and MatrixNms-8: attributes, shapes, result ordering."""
+
+    inputs: ClassVar[tuple[Port, ...]] = (Port("boxes"), Port("scores"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("selected_outputs"), Port("selected_indices"), Port("selected_num"))
+
+    sort_result_type: Literal["classid", "score", "none"] = "none"
+    sort_result_across_batch: bool = False
+    output_type: Literal["i64", "i32"] = "i64"
+    score_threshold: float = 0.0
+    nms_top_k: int = -1
+    keep_top_k: int = -1
+    background_class: int = -1
+    normalized: bool = True
+
+    def _dims(self, inputs: list[TensorType]) -> tuple[Dimension, Dimension, Dimension]:
+        """(batches, boxes per batch, classes) of the two-input layout."""
+        boxes, scores = inputs[0], inputs[1]
+        if boxes.shape.rank_is_static and len(boxes.shape) != 3:
+            raise self.fail(f"Expected a 3D tensor for the 'boxes' input. Got: {boxes.shape}")
+        if scores.shape.rank_is_static and len(scores.shape) != 3:
+            raise self.fail(f"Expected a 3D tensor for the 'scores' input. Got: {scores.shape}")
+        b = boxes.shape if boxes.shape.rank_is_static else PartialShape.dynamic(3)
+        s = scores.shape if scores.shape.rank_is_static else PartialShape.dynamic(3)
+        batches = b[0].merge(s[0])
+        if batches is None:
+            raise self.fail(f"The first dimension of both 'boxes' and 'scores' must match. Boxes: {b}; Scores: {s}")
+        count = b[1].merge(s[2])
+        if count is None:
+            raise self.fail("'boxes' and 'scores' input shapes must match at the second and third dimension "
+                            f"respectively. Boxes: {b}; Scores: {s}")
+        if not b[2].compatible(Dimension.static(4)):
+            raise self.fail(f"The third dimension of the 'boxes' must be 4. Got: {b[2]}")
+        return batches, count, s[1]
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        et = inputs[0].element_type.merge(inputs[1].element_type)
+        if et is None or not (et.is_dynamic or et in FLOATS):
+            raise self.fail(f"Expected bf16, fp16 or fp32 as element type for the 'boxes' and 'scores' inputs. Got: "
+                            f"{inputs[0].element_type}, {inputs[1].element_type}")
+        batches, count, classes = self._dims(inputs)
+        rows = Dimension.dynamic()
+        if None not in (batches.max, count.max, classes.max):
+            per_class = count.max if self.nms_top_k < 0 else min(self.nms_top_k, count.max)
+            per_batch = per_class * classes.max
+            if self.keep_top_k >= 0:
+                per_batch = min(per_batch, self.keep_top_k)
+            rows = Dimension(0, per_batch * batches.max)
+        idx = ElementType.parse(self.output_type)
+        return [TensorType(et, PartialShape([rows, 6])), TensorType(idx, PartialShape([rows, 1])),
+                TensorType(idx, PartialShape([batches]))]
+
+    def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
+        raise NotImplementedError
+
+    def _candidates(self, scores: np.ndarray) -> np.ndarray:
+        """Box indices above the score threshold, best first (ties: lower index), at most nms_top_k."""
+        idx = np.nonzero(scores > np.float32(self.score_threshold))[0]
+        idx = idx[np.argsort(-scores[idx], kind="stable")]
+        return idx if self.nms_top_k < 0 else idx[:self.nms_top_k]
+
+    def _run(self, images: list[tuple[np.ndarray, np.ndarray, int]], out_dtype: np.dtype) -> list[np.ndarray]:
+        """``images``: (boxes ``[M, 4]`` or per class ``[C, M, 4]``, scores ``[C, M]``, flat index base)."""
+        results = []
+        for b, (boxes, scores, base) in enumerate(images):
+            found = []
+            for c in range(scores.shape[0]):
+                if c == self.background_class:
+                    continue
+                own = boxes[c] if boxes.ndim == 3 else boxes
+                found.extend((score, c, i, b, base, own[i]) for score, i in self._per_class(own, scores[c]))
+            if self.keep_top_k >= 0 and len(found) > self.keep_top_k:
+                found.sort(key=lambda t: (-t[0], t[1], t[2]))
+                found = found[:self.keep_top_k]
+            if self.sort_result_type == "score":
+                found.sort(key=lambda t: (-t[0], t[1], t[2]))
+            elif self.sort_result_type == "classid":
+                found.sort(key=lambda t: (t[1], -t[0], t[2]))
+            results.append(found)
+        flat = [t for r in results for t in r]
+        if self.sort_result_across_batch and self.sort_result_type == "score":
+            flat.sort(key=lambda t: (-t[0], t[3], t[1], t[2]))
+        elif self.sort_result_across_batch and self.sort_result_type == "classid":
+            flat.sort(key=lambda t: (t[1], t[3], -t[0], t[2]))
+        idx = ElementType.parse(self.output_type).numpy_dtype
+        out = np.zeros((len(flat), 6), np.float32)
+        index = np.zeros((len(flat), 1), idx)
+        for k, (score, c, i, _b, base, box) in enumerate(flat):
+            out[k] = (c, score, *box)
+            index[k, 0] = base + i
+        return [out.astype(out_dtype), index, np.array([len(r) for r in results], idx)]
+
+    def evaluate(self, boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+        dtype = np.asarray(boxes).dtype
+        b = np.asarray(boxes, np.float32)
+        s = np.asarray(scores, np.float32)
+        return self._run([(b[n], s[n], n * b.shape[1]) for n in range(b.shape[0])], dtype)
+
+
+class MulticlassNms(_MulticlassBase):
+    """MulticlassNms-8: greedy NMS per class (IoU above the threshold suppresses; ``nms_eta`` lowers
+    the threshold after each kept box while it is above 0.5), then per-image ``keep_top_k``.
+    Outputs rows (class, score, x1, y1, x2, y2), the flat box index, and the count per image."""
+
+    type_name: ClassVar[str] = "MulticlassNms"
+    version: ClassVar[str] = "opset8"
+
+    iou_threshold: float = 0.0
+    nms_eta: float = 1.0
+
+    def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
+        threshold = float(self.iou_threshold)
+        kept: list[int] = []
+        for i in self._candidates(scores):
+            if all(pair_iou(boxes[i], boxes[k], self.normalized) <= threshold for k in kept):
+                kept.append(int(i))
+                if self.nms_eta < 1 and threshold > 0.5:
+                    threshold *= self.nms_eta
+        return [(float(scores[i]), i) for i in kept]
+
+
+class MulticlassNms9(MulticlassNms):
+    """MulticlassNms-9: also the three-input layout: boxes ``[C, M, 4]``, scores ``[C, M]`` and
+    ``roisnum`` ``[N]`` (how many of the M boxes belong to each image)."""
+
+    version: ClassVar[str] = "opset9"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("boxes"), Port("scores"), Port("roisnum", optional=True))
+
+    def _dims(self, inputs: list[TensorType]) -> tuple[Dimension, Dimension, Dimension]:
+        if len(inputs) < 3:
+            return super()._dims(inputs)
+        boxes, scores, rois = inputs
+        b = boxes.shape if boxes.shape.rank_is_static else PartialShape.dynamic(3)
+        s = scores.shape if scores.shape.rank_is_static else PartialShape.dynamic(2)
+        r = rois.shape if rois.shape.rank_is_static else PartialShape.dynamic(1)
+        if len(b) != 3 or len(s) != 2 or len(r) != 1:
+            raise self.fail(f"Expected boxes [C, M, 4], scores [C, M] and roisnum [N]. Got: {b}, {s}, {r}")
+        classes = b[0].merge(s[0])
+        if classes is None:
+            raise self.fail(f"The first dimension of both 'boxes' and 'scores' must match. Boxes: {b}; Scores: {s}")
+        count = b[1].merge(s[1])
+        if count is None:
+            raise self.fail(f"The second dimension of both 'boxes' and 'scores' must match. Boxes: {b}; Scores: {s}")
+        return r[0], count, classes
+
+    def evaluate(self, boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+        if not rest:
+            return super().evaluate(boxes, scores)
+        dtype = np.asarray(boxes).dtype
+        b = np.asarray(boxes, np.float32)  # [C, M, 4]
+        s = np.asarray(scores, np.float32)  # [C, M]
+        counts = np.asarray(rest[0]).astype(np.int64).reshape(-1)
+        images, start = [], 0
+        for n in counts:
+            images.append((b[:, start:start + n], s[:, start:start + n], start))
+            start += int(n)
+        return self._run(images, dtype)
+
+
+class MatrixNms(_MulticlassBase):
+    """MatrixNms-8 (SOLOv2): per class, each candidate's score decays by its overlap with every
+    better one (``linear``: (1 - iou) / (1 - max_iou); ``gaussian``: exp((max_iou^2 - iou^2) * sigma));
+    scores at or below ``post_threshold`` are dropped."""
+
+    type_name: ClassVar[str] = "MatrixNms"
+    version: ClassVar[str] = "opset8"
+
+    decay_function: Literal["gaussian", "linear"] = "linear"
+    gaussian_sigma: float = 2.0
+    post_threshold: float = 0.0
+
+    def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
+        order = self._candidates(scores)
+        n = len(order)
+        if n == 0:
+            return []
+        ious = np.zeros((n, n), np.float32)
+        for i in range(n):
+            for j in range(i):
+                ious[i, j] = pair_iou(boxes[order[i]], boxes[order[j]], self.normalized)
+        max_iou = np.array([ious[i, :i].max() if i else 0.0 for i in range(n)], np.float32)
+        kept = []
+        for i in range(n):
+            decay = np.float32(1)
+            for j in range(i):
+                if self.decay_function == "gaussian":
+                    d = np.float32(math.exp((max_iou[j] ** 2 - ious[i, j] ** 2) * self.gaussian_sigma))
+                else:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        d = np.float32((1 - ious[i, j]) / (1 - max_iou[j]))
+                decay = min(decay, d)
+            score = np.float32(scores[order[i]] * decay)
+            if score > np.float32(self.post_threshold):
+                kept.append((float(score), int(order[i])))
+        return kept
