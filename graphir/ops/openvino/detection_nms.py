@@ -407,7 +407,7 @@ class MulticlassNms(_MulticlassBase):
         threshold = float(self.iou_threshold)
         kept: list[int] = []
         for i in self._candidates(scores):
-            if all(pair_iou(boxes[i], boxes[k], self.normalized) <= threshold for k in kept):
+            if all(pair_iou(boxes[i], boxes[k], self.normalized) < threshold for k in kept):
                 kept.append(int(i))
                 if self.nms_eta < 1 and threshold > 0.5:
                     threshold *= self.nms_eta

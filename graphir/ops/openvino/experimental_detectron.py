@@ -329,3 +329,104 @@ class ExperimentalDetectronDetectionOutput(Op):
         for i, (score, c, r) in enumerate(found):
             out_boxes[i], out_classes[i], out_scores[i] = refined[r, c], c, score
         return [out_boxes.astype(dtype), out_classes, out_scores.astype(dtype)]
+
+
+class GenerateProposals(Op):
+    """GenerateProposals-9: the batched successor of GenerateProposalsSingleImage: per image, the
+    anchors ``[H, W, A, 4]`` moved by the deltas, clipped, small ones dropped, the
+    ``pre_nms_count`` best kept, NMS (``nms_eta`` adapts the threshold), at most
+    ``post_nms_count`` kept; outputs the concatenated boxes and scores and the count per image.
+    ``normalized`` false counts box sizes with Detectron's +1."""
+
+    type_name: ClassVar[str] = "GenerateProposals"
+    version: ClassVar[str] = "opset9"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("im_info"), Port("anchors"), Port("deltas"), Port("scores"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("rois"), Port("roi_scores"), Port("roi_num"))
+
+    min_size: float
+    nms_threshold: float
+    pre_nms_count: int
+    post_nms_count: int
+    normalized: bool = True
+    nms_eta: float = 1.0
+    roi_num_type: str = "i64"
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        et = _float_type(self, inputs)
+        if self.roi_num_type not in ("i32", "i64"):
+            raise self.fail(f"The third output type must be int64 or int32. Got: {self.roi_num_type}")
+        info = _rank(self, inputs[0], 2, "The 'input_im_info' input")
+        anchors = _rank(self, inputs[1], 4, "The 'input_anchors' input")
+        deltas = _rank(self, inputs[2], 4, "The 'input_deltas' input")
+        scores = _rank(self, inputs[3], 4, "The 'input_scores' input")
+        if not anchors[3].compatible(Dimension.static(4)):
+            raise self.fail(f"The fourth dimension of 'input_anchors' should be 4. Got: {anchors[3]}")
+        batches = info[0]
+        for other in (deltas[0], scores[0]):
+            merged = batches.merge(other)
+            if merged is None:
+                raise self.fail(f"Batch for inputs 'im_info', 'input_deltas' and 'input_scores' should be equal. Got: {info}, {deltas}, {scores}")
+            batches = merged
+        rows = Dimension.dynamic() if batches.max is None else Dimension(0, batches.max * self.post_nms_count)
+        return [TensorType(et, PartialShape([rows, 4])), TensorType(et, PartialShape([rows])),
+                TensorType(ElementType.parse(self.roi_num_type), PartialShape([batches]))]
+
+    def evaluate(self, im_info: np.ndarray, anchors: np.ndarray, deltas: np.ndarray, scores: np.ndarray) -> list[np.ndarray]:
+        dtype = np.asarray(anchors).dtype
+        f = np.float32
+        offset = 0.0 if self.normalized else 1.0
+        h, w, a, _ = anchors.shape
+        base = np.asarray(anchors, np.float32)
+        rois, roi_scores, counts = [], [], []
+        for n in range(scores.shape[0]):
+            info = np.asarray(im_info[n], np.float32).reshape(-1)
+            d = np.asarray(deltas[n], np.float32).reshape(a, 4, h, w).transpose(2, 3, 0, 1)
+            s = np.asarray(scores[n], np.float32).transpose(1, 2, 0).reshape(-1)
+            boxes = _decode_clip(base, d, math.log(1000.0 / 16.0), info[0], info[1], offset).reshape(-1, 4)
+            min_h = f(self.min_size) * info[2]
+            min_w = f(self.min_size) * (info[3] if len(info) > 3 else info[2])
+            bw = boxes[:, 2] - boxes[:, 0] + f(offset)
+            bh = boxes[:, 3] - boxes[:, 1] + f(offset)
+            valid = (bw >= min_w) & (bh >= min_h)
+            order = np.argsort(-s, kind="stable")[:self.pre_nms_count]  # the best scores first, then drop small boxes
+            order = order[valid[order]]
+            keep = _nms_eta(boxes[order], self.nms_threshold, self.nms_eta, self.post_nms_count, offset)
+            rois.append(boxes[order[keep]])
+            roi_scores.append(s[order[keep]])
+            counts.append(len(keep))
+        return [np.concatenate(rois).reshape(-1, 4).astype(dtype), np.concatenate(roi_scores).astype(dtype),
+                np.array(counts, ElementType.parse(self.roi_num_type).numpy_dtype)]
+
+
+def _decode_clip(boxes: np.ndarray, deltas: np.ndarray, max_log: float, img_h: float, img_w: float,
+                 offset: float) -> np.ndarray:
+    """As _decode, clipped to ``[0, img - offset]``."""
+    out = _decode(boxes, deltas, max_log, None, None, offset)
+    out[..., 0::2] = np.clip(out[..., 0::2], 0, np.float32(img_w) - np.float32(offset))
+    out[..., 1::2] = np.clip(out[..., 1::2], 0, np.float32(img_h) - np.float32(offset))
+    return out
+
+
+def _nms_eta(boxes: np.ndarray, threshold: float, eta: float, max_out: int, offset: float) -> list[int]:
+    """Greedy NMS on score-ordered boxes: IoU above the (adaptive) threshold suppresses."""
+    f = np.float32
+    keep: list[int] = []
+    thr = threshold
+    areas = (boxes[:, 2] - boxes[:, 0] + f(offset)) * (boxes[:, 3] - boxes[:, 1] + f(offset))
+    for i in range(len(boxes)):
+        if len(keep) == max_out:
+            break
+        ok = True
+        for k in keep:
+            w = max(min(boxes[i, 2], boxes[k, 2]) - max(boxes[i, 0], boxes[k, 0]) + f(offset), f(0))
+            h = max(min(boxes[i, 3], boxes[k, 3]) - max(boxes[i, 1], boxes[k, 1]) + f(offset), f(0))
+            inter = f(w * h)
+            union = f(areas[i] + areas[k] - inter)
+            if union > 0 and inter / union > thr:
+                ok = False
+                break
+        if ok:
+            keep.append(i)
+            if eta < 1 and thr > 0.5:
+                thr *= eta
+    return keep
