@@ -302,3 +302,84 @@ class PSROIPooling(Op):
                                 c_in += 1
                         out[n, c, i, j] = acc / f(bins_x * bins_y)
         return [out.astype(data.dtype)]
+
+
+class DeformablePSROIPooling(Op):
+    """DeformablePSROIPooling-1: PSROIPooling (bilinear, ``spatial_bins`` samples per bin) whose
+    bins move by learned offsets (input 2, scaled by ``trans_std`` and the box size)."""
+
+    type_name: ClassVar[str] = "DeformablePSROIPooling"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("input"), Port("rois"), Port("offsets", optional=True))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    output_dim: int
+    spatial_scale: float
+    group_size: int = 1
+    mode: Literal["bilinear_deformable"] = "bilinear_deformable"
+    spatial_bins_x: int = 1
+    spatial_bins_y: int = 1
+    trans_std: float = 1.0
+    part_size: int = 1
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        et, d, r = _rois5(self, inputs[:2])
+        if len(inputs) > 2:
+            merged = et.merge(inputs[2].element_type)
+            if merged is None:
+                raise self.fail(f"Offsets element type {inputs[2].element_type} must match the data's {et}")
+            _rank(self, inputs[2], 4, "offsets input")
+        if self.output_dim < 1 or self.group_size < 1:
+            raise self.fail(f"output_dim {self.output_dim} and group_size {self.group_size} must be positive")
+        return [TensorType(et, PartialShape([r[0], self.output_dim, self.group_size, self.group_size]))]
+
+    def evaluate(self, data: np.ndarray, rois: np.ndarray, offsets: np.ndarray | None = None) -> list[np.ndarray]:
+        data = np.asarray(data)
+        x = data.astype(np.float32)
+        _, _, height, width = x.shape
+        f = np.float32
+        g, dim, part = self.group_size, self.output_dim, self.part_size
+        bins_x, bins_y = self.spatial_bins_x, self.spatial_bins_y
+        off = None if offsets is None else np.asarray(offsets, np.float32)
+        classes = 1 if off is None else max(off.shape[1] // 2, 1)
+        per_class = max(dim // classes, 1)
+        out = np.zeros((len(rois), dim, g, g), np.float32)
+        scale = f(self.spatial_scale)
+        for n, box in enumerate(np.asarray(rois, np.float32)):
+            fmap = x[int(box[0])]
+            sw = f(np.round(box[1])) * scale - f(0.5)
+            sh = f(np.round(box[2])) * scale - f(0.5)
+            ew = f(np.round(box[3]) + 1) * scale - f(0.5)
+            eh = f(np.round(box[4]) + 1) * scale - f(0.5)
+            rw, rh = max(f(ew - sw), f(0.1)), max(f(eh - sh), f(0.1))
+            bw, bh = f(rw / f(g)), f(rh / f(g))
+            sbw, sbh = f(bw / f(bins_x)), f(bh / f(bins_y))
+            for c in range(dim):
+                cls = c // per_class
+                for i in range(g):
+                    for j in range(g):
+                        pi, pj = int(np.floor(f(i) / f(g) * f(part))), int(np.floor(f(j) / f(g) * f(part)))
+                        tx = ty = f(0)
+                        if off is not None:
+                            tx = f(off[n, cls * 2, pi, pj] * f(self.trans_std))
+                            ty = f(off[n, cls * 2 + 1, pi, pj] * f(self.trans_std))
+                        ws = f(f(j) * bw + sw + tx * rw)
+                        hs = f(f(i) * bh + sh + ty * rh)
+                        plane = fmap[(c * g + i) * g + j]
+                        total, count = f(0), 0
+                        for iy in range(bins_y):
+                            for ix in range(bins_x):
+                                px, py = f(ws + f(ix) * sbw), f(hs + f(iy) * sbh)
+                                if px < -0.5 or px > width - 0.5 or py < -0.5 or py > height - 0.5:
+                                    continue
+                                px = min(max(px, f(0)), f(width - 1))
+                                py = min(max(py, f(0)), f(height - 1))
+                                x0, y0 = int(np.floor(px)), int(np.floor(py))
+                                x1, y1 = min(x0 + 1, width - 1), min(y0 + 1, height - 1)
+                                dx, dy = f(px - x0), f(py - y0)
+                                top = plane[y0, x0] * (f(1) - dx) + plane[y0, x1] * dx
+                                bottom = plane[y1, x0] * (f(1) - dx) + plane[y1, x1] * dx
+                                total = f(total + top * (f(1) - dy) + bottom * dy)
+                                count += 1
+                        out[n, c, i, j] = total / f(count) if count else 0
+        return [out.astype(data.dtype)]
