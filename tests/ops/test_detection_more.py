@@ -105,3 +105,21 @@ def test_psroi_pooling_values_match_openvino_cpu(ov, mode: str, bins: int) -> No
     compare(ov, lambda d, b: opset.make("PSROIPooling", d, b, **attrs),
             lambda d, b: opset1.psroi_pooling(d, b, dim, group, 0.5, bins, bins, mode),
             [Param(f"[1,{channels},8,8]"), Param("[4,5]")], [data, rois], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("version", ["opset1", "opset4"])
+@pytest.mark.parametrize("shapes", [("[2,6,5,5]", "[2,12,5,5]", "[3]"), ("[?,6,5,5]", "[?,12,5,5]", "[3]"),
+                                    ("[1..3,6,?,?]", "[...]", "[4]"), ("[...]", "[...]", "[?]")])
+def test_proposal_shapes(ov, version: str, shapes: tuple[str, ...]) -> None:
+    import importlib
+
+    attrs = dict(base_size=16, pre_nms_topn=50, post_nms_topn=7, nms_thresh=0.7, feat_stride=16, min_size=16,
+                 ratio=[0.5, 1.0, 2.0], scale=[8.0], clip_before_nms=True, clip_after_nms=False, normalize=False,
+                 box_size_scale=1.0, box_coordinate_scale=1.0, framework="")
+    ov_attrs = {**attrs, "base_size": np.uint32(16), "pre_nms_topn": np.uint32(50), "post_nms_topn": np.uint32(7),
+                "feat_stride": np.uint32(16), "min_size": np.uint32(16), "ratio": np.array(attrs["ratio"], np.float32),
+                "scale": np.array(attrs["scale"], np.float32), "nms_thresh": np.float32(0.7),
+                "box_size_scale": np.float32(1), "box_coordinate_scale": np.float32(1)}
+    mod = importlib.import_module(f"openvino.{version}")
+    compare(ov, lambda *a: opset.make("Proposal", *a, version=version, **attrs), lambda *a: mod.proposal(*a, ov_attrs),
+            [Param(s) for s in shapes], None)
