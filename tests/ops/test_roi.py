@@ -77,3 +77,32 @@ def test_roi_align_values_match_openvino_cpu(ov, version: str, aligned: str | No
         gr, o = _roi_align(version, ph, pw, sr, scale, mode, **kw)
         compare(ov, gr, o, [Param(f"[{n},{c},{h},{w}]"), Param(f"[{r},4]"), Param(f"[{r}]", "i32")],
                 [data, rois, indices], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("clockwise", [False, True])
+@pytest.mark.parametrize("seed", range(2))
+def test_roi_align_rotated_values_match_openvino_cpu(ov, clockwise: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for trial in range(15):
+        n, c, h, w, r = (int(v) for v in rng.integers(1, [3, 4, 9, 9, 5]))
+        data = rng.standard_normal((n, c, h, w)).astype(np.float32)
+        rois = np.c_[rng.random(r) * w, rng.random(r) * h, rng.random(r) * w * 0.8 + 0.1, rng.random(r) * h * 0.8 + 0.1,
+                     (rng.random(r) - 0.5) * 4].astype(np.float32)
+        if trial % 4 == 0:
+            rois[:, 4] = 0  # axis-aligned
+        indices = rng.integers(0, n, size=r).astype(np.int32)
+        ph, pw, sr = int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(0, 3))
+        scale = float(rng.choice([1.0, 0.5]))
+        compare(ov, lambda d, b, i: opset.make("ROIAlignRotated", d, b, i, pooled_h=ph, pooled_w=pw, sampling_ratio=sr,
+                                               spatial_scale=scale, clockwise_mode=clockwise),
+                lambda d, b, i: _ov("opset15", "roi_align_rotated")(d, b, i, ph, pw, sr, scale, clockwise),
+                [Param(f"[{n},{c},{h},{w}]"), Param(f"[{r},5]"), Param(f"[{r}]", "i32")], [data, rois, indices],
+                rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("data,rois,indices", [("[2,3,8,8]", "[5,5]", "[5]"), ("[...]", "[?,5]", "[3]"), ("[1..2,3,?,8]", "[1..5,5]", "[2..7]")])
+def test_roi_align_rotated_shapes(ov, data: str, rois: str, indices: str) -> None:
+    g, _, x, _ = build_both(ov, lambda *a: opset.make("ROIAlignRotated", *a, pooled_h=2, pooled_w=3, sampling_ratio=2, spatial_scale=0.5),
+                            lambda *a: _ov("opset15", "roi_align_rotated")(*a, 2, 3, 2, 0.5, False),
+                            [Param(data), Param(rois), Param(indices, "i32")])
+    assert shapes_of(g) == shapes_of(x)

@@ -143,6 +143,73 @@ class ROIAlign9(ROIAlign):
         return self.aligned_mode
 
 
+class ROIAlignRotated(Op):
+    """ROIAlignRotated-15: ROIAlign over rotated boxes ``[cx, cy, w, h, angle]`` (radians,
+    counter-clockwise unless ``clockwise_mode``); the sample grid is built around the box centre
+    (shifted by half a pixel) and rotated onto the feature map."""
+
+    type_name: ClassVar[str] = "ROIAlignRotated"
+    version: ClassVar[str] = "opset15"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("data"), Port("rois"), Port("batch_indices"))
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    pooled_h: int
+    pooled_w: int
+    sampling_ratio: int
+    spatial_scale: float
+    clockwise_mode: bool = False
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        data, rois, indices = inputs
+        et = data.element_type.merge(rois.element_type)
+        if et is None or not (et.is_real or et.is_dynamic):
+            raise self.fail("The data type for input and ROIs is expected to be a same floating point type. "
+                            f"Got: {data.element_type} and: {rois.element_type}")
+        if not (indices.element_type.is_integral_number or indices.element_type.is_dynamic):
+            raise self.fail(f"The data type for batch indices is expected to be an integer. Got: {indices.element_type}")
+        d = _rank(self, data, 4, "input data")
+        r = _rank(self, rois, 2, "ROIs input")
+        b = _rank(self, indices, 1, "batch indices input")
+        if not r[1].compatible(Dimension.static(5)):
+            raise self.fail("The second dimension of ROIs input should contain box coordinates. "
+                            f"op dimension is expected to be equal to 5. Got: {r[1]}")
+        count = r[0].merge(b[0])
+        if count is None:
+            raise self.fail("The first dimension of ROIs input must be equal to the first dimension of the "
+                            f"batch indices input. Got: {r[0]} and: {b[0]}")
+        return [TensorType(et, PartialShape([count, d[1], self.pooled_h, self.pooled_w]))]
+
+    def evaluate(self, data: np.ndarray, rois: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
+        data = np.asarray(data)
+        f = np.float32
+        n_rois, channels, height, width = len(rois), data.shape[1], data.shape[2], data.shape[3]
+        ph, pw = self.pooled_h, self.pooled_w
+        out = np.zeros((n_rois, channels, ph, pw), np.float32)
+        scale = f(self.spatial_scale)
+        for r in range(n_rois):
+            cx, cy, w, h, angle = (f(v) for v in np.asarray(rois[r], np.float32))
+            cx, cy, w, h = f(cx * scale - f(0.5)), f(cy * scale - f(0.5)), f(w * scale), f(h * scale)
+            theta = -angle if self.clockwise_mode else angle
+            cos, sin = f(math.cos(theta)), f(math.sin(theta))
+            ys, ry = _samples(f(-h / f(2)), h, ph, self.sampling_ratio)
+            xs, rx = _samples(f(-w / f(2)), w, pw, self.sampling_ratio)
+            ry, rx = max(ry, 0), max(rx, 0)
+            if ry == 0 or rx == 0:
+                continue
+            yy, xx = ys[:, None], xs[None, :]
+            y = (yy * cos - xx * sin + cy).astype(np.float32)
+            x = (yy * sin + xx * cos + cx).astype(np.float32)
+            yl, yh, wyl, wyh, vy = bilinear_axis(y.reshape(-1), height)
+            xl, xh, wxl, wxh, vx = bilinear_axis(x.reshape(-1), width)
+            fmap = data[int(indices[r])].astype(np.float32)
+            valid = (vy & vx).astype(np.float32)
+            samples = (fmap[:, yl, xl] * (wyl * wxl * valid) + fmap[:, yl, xh] * (wyl * wxh * valid) +
+                       fmap[:, yh, xl] * (wyh * wxl * valid) + fmap[:, yh, xh] * (wyh * wxh * valid))
+            grid = samples.reshape(channels, ph, ry, pw, rx)
+            out[r] = (grid * f(f(1) / f(ry * rx))).sum(axis=(2, 4), dtype=np.float32)
+        return [out.astype(data.dtype)]
+
+
 def _rois5(op: Op, inputs: list[TensorType]) -> tuple[ElementType, PartialShape, PartialShape]:
     data, rois = inputs[0], inputs[1]
     if not (data.element_type.is_real or data.element_type.is_dynamic):
