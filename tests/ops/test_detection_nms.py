@@ -142,3 +142,31 @@ def test_soft_nms_with_two_empty_boxes_scores_inf_like_the_cpu_kernel(ov) -> Non
     consts = [Const(np.int64(5)), Const(np.float32(0.3)), Const(np.float32(0)), Const(np.float32(0.5))]
     got = compare(ov, _gr_nms("opset9"), lambda *a: _ov_nms("opset9")(*a), [Param("[1,4,4]"), Param("[1,1,4]")] + consts, [boxes, scores])
     assert got[0][0].tolist() == [0, 0, 0] and np.isinf(got[1][0, 2])
+
+
+@pytest.mark.parametrize("boxes,scores", [(b.replace(",4]", ",5]"), s) for b, s in SHAPES])
+@pytest.mark.parametrize("max_out", [0, 5, None])
+def test_nms_rotated_shapes(ov, boxes: str, scores: str, max_out: int | None) -> None:
+    from openvino import opset13
+
+    extra = [Const(np.int64(0 if max_out is None else max_out)), Const(np.float32(0.5)), Const(np.float32(0.0))]
+    gr, _, o, _ = build_both(ov, lambda *a: opset.make("NMSRotated", *a), lambda *a: opset13.nms_rotated(*a),
+                             [Param(boxes), Param(scores)] + extra)
+    assert shapes_of(gr) == shapes_of(o)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_nms_rotated_values_match_openvino_cpu(ov, seed: int) -> None:
+    from openvino import opset13
+
+    rng = np.random.default_rng(seed)
+    for _ in range(25):
+        b, c, n = int(rng.integers(1, 3)), int(rng.integers(1, 3)), int(rng.integers(1, 10))
+        boxes = np.c_[rng.random((b * n, 2)) * 8, rng.random((b * n, 2)) * 5 + 0.5,
+                      (rng.random(b * n) - 0.5) * 3].astype(np.float32).reshape(b, n, 5)
+        scores = rng.random((b, c, n)).astype(np.float32)
+        attrs = dict(clockwise=bool(rng.integers(0, 2)), sort_result_descending=bool(rng.integers(0, 2)))
+        consts = [Const(np.int64(rng.integers(1, 8))), Const(np.float32(rng.choice([0.1, 0.3, 0.5]))),
+                  Const(np.float32(rng.choice([0.0, 0.3])))]
+        compare(ov, lambda *a: opset.make("NMSRotated", *a, **attrs), lambda *a: opset13.nms_rotated(*a, **attrs),
+                [Param(f"[{b},{n},5]"), Param(f"[{b},{c},{n}]")] + consts, [boxes, scores])

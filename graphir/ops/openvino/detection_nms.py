@@ -488,3 +488,101 @@ class MatrixNms(_MulticlassBase):
             if score > np.float32(self.post_threshold):
                 kept.append((float(score), int(order[i])))
         return kept
+
+
+# --- NMSRotated --------------------------------------------------------------------------------
+def rotated_corners(box: np.ndarray, clockwise: bool) -> np.ndarray:
+    """The 4 corners of ``(cx, cy, w, h, angle)`` (radians; clockwise when ``clockwise``)."""
+    cx, cy, w, h, angle = (float(v) for v in box)
+    theta = angle if clockwise else -angle
+    c, s = math.cos(theta) * 0.5, math.sin(theta) * 0.5
+    p0 = (cx - s * h - c * w, cy + c * h - s * w)
+    p1 = (cx + s * h - c * w, cy - c * h - s * w)
+    return np.array([p0, p1, (2 * cx - p0[0], 2 * cy - p0[1]), (2 * cx - p1[0], 2 * cy - p1[1])])
+
+
+def _polygon_area(points: np.ndarray) -> float:
+    if len(points) < 3:
+        return 0.0
+    x, y = points[:, 0], points[:, 1]
+    return abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))) / 2
+
+
+def _clip(subject: list[tuple[float, float]], a: np.ndarray, b: np.ndarray, inside_sign: float) -> list[tuple[float, float]]:
+    """Sutherland-Hodgman: the part of ``subject`` on the inner side of the edge a->b."""
+    def side(p: tuple[float, float]) -> float:
+        return inside_sign * ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]))
+
+    out: list[tuple[float, float]] = []
+    for i, cur in enumerate(subject):
+        prev = subject[i - 1]
+        sc, sp = side(cur), side(prev)
+        if sc >= 0:
+            if sp < 0:
+                t = sp / (sp - sc)
+                out.append((prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])))
+            out.append(cur)
+        elif sp >= 0:
+            t = sp / (sp - sc)
+            out.append((prev[0] + t * (cur[0] - prev[0]), prev[1] + t * (cur[1] - prev[1])))
+    return out
+
+
+def rotated_iou(a: np.ndarray, b: np.ndarray, clockwise: bool) -> float:
+    """IoU of two rotated boxes (convex polygon intersection)."""
+    area_a = float(a[2]) * float(a[3])
+    area_b = float(b[2]) * float(b[3])
+    if area_a <= 0 or area_b <= 0:
+        return 0.0
+    pa, pb = rotated_corners(a, clockwise), rotated_corners(b, clockwise)
+    orient = np.sign((pb[1][0] - pb[0][0]) * (pb[2][1] - pb[0][1]) - (pb[1][1] - pb[0][1]) * (pb[2][0] - pb[0][0])) or 1.0
+    poly = [tuple(p) for p in pa]
+    for i in range(4):
+        if not poly:
+            break
+        poly = _clip(poly, pb[i], pb[(i + 1) % 4], orient)
+    inter = _polygon_area(np.array(poly)) if poly else 0.0
+    union = area_a + area_b - inter
+    return inter / union if union > 0 else 0.0
+
+
+class NMSRotated(NonMaxSuppression9):
+    """NMSRotated-13: NonMaxSuppression over rotated boxes ``[N, M, 5]`` (cx, cy, w, h, angle);
+    outputs as NonMaxSuppression-9; no soft-NMS."""
+
+    type_name: ClassVar[str] = "NMSRotated"
+    version: ClassVar[str] = "opset13"
+    inputs: ClassVar[tuple[Port, ...]] = NonMaxSuppression.inputs
+
+    clockwise: bool = True
+
+    def _check(self, inputs: list[TensorType]) -> tuple[Dimension, Dimension, Dimension]:
+        boxes = inputs[0]
+        if boxes.shape.rank_is_static and len(boxes.shape) == 3 and not boxes.shape[2].compatible(Dimension.static(5)):
+            raise self.fail(f"The last dimension of the 'boxes' input must be equal to 5. Got: {boxes.shape[2]}")
+        as4 = TensorType(boxes.element_type, PartialShape(list(boxes.shape.dims[:2]) + [4])) \
+            if boxes.shape.rank_is_static and len(boxes.shape) == 3 else boxes
+        return super()._check([as4] + list(inputs[1:]))
+
+    def _select(self, arrays: tuple[np.ndarray, ...]) -> list[tuple[float, int, int, int]]:
+        boxes, scores = np.asarray(arrays[0], np.float32), np.asarray(arrays[1], np.float32)
+        max_out = int(_scalar_value(list(arrays), 2, 0))
+        if max_out < 0:
+            max_out = boxes.shape[1]
+        iou_thr = _scalar_value(list(arrays), 3, 0.0)
+        score_thr = np.float32(_scalar_value(list(arrays), 4, 0.0))
+        found = []
+        for b in range(scores.shape[0]):
+            for c in range(scores.shape[1]):
+                s = scores[b, c]
+                order = sorted((i for i in range(len(s)) if s[i] > score_thr), key=lambda i: (-s[i], i))
+                kept: list[int] = []
+                for i in order:
+                    if len(kept) >= min(max_out, len(s)):
+                        break
+                    if all(rotated_iou(boxes[b, i], boxes[b, k], self.clockwise) <= iou_thr for k in kept):
+                        kept.append(i)
+                found.extend((float(s[i]), b, c, i) for i in kept)
+        if self.sort_result_descending:
+            found.sort(key=lambda t: (-t[0], t[1], t[2], t[3]))
+        return found
