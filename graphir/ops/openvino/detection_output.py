@@ -16,6 +16,7 @@ from graphir.types import ElementType
 
 
 def _jaccard(a: np.ndarray, b: np.ndarray, normalized: bool) -> float:
+    """IoU; the boxes are already normalised when NMS runs (pixel priors are divided by the input size)."""
     if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
         return 0.0
     extra = 0.0 if normalized else 1.0
@@ -166,7 +167,7 @@ class DetectionOutput(Op):
                 lc = 0 if self.share_location else c
                 kept: list[int] = []
                 for i in cand:
-                    if all(_jaccard(decoded[i, lc], decoded[k, lc], self.normalized) <= self.nms_threshold for k in kept):
+                    if all(_jaccard(decoded[i, lc], decoded[k, lc], normalized=True) <= self.nms_threshold for k in kept):
                         kept.append(i)
                 found[c] = kept
                 total += len(kept)
