@@ -12,7 +12,7 @@ import pytest
 from tests.shared_data import require_shared
 
 FILES = ["non_max_suppression", "multiclass_nms", "matrix_nms", "roi_align", "roi_pooling", "psroi_pooling",
-         "deformable_psroi_pooling", "proposal", "reorg_yolo", "prior_box",
+         "deformable_psroi_pooling", "proposal", "detection_output", "reorg_yolo", "prior_box",
          "prior_box_clustered", "experimental_detectron_topkrois", "experimental_detectron_detection_prior_grid",
          "experimental_detectron_roi_feature_extractor", "experimental_detectron_generate_proposals",
          "experimental_detectron_detection_output"]
