@@ -123,3 +123,11 @@ def test_proposal_shapes(ov, version: str, shapes: tuple[str, ...]) -> None:
     mod = importlib.import_module(f"openvino.{version}")
     compare(ov, lambda *a: opset.make("Proposal", *a, version=version, **attrs), lambda *a: mod.proposal(*a, ov_attrs),
             [Param(s) for s in shapes], None)
+
+
+def test_stl_partial_sort_matches_libstdcxx() -> None:
+    """The order GCC's std::partial_sort leaves equal keys in (compiled and run with g++ 12 on these values)."""
+    from graphir.ops.openvino.detection_nms import stl_partial_sort
+
+    scores = [1.0, 0.625, 0.75, 0.5, 0.25, 0.375, 1.0, 0.25, 1.0, 0.75, 0.375]
+    assert stl_partial_sort([0, 1, 2, 3, 5, 6, 8, 9, 10], 3, lambda a, b: scores[a] > scores[b]) == [8, 0, 6, 3, 5, 1, 2, 9, 10]

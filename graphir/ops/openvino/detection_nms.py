@@ -276,6 +276,55 @@ class NonMaxSuppression9(NonMaxSuppression5):
     version: ClassVar[str] = "opset9"
 
 
+# --- libstdc++'s std::partial_sort, whose order among equal keys the CPU plugin's MatrixNms keeps --------
+def _adjust_heap(a: list, hole: int, length: int, value: object, less) -> None:  # noqa: ANN001
+    top = second = hole
+    while second < (length - 1) // 2:
+        second = 2 * (second + 1)
+        if less(a[second], a[second - 1]):
+            second -= 1
+        a[hole] = a[second]
+        hole = second
+    if length % 2 == 0 and second == (length - 2) // 2:
+        second = 2 * (second + 1)
+        a[hole] = a[second - 1]
+        hole = second - 1
+    parent = (hole - 1) // 2
+    while hole > top and less(a[parent], value):
+        a[hole] = a[parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    a[hole] = value
+
+
+def stl_partial_sort(a: list, middle: int, less) -> list:  # noqa: ANN001
+    """``std::partial_sort(a, a + middle, a + len(a), less)`` as GCC's libstdc++ does it (heap select,
+    then heap sort): the first ``middle`` items sorted, equal items in the order that gives."""
+    a = list(a)
+    n = len(a)
+    if middle < 1:
+        return a
+    if middle > 1:  # make_heap
+        parent = (middle - 2) // 2
+        while True:
+            _adjust_heap(a, parent, middle, a[parent], less)
+            if parent == 0:
+                break
+            parent -= 1
+    for i in range(middle, n):
+        if less(a[i], a[0]):
+            value = a[i]
+            a[i] = a[0]
+            _adjust_heap(a, 0, middle, value, less)
+    end = middle
+    while end > 1:  # sort_heap
+        end -= 1
+        value = a[end]
+        a[end] = a[0]
+        _adjust_heap(a, 0, end, value, less)
+    return a
+
+
 # --- MulticlassNms / MatrixNms -----------------------------------------------------------------
 def pair_iou(a: np.ndarray, b: np.ndarray, normalized: bool) -> float:
     """IoU of two (x1, y1, x2, y2) boxes; unnormalized boxes count the end pixel (+1)."""
@@ -345,6 +394,9 @@ class _MulticlassBase(Op):
         return [TensorType(et, PartialShape([rows, 6])), TensorType(idx, PartialShape([rows, 1])),
                 TensorType(idx, PartialShape([batches]))]
 
+    #: the CPU plugin's MatrixNms orders each image's boxes by score whatever sort_result_type says
+    _batch_sorted_by_score: ClassVar[bool] = False
+
     def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
         raise NotImplementedError
 
@@ -364,10 +416,16 @@ class _MulticlassBase(Op):
                     continue
                 own = boxes[c] if boxes.ndim == 3 else boxes
                 found.extend((score, c, i, b, base, own[i]) for score, i in self._per_class(own, scores[c]))
+            if self._batch_sorted_by_score:
+                found.sort(key=lambda t: (-t[0], t[1], t[2]))
+                if self.keep_top_k >= 0:
+                    found = found[:self.keep_top_k]
+                results.append(found)
+                continue
             if self.keep_top_k >= 0 and len(found) > self.keep_top_k:
                 found.sort(key=lambda t: (-t[0], t[1], t[2]))
                 found = found[:self.keep_top_k]
-            if self.sort_result_type == "score":
+            if self.sort_result_type in ("score", "none"):  # measured: the CPU plugin orders "none" by score too
                 found.sort(key=lambda t: (-t[0], t[1], t[2]))
             elif self.sort_result_type == "classid":
                 found.sort(key=lambda t: (t[1], -t[0], t[2]))
@@ -460,12 +518,16 @@ class MatrixNms(_MulticlassBase):
     type_name: ClassVar[str] = "MatrixNms"
     version: ClassVar[str] = "opset8"
 
+    _batch_sorted_by_score: ClassVar[bool] = True
+
     decay_function: Literal["gaussian", "linear"] = "linear"
     gaussian_sigma: float = 2.0
     post_threshold: float = 0.0
 
     def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
-        order = self._candidates(scores)
+        candidates = [int(i) for i in np.nonzero(scores > np.float32(self.score_threshold))[0]]
+        top = len(candidates) if self.nms_top_k < 0 else min(self.nms_top_k, len(candidates))
+        order = stl_partial_sort(candidates, top, lambda a, b: scores[a] > scores[b])[:top]
         n = len(order)
         if n == 0:
             return []
