@@ -35,22 +35,21 @@ def box_corners(boxes: np.ndarray, center: bool) -> np.ndarray:
                      np.maximum(b[..., 0], b[..., 2]), np.maximum(b[..., 1], b[..., 3])], axis=-1)
 
 
-def iou(a: np.ndarray, b: np.ndarray) -> np.float32:
-    """Intersection over union of two corner boxes in f32, as the CPU plugin's kernel computes it:
-    no special case for empty boxes (two of them give NaN)."""
-    area_a = (a[2] - a[0]) * (a[3] - a[1])
-    area_b = (b[2] - b[0]) * (b[3] - b[1])
-    inter = max(min(a[2], b[2]) - max(a[0], b[0]), np.float32(0)) * \
-        max(min(a[3], b[3]) - max(a[1], b[1]), np.float32(0))
-    with np.errstate(all="ignore"):
-        return np.float32(inter / np.float32(area_a + area_b - inter))
-
-
 def soft_weight(scale: np.float32, v: np.float32) -> np.float32:
     """``exp(scale * iou^2)``; a NaN IoU weighs infinity, as the CPU kernel's exp gives it."""
     if math.isnan(v):
         return np.float32(np.inf)
     return np.float32(math.exp(float(np.float32(v * v) * scale)))
+
+
+def iou_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """:func:`iou` of one corner box with each of ``others`` ``[k, 4]`` (same f32 arithmetic)."""
+    area_a = (a[2] - a[0]) * (a[3] - a[1])
+    area_o = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
+    inter = np.maximum(np.minimum(a[2], others[:, 2]) - np.maximum(a[0], others[:, 0]), np.float32(0)) * \
+        np.maximum(np.minimum(a[3], others[:, 3]) - np.maximum(a[1], others[:, 1]), np.float32(0))
+    with np.errstate(all="ignore"):
+        return (inter / ((area_a + area_o) - inter)).astype(np.float32)
 
 
 def select_boxes(corners: np.ndarray, scores: np.ndarray, max_out: int, iou_threshold: float,
@@ -60,10 +59,22 @@ def select_boxes(corners: np.ndarray, scores: np.ndarray, max_out: int, iou_thre
     max_out = min(max_out, n)
     if max_out <= 0:
         return []
+    scores = np.asarray(scores, np.float32)
     thr, iou_thr = np.float32(score_threshold), np.float32(iou_threshold)
-    scale = np.float32(-0.5) / np.float32(sigma) if sigma > 0 else np.float32(0)
+    candidates = np.nonzero(scores > thr)[0]
+    if sigma <= 0:  # hard NMS: scores never change, so the heap order is the sorted order
+        order = candidates[np.lexsort((candidates, -scores[candidates]))]
+        kept: list[int] = []
+        for idx in order:
+            if len(kept) >= max_out:
+                break
+            if kept and bool((iou_many(corners[idx], corners[kept]) >= iou_thr).any()):  # NaN never suppresses
+                continue
+            kept.append(int(idx))
+        return [(float(scores[i]), i) for i in kept]
+    scale = np.float32(-0.5) / np.float32(sigma)
     # max-heap on score, ties to the lower index: entries (-score, index, suppress_begin)
-    heap = [(-float(s), i, 0) for i, s in enumerate(np.asarray(scores, np.float32)) if s > thr]
+    heap = [(-float(scores[i]), int(i), 0) for i in candidates]
     heapq.heapify(heap)
     selected: list[tuple[float, int]] = []
     while heap and len(selected) < max_out:
@@ -71,16 +82,13 @@ def select_boxes(corners: np.ndarray, scores: np.ndarray, max_out: int, iou_thre
         score = np.float32(-neg)
         original = score
         suppressed = False
-        for j in range(len(selected) - 1, begin - 1, -1):
-            v = iou(corners[idx], corners[selected[j][1]])
-            if sigma > 0:
+        if len(selected) > begin:
+            ious = iou_many(corners[idx], corners[[i for _, i in selected[begin:]]])
+            for v in ious[::-1]:  # the newest selection first, as the kernel walks them
                 score = np.float32(score * soft_weight(scale, v))
                 if score <= thr:
                     suppressed = True
                     break
-            elif v >= iou_thr:
-                suppressed = True
-                break
         if suppressed:
             continue
         if score == original:
