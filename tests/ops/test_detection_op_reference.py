@@ -21,9 +21,6 @@ FILES = ["non_max_suppression", "multiclass_nms", "matrix_nms", "roi_align", "ro
 KNOWN_FAILURES: dict[str, str] = {
     "roi_pooling/00004": "bilinear sample exactly on the last row: the 2022 expectation reads it, graphir drops it",
     "roi_pooling/00008": "bilinear bf16: the 2022 expectation rounds intermediates to bf16",
-    "experimental_detectron_detection_output/00000": "graphir keeps a second detection from a degenerate box",
-    "experimental_detectron_detection_output/00001": "graphir keeps a second detection from a degenerate box",
-    "experimental_detectron_detection_output/00002": "graphir keeps a second detection from a degenerate box",
 }
 
 

@@ -165,8 +165,10 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
         return [out.astype(rois.dtype), rois.copy()]
 
 
-#: OpenVINO's reference and CPU plugin use Detectron's box arithmetic without the legacy +1
-OFFSET = 0.0
+#: measured on the CPU plugin: GenerateProposalsSingleImage decodes and clips with Detectron's
+#: +1 widths, its NMS without them (OpenVINO's op_reference expectations agree)
+OFFSET = 1.0
+NMS_OFFSET = 0.0
 
 
 def _detectron_nms(boxes: np.ndarray, dead: np.ndarray, threshold: float, max_out: int, offset: float) -> list[int]:
@@ -254,14 +256,15 @@ class ExperimentalDetectronGenerateProposalsSingleImage(Op):
         s = np.asarray(scores, np.float32).transpose(1, 2, 0).reshape(-1)
         boxes = _decode(np.asarray(anchors, np.float32).reshape(h, w, a, 4), d, math.log(1000.0 / 16.0),
                         info[0], info[1], OFFSET).reshape(-1, 4)
-        min_h = f(self.min_size) * info[2] if len(info) > 2 else f(self.min_size)
-        min_w = f(self.min_size) * info[3] if len(info) > 3 else min_h
+        # measured on the CPU plugin: a box under min_size (unscaled, +1 widths) is not dropped: its
+        # score becomes 0, and it still takes part in the ordering and NMS
         bw = boxes[:, 2] - boxes[:, 0] + f(OFFSET)
         bh = boxes[:, 3] - boxes[:, 1] + f(OFFSET)
-        dead = ~((bw >= min_w) & (bh >= min_h))
+        big = (bw >= f(self.min_size)) & (bh >= f(self.min_size))
+        s = np.where(big, s, f(0))
         top = min(len(s), self.pre_nms_count)
         order = np.argsort(-s, kind="stable")[:top]
-        keep = _detectron_nms(boxes[order], dead[order], self.nms_threshold, self.post_nms_count, OFFSET)
+        keep = _detectron_nms(boxes[order], np.zeros(len(order), bool), self.nms_threshold, self.post_nms_count, NMS_OFFSET)
         rois = np.zeros((self.post_nms_count, 4), np.float32)
         out_scores = np.zeros(self.post_nms_count, np.float32)
         rois[:len(keep)] = boxes[order[keep]]
@@ -305,30 +308,49 @@ class ExperimentalDetectronDetectionOutput(Op):
                 TensorType(et, PartialShape([n]))]
 
     def evaluate(self, rois: np.ndarray, deltas: np.ndarray, scores: np.ndarray, im_info: np.ndarray) -> list[np.ndarray]:
+        """As OpenVINO's CPU plugin: boxes of non-positive size are skipped, refined boxes are only
+        clipped at 0, per-class deltas are used even with ``class_agnostic_box_regression``, and the
+        detections stay in class order unless more than ``max_detections_per_image`` need a cut."""
+        from graphir.ops.openvino.detection_nms import stl_partial_sort
+
         dtype = np.asarray(rois).dtype
         f = np.float32
         boxes = np.asarray(rois, np.float32)
         classes = self.num_classes
         d = np.asarray(deltas, np.float32).reshape(len(boxes), classes, 4) / np.asarray(self.deltas_weights, np.float32)
-        if self.class_agnostic_box_regression:
-            d = np.repeat(d[:, 1:2], classes, axis=1)
-        info = np.asarray(im_info, np.float32).reshape(-1)
-        refined = _decode(np.repeat(boxes[:, None], classes, axis=1), d.astype(np.float32), self.max_delta_log_wh,
-                          None, None, 1.0)  # [N, classes, 4]; measured: +1 widths, no clipping
-        sc = np.asarray(scores, np.float32)
+        refined = np.maximum(_decode(np.repeat(boxes[:, None], classes, axis=1), d.astype(np.float32), self.max_delta_log_wh,
+                                     None, None, 1.0), f(0))  # [N, classes, 4]
+        areas = (refined[..., 2] - refined[..., 0] + f(1)) * (refined[..., 3] - refined[..., 1] + f(1))
+        valid = (boxes[:, 2] - boxes[:, 0] > 0) & (boxes[:, 3] - boxes[:, 1] > 0)
+        sc = np.where(valid[:, None], np.asarray(scores, np.float32), f(0))
         found: list[tuple[float, int, int]] = []
         for c in range(1, classes):
             candidates = np.nonzero(sc[:, c] > f(self.score_threshold))[0]
-            order = candidates[np.argsort(-sc[candidates, c], kind="stable")]
-            keep = _detectron_nms(refined[order, c], np.zeros(len(order), bool), self.nms_threshold, self.post_nms_count, 1.0)
-            found.extend((float(sc[order[k], c]), c, int(order[k])) for k in keep)
-        found.sort(key=lambda t: -t[0])
-        found = found[:self.max_detections_per_image]
+            order = candidates[np.lexsort((candidates, -sc[candidates, c]))]
+            kept: list[int] = []
+            for i in order:
+                if all(self._overlap(refined[i, c], refined[k, c], areas[i, c], areas[k, c]) <= self.nms_threshold for k in kept):
+                    kept.append(int(i))
+            found.extend((float(sc[i, c]), c, i) for i in kept[:self.post_nms_count])
         n = self.max_detections_per_image
+        if len(found) > n:
+            found = stl_partial_sort(found, n, lambda a, b: a[0] > b[0] or (a[0] == b[0] and a[2] < b[2]))[:n]
         out_boxes, out_classes, out_scores = np.zeros((n, 4), np.float32), np.zeros(n, np.int32), np.zeros(n, np.float32)
         for i, (score, c, r) in enumerate(found):
             out_boxes[i], out_classes[i], out_scores[i] = refined[r, c], c, score
         return [out_boxes.astype(dtype), out_classes, out_scores.astype(dtype)]
+
+    @staticmethod
+    def _overlap(a: np.ndarray, b: np.ndarray, area_a: np.float32, area_b: np.float32) -> float:
+        """Detectron's Jaccard overlap with +1 sizes (0 for boxes apart)."""
+        if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
+            return 0.0
+        w = np.float32(min(a[2], b[2]) - max(a[0], b[0]) + np.float32(1))
+        h = np.float32(min(a[3], b[3]) - max(a[1], b[1]) + np.float32(1))
+        if w <= 0 or h <= 0:
+            return 0.0
+        inter = np.float32(w * h)
+        return float(inter / np.float32(area_a + area_b - inter))
 
 
 class GenerateProposals(Op):
