@@ -131,3 +131,14 @@ def test_stl_partial_sort_matches_libstdcxx() -> None:
 
     scores = [1.0, 0.625, 0.75, 0.5, 0.25, 0.375, 1.0, 0.25, 1.0, 0.75, 0.375]
     assert stl_partial_sort([0, 1, 2, 3, 5, 6, 8, 9, 10], 3, lambda a, b: scores[a] > scores[b]) == [8, 0, 6, 3, 5, 1, 2, 9, 10]
+
+
+def test_roi_pooling_bilinear_samples_on_the_last_row_and_column(ov) -> None:
+    """Boxes reaching 1.0: the last sample lands on row/column H-1 (a fused multiply-add keeps it there)."""
+    from openvino import opset2
+
+    data = np.random.default_rng(2).standard_normal((1, 2, 50, 50)).astype(np.float32)
+    rois = np.array([[0, 0, 0, 1, 1], [0, 0.2, 0.1, 1, 1], [0, 0.3, 0.3, 0.7, 1]], np.float32)
+    compare(ov, lambda d, b: opset.make("ROIPooling", d, b, pooled_h=4, pooled_w=4, spatial_scale=1.0, method="bilinear"),
+            lambda d, b: opset2.roi_pooling(d, b, [4, 4], 1.0, "bilinear"),
+            [Param("[1,2,50,50]"), Param("[3,5]")], [data, rois], rtol=1e-5, atol=1e-5)

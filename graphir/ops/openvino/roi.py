@@ -271,9 +271,10 @@ class ROIPooling(Op):
             hs = f((y2 - y1) * f(height - 1) / f(ph - 1)) if ph > 1 else f(0)
             ws = f((x2 - x1) * f(width - 1) / f(pw - 1)) if pw > 1 else f(0)
             for i in range(ph):
-                iy = f(f(i) * hs + y1 * f(height - 1)) if ph > 1 else f(f(0.5) * (y1 + y2) * f(height - 1))
+                # i * scale + start as one fused multiply-add (the CPU plugin's compiled arithmetic)
+                iy = f(float(i) * float(hs) + float(y1 * f(height - 1))) if ph > 1 else f(f(0.5) * (y1 + y2) * f(height - 1))
                 for j in range(pw):
-                    ix = f(f(j) * ws + x1 * f(width - 1)) if pw > 1 else f(f(0.5) * (x1 + x2) * f(width - 1))
+                    ix = f(float(j) * float(ws) + float(x1 * f(width - 1))) if pw > 1 else f(f(0.5) * (x1 + x2) * f(width - 1))
                     if iy < 0 or iy > height - 1 or ix < 0 or ix > width - 1:
                         continue
                     ty, by, lx, rx = int(np.floor(iy)), int(np.ceil(iy)), int(np.floor(ix)), int(np.ceil(ix))
