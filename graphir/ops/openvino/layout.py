@@ -5,6 +5,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from graphir.limits import check_tensor
 from graphir.ops.base import INTEGRAL, Op, Port, TensorType
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
@@ -104,6 +105,7 @@ class Pad(Op):
         x = np.asarray(x)
         b = [int(v) for v in np.asarray(begin).reshape(-1)]
         e = [int(v) for v in np.asarray(end).reshape(-1)]
+        check_tensor([max(d + bb + ee, 0) for d, bb, ee in zip(x.shape, b, e)], x.dtype)
         fill = np.asarray(value).reshape(-1)[0] if value is not None and self.pad_mode == "constant" else 0
         out = x
         inside = None
