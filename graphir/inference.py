@@ -40,6 +40,7 @@ def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = F
     the flag) it raises UnsupportedOpError. Returns the opaque layers that kept recorded types.
     """
     model._plan = None  # the run plan caches the Parameters' types for its input checks
+    model._dirty.clear()
     kept: list[Node] = []
     for node in model.get_ordered_ops():
         try:
@@ -69,6 +70,11 @@ def _keeps_recorded(node: "Node") -> bool:
     return True
 
 
+def foldable(node: "Node") -> bool:
+    """Whether inference may fold ``node`` (boundary ops carry or receive values themselves)."""
+    return not isinstance(node.op, _NOT_FOLDED)
+
+
 def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     """Evaluate ``node`` on its inputs' known values and attach the results as output values.
 
@@ -80,37 +86,103 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     """
     if types_ is None:
         types_ = node.output_types
-    if not types_ or all(t.value is not None for t in types_):
+    inputs = [src.node.output_types[src.index] for src in node.inputs if src is not None]
+    folded = fold_types(node, inputs, types_)
+    if folded is None:
         return False
+    node.output_types = folded
+    return True
+
+
+def fold_types(node: "Node", inputs: Sequence[TensorType], types_: list[TensorType]) -> list[TensorType] | None:
+    """``types_`` with the values of ``node`` evaluated on ``inputs``' known values (see
+    :func:`fold_node`), or None when nothing folds. The node is not changed."""
+    if not types_ or all(t.value is not None for t in types_):
+        return None
     op = node.op
     if not type(op).runnable or not getattr(type(op), "foldable", True):
-        return False
+        return None
     args = []
-    for src in node.inputs:
-        if src is None:
-            continue
-        value = src.node.output_types[src.index].value
-        if value is None:
-            return False
-        args.append(value)
+    for t in inputs:
+        if t.value is None:
+            return None
+        args.append(t.value)
     if not args:
-        return False  # a node without inputs (e.g. a random generator) is not a constant
+        return None  # a node without inputs (e.g. a random generator) is not a constant
     try:
         with np.errstate(all="ignore"):
             outs = op.evaluate(*(np.asarray(a) for a in args))
     except Exception:  # noqa: BLE001 - folding is best effort; infer already validated the node
-        return False
+        return None
     if len(outs) < len(types_):
-        return False
+        return None
     folded: list[TensorType] = []
     for t, out in zip(types_, outs):
         array = np.asarray(out)
         if array.size > FOLDABLE_CONSTANT_SIZE or not t.shape.compatible_with_shape(array.shape):
-            return False
+            return None
         shape = t.shape if t.shape.is_static else PartialShape(list(array.shape))
         folded.append(TensorType(t.element_type, shape, array))
-    node.output_types = folded
-    return True
+    return folded
+
+
+def infer_for_inputs(model: "Model", input_types: Sequence[TensorType], nodes: Sequence["Node"] | None = None,
+                     ) -> dict[tuple[int, int], TensorType]:
+    """Every output type of ``model`` when its Parameters receive ``input_types`` (in Parameter
+    order), without changing the model: what a run on inputs of those shapes meets, node by node.
+    ``nodes``: the nodes to infer, in topological order (default: all). The first inconsistency
+    raises an InferenceError naming that node and its input types. Bodies of control-flow ops are
+    inferred on the way and restored afterwards."""
+    types: dict[tuple[int, int], TensorType] = {}
+    for param, t in zip(model.get_parameters(), input_types):
+        types[(param.id, 0)] = t
+    bodies = _body_state(model)
+    try:
+        for node in model.get_ordered_ops() if nodes is None else nodes:
+            op = node.op
+            if isinstance(op, Parameter):
+                continue
+            if isinstance(op, Constant):
+                types[(node.id, 0)] = node.output_types[0]
+                continue
+            inputs = [types[(s.node.id, s.index)] for s in node.inputs if s is not None]
+            out = node.infer_types(inputs, run=True)
+            if not isinstance(op, Result):
+                out = fold_types(node, inputs, out) or out
+            for i, t in enumerate(out):
+                types[(node.id, i)] = t
+    finally:
+        _restore_bodies(bodies)
+    return types
+
+
+def _body_state(model: "Model") -> list[tuple[Any, list[tuple[Any, Any, Any, Any]]]]:
+    """What inferring the model may change inside its control-flow bodies (their Parameters' types
+    and every body node's output types), to put back afterwards."""
+    from graphir.model import Model
+
+    saved = []
+    stack = [model]
+    while stack:
+        current = stack.pop()
+        for node in current.nodes():
+            values = node.op.__dict__.values()
+            for body in values:
+                if isinstance(body, Model):
+                    state = [(n, list(n.output_types), getattr(n.op, "element_type", None) if isinstance(n.op, Parameter) else None,
+                              n.op.shape if isinstance(n.op, Parameter) else None) for n in body.nodes()]
+                    saved.append((body, state))
+                    stack.append(body)
+    return saved
+
+
+def _restore_bodies(saved: list[tuple[Any, list[tuple[Any, Any, Any, Any]]]]) -> None:
+    for body, state in saved:
+        for node, output_types, element_type, shape in state:
+            node.output_types = output_types
+            if isinstance(node.op, Parameter):
+                node.op.element_type, node.op.shape = element_type, shape
+        body._plan = None
 
 
 def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> list[TensorType]:
@@ -227,6 +299,7 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
     for node, shape in items:
         assert isinstance(node.op, Parameter)
         node.op.shape = shape
+    model._touch()  # the Parameters changed: the run plan's input checks are rebuilt
     try:
         return infer_shapes(model, recorded_opaque=recorded_opaque)
     except GraphirError:

@@ -56,6 +56,13 @@ class RunPlan:
     #: whether a progress bar may be worth it: more than one step, and the last run (if any) took
     #: over half a second; fast models then skip the terminal check and tqdm entirely
     show_progress: bool = False
+    #: the Model.version the plan was built for; a plan of another version is rebuilt
+    version: int = -1
+    #: some Parameter has a dynamic shape: each new signature of input shapes is shape-inferred
+    #: once before it runs (see :func:`check_signature`)
+    dynamic: bool = False
+    #: input shape signature -> None (inferred fine) or the InferenceError it raised
+    signatures: dict[tuple[tuple[int, ...], ...], Exception | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -106,8 +113,9 @@ def unique_result_keys(results: Sequence["Node"]) -> list[str]:
 
 
 def build_plan(model: "Model") -> RunPlan:
-    """The run plan of ``model``: slots for every output, steps in topological order, releases."""
-    order = model.get_ordered_ops()
+    """The run plan of ``model``: slots for every output, steps in topological order, releases.
+    Only live nodes (those a Result or sink reaches, and the Parameters) take part."""
+    order = model.live_nodes()
     slot_of: dict[tuple[int, int], int] = {}
     next_slot = 0
     for node in order:
@@ -164,6 +172,8 @@ def build_plan(model: "Model") -> RunPlan:
         template=template,
         result_pairs=tuple(zip(unique_result_keys(results), result_slots)),
         show_progress=len(steps) > 1,
+        version=model.version,
+        dynamic=any(s.static_shape is None for s in specs),
     )
 
 
@@ -177,12 +187,52 @@ def _input_spec(index: int, param: "Node") -> InputSpec:
 
 
 def get_plan(model: "Model") -> RunPlan:
-    """The cached plan (built, after validating the model, on first use)."""
+    """The cached plan: built, after validating the model and re-inferring what edits touched, on
+    first use and whenever the model's version moved since."""
     plan = model._plan
-    if plan is None:
+    if plan is None or plan.version != model.version:
         model.validate()
+        model.ensure_types()
         plan = model._plan = build_plan(model)
     return plan
+
+
+#: signatures remembered per plan; past this the memory starts afresh
+_MAX_SIGNATURES = 256
+
+
+def check_signature(model: "Model", plan: RunPlan, values: list[Any]) -> None:
+    """Shape-infer ``model`` for the shapes of the inputs in ``values`` (once per signature), so a
+    shape problem is reported at the node where it arises, with that node's input types, before
+    anything runs. A signature that failed fails again the same way without inferring."""
+    signature = tuple([getattr(values[s], "shape", ()) for s in plan.parameter_slots])
+    known = plan.signatures.get(signature, _MISSING)
+    if known is None:
+        return
+    if known is _MISSING:
+        known = _infer_signature(model, plan, signature)
+        if len(plan.signatures) >= _MAX_SIGNATURES:
+            plan.signatures.clear()
+        plan.signatures[signature] = known
+    if known is not None:
+        raise known
+
+
+def _infer_signature(model: "Model", plan: RunPlan, signature: tuple[tuple[int, ...], ...]) -> Exception | None:
+    from graphir.errors import InferenceError
+    from graphir.inference import infer_for_inputs
+    from graphir.ops.base import TensorType
+    from graphir.shapes import PartialShape
+
+    types = [TensorType(spec.element_type, PartialShape(list(shape))) for spec, shape in zip(plan.inputs, signature)]
+    try:
+        infer_for_inputs(model, types, model.live_nodes())
+    except InferenceError as exc:
+        shown = ", ".join(f"{spec.name} [{','.join(map(str, shape))}]" for spec, shape in zip(plan.inputs, signature))
+        return InferenceError(f"{exc} (shape inference for the run's input shapes: {shown})")
+    except UnsupportedOpError:
+        return None  # an opaque layer: the run reports it when it gets there
+    return None
 
 
 def prepare_inputs(model: "Model", inputs: Any, plan: RunPlan | None = None) -> list[np.ndarray]:
@@ -301,10 +351,12 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     a terminal once a run passes one second; True/False force it on/off.
     """
     plan = model._plan
-    if plan is None:
+    if plan is None or plan.version != model._version:
         plan = get_plan(model)
     values = plan.template.copy()
     _place_inputs(model, plan, inputs, values, plan.parameter_slots)
+    if plan.dynamic:
+        check_signature(model, plan, values)
     if profile:
         records = _run_profiled(plan.steps, values)
     else:

@@ -160,6 +160,11 @@ class Op(BaseModel):
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         raise InferenceError(f"{self.describe()} does not implement shape inference")
 
+    def check_run(self, inputs: list[TensorType]) -> None:
+        """Checks a run makes beyond shape inference (where OpenVINO's shape inference accepts what
+        its runtime cannot compute). Called when a run's concrete input types are inferred, before
+        anything runs, and when ``graphir run --random`` picks input sizes; raise ``self.fail(...)``."""
+
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         raise NotImplementedError(f"{self.describe()} does not implement evaluate")
 

@@ -35,7 +35,8 @@ class _Writer:
 
     def graph(self, model: Model, parent: Any) -> None:
         layers = etree.SubElement(parent, "layers")
-        order = model.get_ordered_ops()
+        model.ensure_types()  # an edited model is saved as it now is
+        order = model.live_nodes()  # nodes no Result or sink reaches are not written
         result_names: dict[tuple[int, int], set[str]] = {}
         for node in order:
             if isinstance(node.op, Result) and node.inputs and node.inputs[0] is not None:

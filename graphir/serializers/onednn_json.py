@@ -435,7 +435,8 @@ class _Writer:
         return out
 
     def write(self) -> dict:
-        order = self.model.get_ordered_ops()
+        self.model.ensure_types()  # an edited model is saved as it now is
+        order = self.model.live_nodes()  # nodes no Result or sink reaches are not written
         for node in order:
             if isinstance(node.op, Constant) and not self.constants_as_inputs:
                 raise self.error(f"{node.describe()}: oneDNN Graph JSON holds no tensor data; a Constant cannot be written "

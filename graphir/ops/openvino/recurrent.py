@@ -129,6 +129,17 @@ def _work(*arrays: np.ndarray) -> list[np.ndarray]:
     return [a.astype(ct) for a in arrays]
 
 
+def _check_input_size(op: Op, x: PartialShape, w: PartialShape, inputs: list[TensorType]) -> None:
+    """X's input_size (its last dim) must equal W's columns for a run (OpenVINO's shape inference
+    leaves it unchecked; its CPU plugin and our evaluate need it)."""
+    if not (x.rank_is_static and w.rank_is_static and x.dims and w.dims):
+        return
+    size, cols = x.dims[-1], w.dims[-1]
+    if size.is_static and cols.is_static and size.min != cols.min:
+        shapes = ", ".join(str(t.shape) for t in inputs)
+        raise op.fail(f"X's input_size {size.min} does not match W's columns {cols.min} ({shapes})")
+
+
 # --- cells -------------------------------------------------------------------------------------
 class _Cell(_RecurrentAttrs):
     has_cell_state: ClassVar[bool] = False
@@ -168,6 +179,10 @@ class _Cell(_RecurrentAttrs):
             self._merge_dim("B length", Dimension.static(self._bias_rows()), b.dims[0], shapes)
         out = TensorType(et, PartialShape([batch, hidden]))
         return [out, out] if self.has_cell_state else [out]
+
+    def check_run(self, inputs: list[TensorType]) -> None:
+        k = 3 if self.has_cell_state else 2
+        _check_input_size(self, inputs[0].shape, inputs[k].shape, inputs)
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         dtype = arrays[0].dtype
@@ -274,6 +289,10 @@ class _Sequence(_RecurrentAttrs):
         y = TensorType(et, PartialShape([batch, nd, seq, hidden]))
         state = TensorType(et, PartialShape([batch, nd, hidden]))
         return [y, state, state] if self.has_cell_state else [y, state]
+
+    def check_run(self, inputs: list[TensorType]) -> None:
+        k = 3 if self.has_cell_state else 2
+        _check_input_size(self, inputs[0].shape, inputs[k + 1].shape, inputs)
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         dtype = arrays[0].dtype
