@@ -193,8 +193,21 @@ def get_plan(model: "Model") -> RunPlan:
     if plan is None or plan.version != model.version:
         model.validate()
         model.ensure_types()
-        plan = model._plan = build_plan(model)
+        plan = build_plan(model)
+        _check_run_types(plan)
+        model._plan = plan
     return plan
+
+
+def _check_run_types(plan: RunPlan) -> None:
+    """The checks a run makes beyond shape inference (``Op.check_run``) on the model's own types;
+    what a dynamic dim hides is checked per input signature (:func:`check_signature`)."""
+    from graphir.ops.base import Op
+
+    for step in plan.steps:
+        node = step[-1]
+        if type(node.op).check_run is not Op.check_run:
+            node.infer_types(node.input_types(), run=True)
 
 
 #: signatures remembered per plan; past this the memory starts afresh

@@ -207,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
                for key, array in outputs.items()]
     if args.output:
         try:
-            np.savez(args.output, **{k: np.asarray(v) for k, v in outputs.items()})
+            np.savez(args.output, **{k: _storable(v) for k, v in outputs.items()})
         except OSError as exc:
             raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     if args.json:
@@ -221,6 +221,15 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(result.table())
     return EXIT_OK
+
+
+def _storable(value: np.ndarray) -> np.ndarray:
+    """An output as an .npz stores it without pickling: strings as a unicode array."""
+    array = np.asarray(value)
+    if array.dtype.kind == "O":
+        return np.array([v.decode() if isinstance(v, bytes) else str(v) for v in array.reshape(-1)],
+                        dtype=str).reshape(array.shape)
+    return array
 
 
 def _type_name(array: np.ndarray) -> str:
