@@ -47,7 +47,9 @@ def summary(model: "Model", path: str) -> dict[str, Any]:
     }
 
 
-@command("info", configure)
+@command("info", configure, examples=(
+    "graphir info examples/select.xml",
+    "graphir info model.xml --json"))
 def info(args: argparse.Namespace) -> int:
     """Show a model's name, version, inputs and outputs, op counts, and ops graphir cannot run."""
     model = load_model(args.model)

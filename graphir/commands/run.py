@@ -182,7 +182,12 @@ def summarize(array: np.ndarray) -> str:
     return "first " + ", ".join(repr(v) for v in flat[:4].tolist())
 
 
-@command("run", configure)
+@command("run", configure, examples=(
+    "graphir run model.xml --random",
+    "graphir run model.xml --random --shape x=[2,3,224,224] --seed 1",
+    "graphir run model.xml --input x=x.npy --output out.npz",
+    "graphir run model.xml --inputs inputs.npz --json",
+    "graphir run model.xml --random --profile"))
 def run(args: argparse.Namespace) -> int:
     """Run a model on inputs from .npy files or random data; print and save the outputs."""
     from graphir.errors import InputError

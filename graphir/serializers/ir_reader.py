@@ -13,7 +13,7 @@ from typing import Any
 
 from lxml import etree
 
-from graphir.errors import GraphirError, SerializationError
+from graphir.errors import GraphirError, SerializationError, file_error
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, TensorType
@@ -563,7 +563,7 @@ class _Reader:
         try:
             model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
         except GraphirError as exc:
-            raise SerializationError(f"{where}: {exc}") from None
+            raise file_error(f"{where}: {exc}", exc) from None
         # OpenVINO groups edges by producer but orders each group its own way: keep the file's order
         model.meta["ir_edge_order"] = [(f, t, layers[t].in_index[tp]) for f, t, tp in self.edge_order]
         return model
@@ -713,13 +713,16 @@ class _Reader:
         try:
             outputs = node.infer()
         except GraphirError as exc:
-            raise SerializationError(f"{where()}: {exc}") from None
+            raise file_error(f"{where()}: {exc}", exc) from None
         if memo_key is not None and all(t.value is None and t.bounds is None for t in outputs):
             self._inferred[memo_key] = tuple(outputs)
 
     def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
         has subgraphs or is opaque: then its inference is not memoized)."""
+        refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id)
+        if refusal is not None:
+            raise SerializationError(f"{where}: {refusal}")
         cls = _find_op(layer.type, layer.version)
         if cls is Constant:
             return self._constant(layer.data, where), {}, None
@@ -921,9 +924,56 @@ _OPSET = re.compile(r"opset\d+")
 _FOUND: dict[tuple[str, str], tuple[int, Any, "type[Op] | None"]] = {}
 
 
+_REFUSALS: dict[tuple[str, str], str | None] = {}
+
+
+def opset_refusal(type_name: str, version: str, name: str, layer_id: object) -> str | None:
+    """OpenVINO's reason for refusing a layer's ``opsetN`` version, or None: an opset it does not
+    have (``opset99``), or one without the layer's type (Gelu in opset1). Types no opset holds and
+    versions of another form (extensions) are left to the op lookup."""
+    key = (type_name, version)
+    if key not in _REFUSALS:
+        from graphir.ops.openvino.opset_table import LATEST_OPSET, OPSETS_OF_TYPE
+
+        reason = None
+        if version.startswith("opset"):
+            number = int(version[5:]) if version[5:].isdigit() else -1
+            if not 1 <= number <= LATEST_OPSET:
+                reason = "unsupported"
+            else:
+                canonical = type_name if type_name in OPSETS_OF_TYPE else find_type_name(type_name)
+                spans = OPSETS_OF_TYPE.get(canonical)
+                if spans is not None and not _in_spans(number, spans):
+                    reason = "missing"
+        _REFUSALS[key] = reason
+    reason = _REFUSALS[key]
+    if reason == "unsupported":
+        return f"Cannot create {type_name} layer {name} id:{layer_id} from unsupported opset: {version}"
+    if reason == "missing":
+        return f"Opset {version} doesn't contain the operation with type: {type_name}"
+    return None
+
+
+def find_type_name(ir_type: str) -> str:
+    from graphir.ops.registry import canonical_type_name
+
+    return canonical_type_name("openvino", ir_type)
+
+
+def _in_spans(number: int, spans: str) -> bool:
+    for span in spans.split(","):
+        low, _, high = span.partition("-")
+        if int(low) <= number <= int(high or low):
+            return True
+    return False
+
+
 def _find_op(type_name: str, version: str) -> "type[Op] | None":
     """The op class for a layer's type and opset, cached per pair (a later registration, or a
-    replaced ``find``, refreshes it)."""
+    replaced ``find``, refreshes it). A version OpenVINO refuses sends the read to the careful
+    reader (_Fallback), which reports it."""
+    if opset_refusal(type_name, version, "", "") is not None:
+        raise _Fallback
     key = (type_name, version)
     hit = _FOUND.get(key)
     if hit is not None and hit[0] == len(_REGISTRY) and hit[1] is find:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphir.errors import GraphirError, SerializationError
+from graphir.errors import GraphirError, SerializationError, file_error
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Constant, Parameter, Result
@@ -291,7 +291,7 @@ class _Reader:
         try:
             node = Node(instance, sources, name=name)
         except GraphirError as exc:
-            raise self.error(self.op_where(op, index, "inputs"), str(exc)) from None
+            raise file_error(str(self.error(self.op_where(op, index, "inputs"), str(exc))), exc) from None
         extra = {"id": op["id"], "kind": kind, "has_attrs": "attrs" in op,
                  "inputs": [dict(t) for t in op["inputs"]], "outputs": [dict(t) for t in op["outputs"]]}
         node.extra["onednn"] = extra
