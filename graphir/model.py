@@ -424,6 +424,11 @@ class Model:
         model._invalidate()
         return model
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling: the copy is a live model too (edits on its nodes find it)."""
+        self.__dict__.update(state)
+        _LIVE.add(self)
+
     __deepcopy__ = lambda self, memo: self.clone()  # noqa: E731
     copy = clone
 
