@@ -74,7 +74,7 @@ def test_random_run_on_every_network_matches_openvino(name: str, tmp_path: Path)
         assert shapes == expected
     else:
         assert shapes == [tuple(p.op.shape.to_shape()) for p in model.get_parameters()]
-    values = gather_inputs(model, [], [], True, 0, recorded_dims(str(path), model))
+    values = gather_inputs(model, [], True, 0, recorded=recorded_dims(str(path), model))
     assert [values[i].shape for i in range(len(values))] == shapes
     targets = [None if str(r.output_types[0].element_type) == "string" else np.dtype(r.output_types[0].element_type.numpy_dtype)
                for r in model.get_results()]

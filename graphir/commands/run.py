@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,7 +69,7 @@ def _target_dtype(param: "Node") -> np.dtype | None:
     return np.dtype(et.numpy_dtype)
 
 
-def gather_inputs(model: "Model", specs: list[str], archives: list[str], fill_random: bool, seed: int,
+def gather_inputs(model: "Model", specs: list[str], fill_random: bool, seed: int, *, archives: Sequence[str] = (),
                   recorded: "dict[int, list[list[int]]] | None" = None) -> dict[int, Any]:
     """Parameter index -> value, from --input files, --inputs archives and (with --random) random
     data of sizes the model accepts."""
@@ -202,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         except InputError as exc:
             raise UsageError(str(exc)) from None
     recorded = recorded_dims(args.model, model) if args.random else {}
-    values = gather_inputs(model, args.input, args.inputs, args.random, args.seed, recorded)
+    values = gather_inputs(model, args.input, args.random, args.seed, archives=args.inputs, recorded=recorded)
     try:
         result = model.run(values, profile=args.profile)
     except InputError as exc:
