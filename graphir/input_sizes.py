@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from graphir.errors import InferenceError, InputError, UnsupportedOpError
 from graphir.ops.base import TensorType
+from graphir.ops.openvino.core import Parameter
 from graphir.shapes import Dimension, PartialShape
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def choose_input_shapes(model: "Model", recorded: Mapping[int, Sequence[Sequence
     """
     params = model.get_parameters()
     recorded = recorded or {}
-    shapes: list[list[Dimension] | None] = [list(p.op.shape.dims) if p.op.shape.rank_is_static else None
+    shapes: list[list[Dimension] | None] = [list(_shape(p).dims) if _shape(p).rank_is_static else None
                                             for p in params]
     if all(dims is not None and all(d.is_static for d in dims) for dims in shapes):
         return [tuple(d.min for d in dims) for dims in shapes if dims is not None]
@@ -70,7 +71,7 @@ def choose_input_shapes(model: "Model", recorded: Mapping[int, Sequence[Sequence
                 tried = f"{len(candidates)} sizes from {min(candidates)} to {max(candidates)}" if candidates else "no size"
                 reason = f"; with {first[0]}: {first[1]}" if first else ""
                 raise InputSizeError(
-                    f"input '{p.name}' {p.op.shape}: cannot choose a size for dim {di} "
+                    f"input '{p.name}' {_shape(p)}: cannot choose a size for dim {di} "
                     f"that the model accepts (tried {tried}{reason}); give the shape with "
                     f"{advice} {p.name}=[{wanted}]")
     return [tuple(d.min for d in dims) for dims in shapes if dims is not None]
@@ -93,6 +94,16 @@ def _choose_rank(model: "Model", params: Sequence["Node"], shapes: list[list[Dim
     reason = f"; with rank {first[0]}: {first[1]}" if first else ""
     raise InputSizeError(f"input '{name}' has a dynamic rank ([...]) and no rank from 0 to 6 passes shape "
                          f"inference{reason}; give the shape with {advice} {name}=[...]")
+
+
+def _parameter(node: "Node") -> Parameter:
+    op = node.op
+    assert isinstance(op, Parameter)
+    return op
+
+
+def _shape(node: "Node") -> PartialShape:
+    return _parameter(node).shape
 
 
 def _candidates(dim: Dimension, recorded: Sequence[int], pool: Sequence[int]) -> list[int]:
@@ -125,7 +136,7 @@ def _rejection(model: "Model", params: Sequence["Node"], shapes: Sequence[Sequen
     """The error inferring the model for these input shapes raises, or None when it infers."""
     from graphir.inference import infer_for_inputs
 
-    types = [TensorType(p.op.element_type, PartialShape.dynamic() if dims is None else PartialShape(list(dims)))
+    types = [TensorType(_parameter(p).element_type, PartialShape.dynamic() if dims is None else PartialShape(list(dims)))
              for p, dims in zip(params, shapes)]
     try:
         infer_for_inputs(model, types, live)

@@ -227,7 +227,7 @@ def check_signature(model: "Model", plan: RunPlan, values: list[Any]) -> None:
         if len(plan.signatures) >= _MAX_SIGNATURES:
             plan.signatures.clear()
         plan.signatures[signature] = known
-    if known is not None:
+    if isinstance(known, Exception):
         raise known
 
 
