@@ -177,12 +177,15 @@ def _body_state(model: "Model") -> list[tuple[Any, list[tuple[Any, Any, Any, Any
 
 
 def _restore_bodies(saved: list[tuple[Any, list[tuple[Any, Any, Any, Any]]]]) -> None:
-    for body, state in saved:
-        for node, output_types, element_type, shape in state:
-            node.output_types = output_types
-            if isinstance(node.op, Parameter):
-                node.op.element_type, node.op.shape = element_type, shape
-        body._plan = None
+    from graphir.model import quiet_edits
+
+    with quiet_edits():
+        for body, state in saved:
+            for node, output_types, element_type, shape in state:
+                node.output_types = output_types
+                if isinstance(node.op, Parameter):
+                    node.op.element_type, node.op.shape = element_type, shape
+            body._plan = None
 
 
 def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> list[TensorType]:
@@ -195,12 +198,15 @@ def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str =
     params = body.get_parameters()
     if len(input_types) != len(params):
         raise InferenceError(f"{where}: has {len(params)} parameters, given {len(input_types)} input types")
-    for param, t in zip(params, input_types):
-        op = param.op
-        assert isinstance(op, Parameter)
-        if op.element_type != t.element_type or op.shape != t.shape:
-            op.element_type, op.shape = t.element_type, t.shape
-        param.output_types = [TensorType(t.element_type, t.shape, t.value)]
+    from graphir.model import quiet_edits
+
+    with quiet_edits():  # the outer op's inference sets them: not an edit of the body
+        for param, t in zip(params, input_types):
+            op = param.op
+            assert isinstance(op, Parameter)
+            if op.element_type != t.element_type or op.shape != t.shape:
+                op.element_type, op.shape = t.element_type, t.shape
+            param.output_types = [TensorType(t.element_type, t.shape, t.value)]
     body._plan = None
     try:
         for node in body.get_ordered_ops():
@@ -295,16 +301,20 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
     else:
         raise InputError(f"model '{model.name}': reshape takes a shape, a list of shapes or a mapping "
                          f"of input -> shape, got {type(shapes).__name__}")
+    from graphir.model import quiet_edits
+
     old = [(p, p.op.shape) for p in params]
-    for node, shape in items:
-        assert isinstance(node.op, Parameter)
-        node.op.shape = shape
+    with quiet_edits():  # one edit for the whole reshape, and inference below re-infers everything
+        for node, shape in items:
+            assert isinstance(node.op, Parameter)
+            node.op.shape = shape
     model._touch()  # the Parameters changed: the run plan's input checks are rebuilt
     try:
         return infer_shapes(model, recorded_opaque=recorded_opaque)
     except GraphirError:
-        for node, shape in old:
-            node.op.shape = shape
+        with quiet_edits():
+            for node, shape in old:
+                node.op.shape = shape
         try:
             infer_shapes(model, recorded_opaque=recorded_opaque)
         except GraphirError:  # pragma: no cover - the model was consistent before

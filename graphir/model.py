@@ -7,14 +7,16 @@ rebuilt from them on demand and is what ordering, cycle checks and consumer quer
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
 from graphir import node as _node_module
+from graphir.ops import base as _ops_base
 from graphir.errors import GraphError, GraphirError
 from graphir.node import Node, Output, _as_output
 from graphir.ops.openvino.core import Parameter, Result
@@ -31,6 +33,18 @@ _LIVE: "weakref.WeakSet[Model]" = weakref.WeakSet()
 def models_holding(node: Node) -> "list[Model]":
     """The live models that hold ``node`` (usually one; none for a node not placed in a model)."""
     return [m for m in list(_LIVE) if m._nodes.get(node.id) is node]
+
+
+@contextlib.contextmanager
+def quiet_edits() -> Iterator[None]:
+    """Attribute assignments graphir makes itself while inferring (a body's Parameter types) are
+    not user edits: no model moves its version for them."""
+    listener = _ops_base.attribute_listener
+    _ops_base.attribute_listener = None
+    try:
+        yield
+    finally:
+        _ops_base.attribute_listener = listener
 
 
 class Model:
@@ -117,6 +131,7 @@ class Model:
         self._dirty: set[Node] = set()  # nodes whose inputs changed since their types were inferred
         #: nodes that must be kept though no Result reads them (OpenVINO's sinks: Assign...)
         self.sinks: list[Node] = []
+        self._op_index: dict[int, Node] | None = None
         _LIVE.add(self)
 
     def _invalidate(self) -> None:
@@ -138,6 +153,16 @@ class Model:
             self._dirty.update(edited)
             if self not in _node_module._pending_types:
                 _node_module._pending_types.append(self)
+
+    def _node_of_op(self, op: Any) -> Node | None:
+        """The node holding ``op`` (an index by op identity, built on first use after a change)."""
+        index = self._op_index
+        if index is None or len(index) != len(self._nodes):
+            index = self._op_index = {id(n.op): n for n in self._nodes.values()}
+        node = index.get(id(op))
+        if node is None or node.op is not op or self._nodes.get(node.id) is not node:
+            return None
+        return node
 
     def _node_edited(self, node: Node) -> None:
         """``node``'s inputs changed on the node itself: upstream nodes new to the model join it."""
@@ -492,7 +517,15 @@ def _flush_pending_types() -> None:
         _node_module._flush_types = _flush_pending_types
 
 
+def _notify_attribute(op: Any) -> None:
+    for model in list(_LIVE):
+        node = model._node_of_op(op)
+        if node is not None:
+            model._touch(node)
+
+
 _node_module._edit_listener = _notify_edit
+_ops_base.attribute_listener = _notify_attribute
 _node_module._flush_types = _flush_pending_types
 
 

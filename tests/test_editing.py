@@ -130,3 +130,30 @@ def test_reshape_moves_the_version_and_the_plan_follows() -> None:
     with pytest.raises(graphir.errors.InputError, match=r"input 'x': expected shape \[2,4\], got \[1, 4\]"):
         model.run([X])
     assert _out(model, np.vstack([X, X])).shape == (2, 4)
+
+
+def test_an_attribute_set_on_an_op_is_an_edit() -> None:
+    x = opset.parameter("[?,4]", "f32", name="x")
+    softmax = opset.softmax(x, axis=1, name="sm")
+    model = graphir.Model([softmax], [x])
+    e = np.exp(X[0].astype(np.float64) - 4)
+    np.testing.assert_allclose(_out(model)[0], e / e.sum(), rtol=1e-6)  # [0.0059, 0.1184, 0.0008, 0.8749]
+    version = model.version
+    softmax.node.op.axis = 0  # over the batch of one: every value becomes 1
+    assert model.version == version + 1
+    np.testing.assert_array_equal(_out(model), [[1, 1, 1, 1]])
+    softmax.node.op.axis = 5
+    with pytest.raises(InferenceError, match=r"'sm' \(Softmax-opset\d+\), inputs \(f32\[\?,4\]\)"):
+        model.run([X])
+
+
+def test_inference_and_runs_do_not_count_as_edits() -> None:
+    path = Path(__file__).resolve().parent / "fixtures" / "ir" / "control_flow" / "torch_loop.xml"
+    model = graphir.read_model(path)
+    version = model.version
+    inputs = [np.ones((2, 3), np.float32), np.array(3, np.int64)]
+    model.infer_shapes()
+    model.run(inputs)
+    plan = model._plan
+    model.run([np.ones((4, 5), np.float32), np.array(2, np.int64)])  # a new signature infers the Loop's body
+    assert model.version == version and model._plan is plan

@@ -7,6 +7,7 @@ output TensorTypes; ``evaluate`` maps numpy arrays to numpy arrays. Declaring a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -67,6 +68,11 @@ NUMERIC = REAL + INTEGRAL
 INDEX = types("i32", "i64")
 
 
+#: set by graphir.model: told of an attribute assigned on an op (the models holding it move on);
+#: None while graphir itself assigns attributes as part of inference (see ``quiet_edits``)
+attribute_listener: "Callable[[Op], None] | None" = None
+
+
 class Op(BaseModel):
     """Base of every op schema. Fields are attributes; class variables are metadata."""
 
@@ -95,11 +101,14 @@ class Op(BaseModel):
             raise _attribute_error(type(self), exc) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
-        """Assignments are validated too (``validate_assignment``); errors stay in the family."""
+        """Assignments are validated too (``validate_assignment``); errors stay in the family. An
+        attribute set on an op in a model is an edit: the model's version moves on."""
         try:
             super().__setattr__(name, value)
         except ValidationError as exc:
             raise _attribute_error(type(self), exc) from None
+        if name[0] != "_" and attribute_listener is not None:
+            attribute_listener(self)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
