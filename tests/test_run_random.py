@@ -184,3 +184,20 @@ def test_each_input_signature_is_inferred_once(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(InferenceError, match=r"K of A \(3\) != K of B \(16\)"):  # remembered, not re-inferred
         model.run([np.ones((5, 3), np.float32)])
     assert len(calls) == 3
+
+
+def test_recorded_port_dims_are_read_from_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    x = opset.parameter("[?,?]", "f32", name="x")
+    relu = opset.relu(x, name="relu")
+    relu.names = {"y"}
+    graphir.save_model(graphir.Model([relu], [x], name="m"), tmp_path / "m.xml")
+    text = (tmp_path / "m.xml").read_text()
+    layer = text.index('name="relu"')
+    port = text.index("<dim>-1</dim>", text.index("<input>", layer))
+    edited = text[:port] + "<dim>5</dim>" + text[port + len("<dim>-1</dim>"):]  # the Relu's input records 5
+    (tmp_path / "m.xml").write_text(edited)
+    model = graphir.read_model(tmp_path / "m.xml")
+    assert str(model.input(0).shape) == "[?,?]"
+    assert recorded_dims(str(tmp_path / "m.xml"), model) == {model.get_parameters()[0].id: [[-1, -1], [5, -1]]}
+    assert main(["run", str(tmp_path / "m.xml"), "--random", "--json"]) == 0
+    assert '"shape": [\n      5,\n      1\n    ]' in capsys.readouterr().out
