@@ -128,3 +128,22 @@ def test_an_inconsistent_layer_in_a_file_exits_1(tmp_path: Path, capsys: pytest.
         graphir.read_model(path)
     with pytest.raises(graphir.errors.SerializationError):
         graphir.read_model(path)
+
+
+def test_opset1_layers_openvino_takes_from_opset2_and_type_case(tmp_path: Path) -> None:
+    """OpenVINO reads MVN (also ROIPooling, ReorgYolo) declared as opset1 from opset2, and matches
+    layer types without regard to case; so does graphir."""
+    x = opset.parameter("[1,2,3]", "f32", name="x")
+    mvn = opset.make("MVN", x, version="opset2", across_channels=False, normalize_variance=True, eps=1e-9,
+                     name="mvn")
+    graphir.save_model(graphir.Model([mvn]), tmp_path / "m.xml")
+    text = (tmp_path / "m.xml").read_text()
+    assert 'type="MVN" version="opset2"' in text
+    (tmp_path / "m1.xml").write_text(text.replace('type="MVN" version="opset2"', 'type="MVN" version="opset1"'))
+    assert graphir.read_model(tmp_path / "m1.xml").node("mvn").version == "opset2"
+    (tmp_path / "s.xml").write_text(SELECT.replace('type="Select" version="opset1"', 'type="select" version="opset17"'))
+    with pytest.raises(graphir.errors.SerializationError, match="Opset opset17 doesn't contain the operation with type: select"):
+        graphir.read_model(tmp_path / "s.xml")
+    ov = pytest.importorskip("openvino")
+    assert [op.get_type_name() for op in ov.Core().read_model(str(tmp_path / "m1.xml")).get_ordered_ops()] == [
+        "Parameter", "MVN", "Result"]

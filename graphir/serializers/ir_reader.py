@@ -4,6 +4,8 @@ Every problem is a SerializationError naming the file, the layer (id, name, type
 """
 from __future__ import annotations
 
+import functools
+
 import heapq
 import math
 import re
@@ -942,7 +944,9 @@ def opset_refusal(type_name: str, version: str, name: str, layer_id: object) -> 
                 reason = "unsupported"
             else:
                 canonical = type_name if type_name in OPSETS_OF_TYPE else find_type_name(type_name)
-                spans = OPSETS_OF_TYPE.get(canonical)
+                spans = OPSETS_OF_TYPE.get(canonical) or _lower_case_types().get(canonical.lower())
+                if number == 1 and canonical in _OPSET2_IN_OPSET1:
+                    number = 2  # OpenVINO reads these three as opset2's though opset1 lacks them
                 if spans is not None and not _in_spans(number, spans):
                     reason = "missing"
         _REFUSALS[key] = reason
@@ -952,6 +956,18 @@ def opset_refusal(type_name: str, version: str, name: str, layer_id: object) -> 
     if reason == "missing":
         return f"Opset {version} doesn't contain the operation with type: {type_name}"
     return None
+
+
+#: ops OpenVINO's IR reader takes from opset2 when a layer says opset1 (missing in opset1)
+_OPSET2_IN_OPSET1 = frozenset(("MVN", "ROIPooling", "ReorgYolo"))
+
+
+@functools.lru_cache(maxsize=1)
+def _lower_case_types() -> dict[str, str]:
+    """OpenVINO matches layer types case-insensitively: lower-case name -> opset spans."""
+    from graphir.ops.openvino.opset_table import OPSETS_OF_TYPE
+
+    return {name.lower(): spans for name, spans in OPSETS_OF_TYPE.items()}
 
 
 def find_type_name(ir_type: str) -> str:
@@ -980,7 +996,8 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
         cls = hit[2]
         if cls is None or _REGISTRY.get((cls.dialect, cls.type_name, cls.version)) is cls:
             return cls
-    cls = find("openvino", type_name, version) if _OPSET.fullmatch(version) else None
+    wanted = "opset2" if version == "opset1" and find_type_name(type_name) in _OPSET2_IN_OPSET1 else version
+    cls = find("openvino", type_name, wanted) if _OPSET.fullmatch(version) else None
     _FOUND[key] = (len(_REGISTRY), find, cls)
     return cls
 
