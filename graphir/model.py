@@ -24,6 +24,9 @@ from graphir.ops.openvino.core import Parameter, Result
 if TYPE_CHECKING:
     import numpy as np
 
+    from graphir.request import InferRequest
+    from graphir.variables import Variable
+
 
 #: every Model alive in the process: an edit on a node (``Node.set_input``) finds the models that
 #: hold it here, so nodes need no back references (and reading a file pays nothing for them)
@@ -55,6 +58,10 @@ class Model:
     remember the version they were built for and are rebuilt when it moved, so an edited model
     never runs or saves its old graph; the nodes an edit touched, and those downstream of them,
     re-infer lazily (on the next read of a type, run, ``infer_shapes`` or save).
+
+    ``sinks``: nodes kept though no Result reads them (OpenVINO's ``get_sinks()``: the Assigns of a
+    stateful model). Any sink op reached through ``results``/``nodes`` joins them too. Their
+    variables are :attr:`variables`; their values live in an :class:`~graphir.request.InferRequest`.
     """
 
     def __init__(
@@ -65,6 +72,7 @@ class Model:
         *,
         nodes: Iterable[Node] = (),
         rt_info: Mapping[str, Any] | None = None,
+        sinks: "Sequence[Output | Node]" = (),
     ) -> None:
         if isinstance(results, (Output, Node)):
             results = [results]
@@ -73,15 +81,18 @@ class Model:
         self.meta: dict[str, Any] = {}  # serializer data kept for round trips (IR version, ...)
         self._init_state()
         self._results: list[Node] = [self._as_result(r) for r in results]
+        given_sinks = [_node_of(s, "sink") for s in sinks]
         extra = list(nodes)
         self._nodes: dict[int, Node] = {}
-        self._collect(self._results + extra)
+        self._collect(self._results + given_sinks + extra)
+        self.sinks = list(dict.fromkeys(
+            given_sinks + sorted((n for n in self._nodes.values() if getattr(n.op, "sink", False)), key=lambda n: n.id)))
         if parameters is None:
             self._parameters = sorted(
                 (n for n in self._nodes.values() if isinstance(n.op, Parameter)), key=lambda n: n.id
             )
         else:
-            self._parameters = [_node_of(p) for p in parameters]
+            self._parameters = [_node_of(p, "Parameter") for p in parameters]
             seen: set[int] = set()
             for p in self._parameters:
                 if not isinstance(p.op, Parameter):
@@ -129,8 +140,7 @@ class Model:
     def _init_state(self) -> None:
         self._version = 0
         self._dirty: set[Node] = set()  # nodes whose inputs changed since their types were inferred
-        #: nodes that must be kept though no Result reads them (OpenVINO's sinks: Assign...)
-        self.sinks: list[Node] = []
+        self.sinks: list[Node] = []  # (set by __init__ from its arguments; see the class docstring)
         self._op_index: dict[int, Node] | None = None
         _LIVE.add(self)
 
@@ -239,6 +249,33 @@ class Model:
 
     def get_results(self) -> list[Node]:
         return list(self._results)
+
+    def get_sinks(self) -> list[Node]:
+        return list(self.sinks)
+
+    def add_sinks(self, sinks: "Sequence[Output | Node]") -> None:
+        """Keep these nodes (and what feeds them) though no Result reads them."""
+        new = [_node_of(s, "sink") for s in sinks]
+        self._collect(new)
+        self.sinks.extend(n for n in new if n not in self.sinks)
+        self._touch(*new)
+
+    @property
+    def variables(self) -> "list[Variable]":
+        """The variables the model's ReadValue/Assign nodes read and write (id, element type, partial
+        shape), in topological order; a GraphError when an Assign has no ReadValue or a declaration
+        conflicts (see :mod:`graphir.variables`)."""
+        from graphir.variables import model_variables
+
+        return list(model_variables(self.get_ordered_ops(), f"model '{self.name}'", self.sinks).values())
+
+    get_variables = variables.fget
+
+    def create_infer_request(self) -> "InferRequest":
+        """A request with its own variable state (OpenVINO's ``CompiledModel.create_infer_request``)."""
+        from graphir.request import InferRequest
+
+        return InferRequest(self)
 
     @property
     def parameters(self) -> list[Node]:
@@ -404,6 +441,8 @@ class Model:
                         f"{src.node.describe()}, which has {len(src.node.output_types)} outputs"
                     )
         self.get_ordered_ops()
+        if any(getattr(n.op, "stateful", False) for n in self._nodes.values()):
+            self.variables  # noqa: B018 - the variables' pairing rules (a GraphError names the node)
 
     # --- inference, running, copying --------------------------------------------------------
     def infer_shapes(self) -> None:
@@ -421,7 +460,9 @@ class Model:
         reshape(self, shapes)
 
     def run(self, inputs: Any = None, **options: Any) -> "dict[str, np.ndarray]":
-        """Run on numpy inputs; see :func:`graphir.interpreter.run`."""
+        """Run on numpy inputs; see :func:`graphir.interpreter.run`. Stateless: every call starts
+        from each variable's initial value and forgets what its Assigns wrote (use
+        :meth:`create_infer_request` to carry state from one call to the next)."""
         return _run(self, inputs, **options)  # imported once below: an import per call costs ~2-15 us
 
     def clone(self) -> "Model":
@@ -529,9 +570,9 @@ _ops_base.attribute_listener = _notify_attribute
 _node_module._flush_types = _flush_pending_types
 
 
-def _node_of(value: "Output | Node") -> Node:
+def _node_of(value: "Output | Node", role: str = "Parameter") -> Node:
     if isinstance(value, Output):
         return value.node
     if isinstance(value, Node):
         return value
-    raise GraphError(f"expected a Parameter node or its output, got {type(value).__name__}")
+    raise GraphError(f"expected a {role} node or its output, got {type(value).__name__}")

@@ -1,6 +1,6 @@
 """Writes small torchvision classifiers and a segmenter converted by OpenVINO with dynamic dims.
 
-Run from the repository root (needs the `generators` extra: torch==2.13.0, torchvision==0.28.0,
+Run from the repository root (needs the `fixtures` extra: torch==2.13.0, torchvision==0.28.0,
 openvino; the torchvision wheel is a CUDA build, but classifiers and segmenters convert without
 its compiled ops):
     python tests/gen_torchvision_fixtures.py
