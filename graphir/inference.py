@@ -112,6 +112,8 @@ def fold_types(node: "Node", inputs: Sequence[TensorType], types_: list[TensorTy
     try:
         with np.errstate(all="ignore"):
             outs = op.evaluate(*(np.asarray(a) for a in args))
+    except RecursionError:
+        raise
     except Exception:  # noqa: BLE001 - folding is best effort; infer already validated the node
         return None
     if len(outs) < len(types_):

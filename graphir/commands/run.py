@@ -6,6 +6,7 @@ import sys
 import json
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,6 +36,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for --random (default 0)")
     p.add_argument("--output", "-o", metavar="OUT.npz", help="write every output to an .npz, keyed by output name")
     p.add_argument("--profile", action="store_true", help="also print time and output bytes per node")
+    p.add_argument("--max-tensor-bytes", type=int, metavar="N",
+                   help="the largest tensor the run may build (default: $GRAPHIR_MAX_TENSOR_BYTES or 4 GiB)")
     p.add_argument("--json", action="store_true", help="print the output summaries as JSON")
 
 
@@ -44,8 +47,11 @@ _SUB_BYTE_RANGES = {"u1": (0, 1), "u2": (0, 3), "u3": (0, 7), "u4": (0, 7), "u6"
 
 def random_value(param: "Node", shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """Random data of a Parameter's element type and the given (static) shape."""
+    from graphir.limits import check_tensor
+
     et = param.op.element_type
     name = str(et)
+    check_tensor(shape, np.float64, f"random value for input '{param.name}'")  # drawn in f64 first
     if name == "boolean":
         return rng.random(shape) < 0.5
     if name == "string":
@@ -203,12 +209,15 @@ def run(args: argparse.Namespace) -> int:
             model.reshape(reshape_arguments(model, args.shape))
         except InputError as exc:
             raise UsageError(str(exc)) from None
-    recorded = recorded_dims(args.model, model) if args.random else {}
-    values = gather_inputs(model, args.input, args.random, args.seed, archives=args.inputs, recorded=recorded)
-    try:
-        result = model.run(values, profile=args.profile)
-    except InputError as exc:
-        raise UsageError(str(exc)) from None
+    from graphir.limits import tensor_limit
+
+    with tensor_limit(args.max_tensor_bytes):
+        recorded = recorded_dims(args.model, model) if args.random else {}
+        values = gather_inputs(model, args.input, args.random, args.seed, archives=args.inputs, recorded=recorded)
+        try:
+            result = model.run(values, profile=args.profile)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
     outputs = result.outputs if isinstance(result, RunResult) else result
     variables = model.variables
     if variables:  # on stderr: the JSON on stdout keeps its format
@@ -217,10 +226,7 @@ def run(args: argparse.Namespace) -> int:
     records = [{"name": key, "type": _type_name(array), "shape": list(array.shape), "summary": summarize(array)}
                for key, array in outputs.items()]
     if args.output:
-        try:
-            np.savez(args.output, **{k: _storable(v) for k, v in outputs.items()})
-        except OSError as exc:
-            raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+        write_npz(args.output, outputs)
     if args.json:
         print(json.dumps(records, indent=2))
     else:
@@ -241,6 +247,28 @@ def _storable(value: np.ndarray) -> np.ndarray:
         return np.array([v.decode() if isinstance(v, bytes) else str(v) for v in array.reshape(-1)],
                         dtype=str).reshape(array.shape)
     return array
+
+
+def write_npz(path: str, outputs: dict[str, Any]) -> None:
+    """The outputs as an .npz at exactly ``path`` (numpy would append ``.npz`` to a name without
+    it), written atomically; a directory or an unwritable place is a UsageError."""
+    import io
+    import zipfile
+
+    from graphir.errors import SerializationError
+    from graphir.serializers.atomic import atomic_write
+
+    if Path(path).is_dir():
+        raise UsageError(f"--output {path}: is a directory; give a file name such as {Path(path) / 'outputs.npz'}")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:  # as np.savez writes it, for any output name (even "file")
+        for key, value in outputs.items():
+            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, _storable(value), allow_pickle=False)
+    try:
+        atomic_write(path, buffer.getbuffer())
+    except SerializationError as exc:
+        raise UsageError(f"--output {exc}") from None
 
 
 def _type_name(array: np.ndarray) -> str:

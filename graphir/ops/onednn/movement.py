@@ -2,6 +2,8 @@
 TypeCast, GenIndex, Interpolate(+Backward), End and Wildcard."""
 from __future__ import annotations
 
+import math
+
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -82,16 +84,16 @@ class StaticReshape(OneDNNOp):
         if -1 in dims:
             known = [d for d in dims if d not in (-1, None)]
             if src.is_static and None not in dims:
-                total = int(np.prod(src.to_shape(), dtype=np.int64))
-                rest = int(np.prod(known, dtype=np.int64))
+                total = math.prod(src.to_shape())
+                rest = math.prod(known)
                 if rest == 0 or total % rest:
                     raise self.fail(f"cannot reshape input 0 {src} ({total} elements) to {self.shape}")
                 dims[dims.index(-1)] = total // rest
             else:
                 dims[dims.index(-1)] = None
         elif src.is_static and None not in dims:
-            total = int(np.prod(src.to_shape(), dtype=np.int64))
-            if total != int(np.prod(dims, dtype=np.int64)):
+            total = math.prod(src.to_shape())
+            if total != math.prod(dims):
                 raise self.fail(f"cannot reshape input 0 {src} ({total} elements) to {self.shape}")
         return [TensorType(inputs[0].element_type, to_shape(dims))]
 

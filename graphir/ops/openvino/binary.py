@@ -13,6 +13,8 @@ Outputs fold (``TensorType.value``) when both input values are known and the res
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -38,7 +40,7 @@ def fold(op: Op, inputs: list[TensorType], shape: PartialShape, et: ElementType)
     """Evaluate ``op`` on its inputs' known values when all are known and the result is small."""
     if any(t.value is None for t in inputs) or et.is_dynamic or not shape.is_static:
         return None
-    if int(np.prod(shape.to_shape(), dtype=np.int64)) > FOLD_LIMIT:
+    if math.prod(shape.to_shape()) > FOLD_LIMIT:
         return None
     try:
         with np.errstate(all="ignore"):
