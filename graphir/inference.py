@@ -19,7 +19,7 @@ import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
 from graphir.ops.base import TensorType
-from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
+from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import PartialShape
 
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
     else:
         raise InputError(f"model '{model.name}': reshape takes a shape, a list of shapes or a mapping "
                          f"of input -> shape, got {type(shapes).__name__}")
-    old = [(p, p.op.shape) for p in params]
+    old = [(p, parameter_of(p).shape) for p in params]
     for node, shape in items:
         assert isinstance(node.op, Parameter)
         node.op.shape = shape

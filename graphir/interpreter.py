@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -117,16 +117,16 @@ def build_plan(model: "Model") -> RunPlan:
     results = model.get_results()
     # a Result passes its input through: its output slot aliases its input's slot
     for r in results:
-        src = r.inputs[0]
+        src = r.input_value(0)
         slot_of[(r.id, 0)] = slot_of[(src.node.id, src.index)]
     last_use: dict[int, int] = {}
     executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant))]
     for step_index, node in enumerate(executed):
         for i in range(len(node.output_types)):  # an output nobody reads is dropped at once
             last_use[slot_of[(node.id, i)]] = step_index
-        for src in node.inputs:
-            if src is not None:
-                last_use[slot_of[(src.node.id, src.index)]] = step_index
+        for used in node.inputs:
+            if used is not None:
+                last_use[slot_of[(used.node.id, used.index)]] = step_index
     result_slots = [slot_of[(r.id, 0)] for r in results]
     keep = set(result_slots)
     template: list[Any] = [None] * next_slot
@@ -144,7 +144,7 @@ def build_plan(model: "Model") -> RunPlan:
         ins = tuple(slot_of[(s.node.id, s.index)] for s in node.inputs if s is not None)
         base = slot_of[(node.id, 0)] if node.output_types else -1
         first = (ins + (-1, -1, -1))[:3]
-        steps.append((node.op.evaluate, len(ins), *first, ins, base, len(node.output_types),
+        steps.append((node.op.evaluate, len(ins), first[0], first[1], first[2], ins, base, len(node.output_types),
                       tuple(sorted(releases.get(step_index, ()))), node))
     params = model.get_parameters()
     specs = [_input_spec(i, p) for i, p in enumerate(params)]
@@ -292,7 +292,19 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
     return array.astype(dtype)
 
 
-def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None) -> Any:
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False,
+        progress: bool | None = None) -> dict[str, np.ndarray]: ...
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: Literal[True],
+        progress: bool | None = None) -> RunResult: ...
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: bool,
+        progress: bool | None = None) -> "dict[str, np.ndarray] | RunResult": ...
+
+
+def run(model: "Model", inputs: Any = None, *, profile: bool = False,
+        progress: bool | None = None) -> "dict[str, np.ndarray] | RunResult":
     """Run ``model``; returns {result tensor name: array} in Result order.
 
     ``inputs``: a dict keyed by Parameter friendly name or tensor name (or index), or a list in

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from graphir.errors import GraphError
 from graphir.node import Node, Output, _as_output
 from graphir.ops.openvino.core import Parameter, Result
+from graphir.toposort import lexicographic_order
 
 if TYPE_CHECKING:
+    import networkx as nx
     import numpy as np
+
+    from graphir.interpreter import RunResult
 
 
 class Model:
@@ -103,6 +105,8 @@ class Model:
     def graph(self) -> nx.MultiDiGraph:
         """The networkx view: node id -> attribute ``node``; edges carry src_port/dst_port."""
         if self._graph is None:
+            import networkx as nx  # deferred: an import costs ~0.1-0.6 s, most calls never need it
+
             g = nx.MultiDiGraph()
             for nid, node in self._nodes.items():
                 g.add_node(nid, node=node)
@@ -176,13 +180,13 @@ class Model:
     def get_ordered_ops(self) -> list[Node]:
         """Nodes in topological order (computed once per structure); a cycle is a GraphError."""
         if self._order is None:
-            g = self.graph
-            try:
-                order = list(nx.lexicographical_topological_sort(g, key=lambda nid: nid))
-            except nx.NetworkXUnfeasible:
-                cycle = nx.find_cycle(g)
+            order = lexicographic_order(self._nodes)
+            if order is None:
+                import networkx as nx
+
+                cycle = nx.find_cycle(self.graph)
                 names = " -> ".join(self._nodes[e[0]].describe() for e in cycle)
-                raise GraphError(f"model '{self.name}' has a cycle: {names}") from None
+                raise GraphError(f"model '{self.name}' has a cycle: {names}")
             self._order = [self._nodes[nid] for nid in order]
         return self._order
 
@@ -292,9 +296,20 @@ class Model:
 
         reshape(self, shapes)
 
-    def run(self, inputs: Any = None, **options: Any) -> "dict[str, np.ndarray]":
-        """Run on numpy inputs; see :func:`graphir.interpreter.run`."""
-        return _run(self, inputs, **options)  # imported once below: an import per call costs ~2-15 us
+    @overload
+    def run(self, inputs: Any = None, *, profile: Literal[False] = False,
+            progress: bool | None = None) -> "dict[str, np.ndarray]": ...
+    @overload
+    def run(self, inputs: Any = None, *, profile: Literal[True], progress: bool | None = None) -> "RunResult": ...
+    @overload
+    def run(self, inputs: Any = None, *, profile: bool,
+            progress: bool | None = None) -> "dict[str, np.ndarray] | RunResult": ...
+
+    def run(self, inputs: Any = None, *, profile: bool = False,
+            progress: bool | None = None) -> "dict[str, np.ndarray] | RunResult":
+        """Run on numpy inputs; see :func:`graphir.interpreter.run` (``profile=True``: a RunResult
+        with the outputs and a per-node profile)."""
+        return _run(self, inputs, profile=profile, progress=progress)  # imported once below: an import per call costs ~2-15 us
 
     def clone(self) -> "Model":
         """A deep copy: new nodes with equal ops, names, ids and connections; constants shared."""

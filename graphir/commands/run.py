@@ -10,6 +10,7 @@ import numpy as np
 
 from graphir.cli import EXIT_OK, UsageError, command
 from graphir.commands._common import load_model, split_assignment, table
+from graphir.ops.openvino.core import parameter_of
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -34,7 +35,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def concrete_shape(param: "Node") -> tuple[int, ...]:
     """A Parameter's shape for random data: static dims as they are, ``?`` -> 1, ``a..b`` -> max(a, 1)
     capped at b (so ``0..0`` stays 0)."""
-    shape = param.op.shape
+    shape = parameter_of(param).shape
     if not shape.rank_is_static:
         return ()
     dims = []
@@ -53,7 +54,7 @@ _SUB_BYTE_RANGES = {"u1": (0, 1), "u2": (0, 3), "u3": (0, 7), "u4": (0, 7), "u6"
 
 def random_value(param: "Node", rng: np.random.Generator) -> np.ndarray:
     """Random data matching a Parameter's element type and (concretised) shape."""
-    et = param.op.element_type
+    et = parameter_of(param).element_type
     shape = concrete_shape(param)
     name = str(et)
     if name == "boolean":
@@ -155,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
                for key, array in outputs.items()]
     if args.output:
         try:
-            np.savez(args.output, **{k: np.asarray(v) for k, v in outputs.items()})
+            arrays: dict[str, Any] = {k: np.asarray(v) for k, v in outputs.items()}
+            np.savez(args.output, **arrays)
         except OSError as exc:
             raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     if args.json:

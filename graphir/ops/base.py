@@ -7,7 +7,8 @@ output TensorTypes; ``evaluate`` maps numpy arrays to numpy arrays. Declaring a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -160,8 +161,13 @@ class Op(BaseModel):
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         raise InferenceError(f"{self.describe()} does not implement shape inference")
 
-    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
-        raise NotImplementedError(f"{self.describe()} does not implement evaluate")
+    if TYPE_CHECKING:
+        #: ``evaluate(self, *input arrays) -> output arrays``; each op names its own inputs
+        #: (``def evaluate(self, cond, then, otherwise)``), which a method signature here would forbid
+        evaluate: ClassVar[Callable[..., list[np.ndarray]]]
+    else:
+        def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+            raise NotImplementedError(f"{self.describe()} does not implement evaluate")
 
     # --- helpers for subclasses -------------------------------------------------------------
     def fail(self, message: str) -> "InferenceError":

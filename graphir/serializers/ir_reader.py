@@ -160,10 +160,10 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
     try:
         lid = int(lid_text)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        where = f"{file}: layer id={lid_text} name='{name}'"
+        place = f"{file}: layer id={lid_text} name='{name}'"
         if lid_text is None:
-            raise SerializationError(f"{where}: missing attribute 'id'") from None
-        raise SerializationError(f"{where}: id \"{lid_text}\" is not an integer") from None
+            raise SerializationError(f"{place}: missing attribute 'id'") from None
+        raise SerializationError(f"{place}: id \"{lid_text}\" is not an integer") from None
     if not ltype:
         raise SerializationError(f"{file}: layer id={lid_text} name='{name}': missing attribute 'type'")
     if version is None:
@@ -334,6 +334,17 @@ def ports_hold_only_valid_dims(text: bytes) -> bool:
         return False
 
 
+def _plain_ports(ports: Any, dims_checked: bool) -> "list[tuple[str, str | None]] | None":
+    """:func:`_plain_port` of every port of an <input>/<output>; None when one is not plain."""
+    found = []
+    for port in ports:
+        plain = _plain_port(port, dims_checked)
+        if plain is None:
+            return None
+        found.append(plain)
+    return found
+
+
 def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None] | None":
     """(id, names text) of a <port> with a known precision and nothing but valid <dim>s in it;
     None for anything else (the careful reader handles it). ``dims_checked``: the whole text was
@@ -475,14 +486,17 @@ class _Reader:
             cls = classes.get((ltype, version), _UNSET)
             if cls is _UNSET:
                 cls = classes[(ltype, version)] = _find_op(ltype, version)
-            in_ports = out_ports = ()
+            in_ports: list[tuple[str, str | None]] = []
+            out_ports: list[tuple[str, str | None]] = []
             if plain and cls is not None:
                 if in_el is not None:
-                    in_ports = [_plain_port(port, checked) for port in in_el]
-                    plain = None not in in_ports
+                    found = _plain_ports(in_el, checked)
+                    plain = found is not None
+                    in_ports = found or []
                 if plain and out_el is not None:
-                    out_ports = [_plain_port(port, checked) for port in out_el]
-                    plain = None not in out_ports
+                    found = _plain_ports(out_el, checked)
+                    plain = found is not None
+                    out_ports = found or []
             if plain and cls is not None:
                 inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
                 fed += len(inputs)
@@ -668,8 +682,10 @@ class _Reader:
         opaque = isinstance(op, OpaqueOp)
         big_constant = type(op) is Constant and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
         if big_constant:  # too large to fold: its type is its declaration, and its data stays unread
+            assert isinstance(op, Constant)
             output_types = [_declared_type(op.element_type, op.shape)]
         elif opaque:
+            assert isinstance(op, OpaqueOp)
             output_types = list(op.recorded_outputs)
         else:  # placeholders (as Node makes them) until inference below
             output_types = [_UNKNOWN_TYPE] * op.num_outputs()
@@ -686,7 +702,7 @@ class _Reader:
             self._infer(node, key, where)
         if is_result and not opaque:
             node.output_names[0] = split_names(attrib.get("output_names", ""))
-        else:  # the op may have inferred more outputs than it first declared (variadic)
+        elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
             names = node.output_names
             for i, port_names in enumerate(output_names[: len(names)]):
                 names[i] = port_names
@@ -707,8 +723,9 @@ class _Reader:
                 hit = self._inferred.get(memo_key)
                 if hit is not None:
                     node.output_types = list(hit)
-                    if len(node.output_names) != len(hit):
-                        node.output_names = [set() for _ in hit]
+                    names = node._output_names
+                    if names is not None and len(names) != len(hit):
+                        node.output_names = (names + [set() for _ in hit])[: len(hit)]
                     return
         try:
             outputs = node.infer()
