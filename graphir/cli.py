@@ -1,4 +1,4 @@
-"""The ``graphir`` command: info | shapes | run | convert | validate | schema.
+"""The ``graphir`` command: info | shapes | run | convert | validate | schema | draw | view.
 
 Exit status: 0 on success, 1 when the model is inconsistent (shape inference or validation
 failed), 2 on unusable arguments or an unreadable file.

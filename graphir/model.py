@@ -334,6 +334,35 @@ class Model:
         model._invalidate()
         return model
 
+    def draw(self, format: str = "svg", **options: Any) -> str:
+        """The model laid out by Graphviz's dot: an SVG document (or ``format="html"``, the
+        interactive page); options as :func:`graphir.drawing.draw` (``dialect``, ``profile``)."""
+        from graphir.drawing import draw
+
+        return draw(self, format, **options)
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter: the drawing (None when no layout engine is at hand: Jupyter shows the repr)."""
+        from graphir.drawing import LayoutError
+
+        try:
+            return self.draw("svg")
+        except LayoutError:
+            return None
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter: the interactive page in an isolated frame (its styles and script stay inside)."""
+        from html import escape
+
+        from graphir.drawing import LayoutError
+
+        try:
+            page = self.draw("html")
+        except LayoutError:
+            return None
+        return (f'<iframe srcdoc="{escape(page, quote=True)}" title="{escape(self.name or "model")}" '
+                'style="width:100%;height:600px;border:1px solid #cfd6df"></iframe>')
+
     __deepcopy__ = lambda self, memo: self.clone()  # noqa: E731
     copy = clone
 

@@ -5,6 +5,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from tests.shared_data import SHARED, require_shared  # noqa: F401 (SHARED re-exported)
 from hypothesis import settings
 
 # Property tests draw the same examples on every run (a failure reproduces; CI does not flip);
@@ -14,7 +16,6 @@ settings.register_profile("explore", deadline=None)
 settings.load_profile("explore" if os.environ.get("GRAPHIR_HYPOTHESIS_RANDOM") else "graphir")
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
@@ -28,6 +29,5 @@ def ov():
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip(f"shared data not found at {SHARED}")
-    return SHARED
+    """``../shared``: skips the test with one reason when absent, fails it when ``CI`` is set."""
+    return require_shared()

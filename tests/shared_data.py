@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+#: ``../shared``; GRAPHIR_SHARED_DIR points elsewhere (the fresh-clone test points it at nothing)
+SHARED = Path(os.environ.get("GRAPHIR_SHARED_DIR") or ROOT.parent / "shared")
 ABSENT = "shared-data-absent"
 
 T = TypeVar("T")
@@ -54,6 +55,11 @@ def shared_file(path: Path | None, subdir: str = "") -> Path:
         require_shared("__missing__")  # the folder exists but the file list was empty
     assert path is not None
     return path
+
+
+def or_absent(cases: Sequence[Any]) -> list[Any]:
+    """``cases`` as test parameters, or the one absent case when there are none (data missing)."""
+    return list(cases) if cases else [pytest.param(None, id=ABSENT)]
 
 
 def shared_cases(subdir_file: str, load: Callable[[Path], Sequence[T]],

@@ -14,7 +14,8 @@ from graphir.node import Node
 from graphir.ops.directml.element_wise_if import SUPPORT, TENSORS, ElementWiseIf
 from graphir.ops.directml.feature_levels import FeatureLevel
 from graphir.ops.directml.tensor_desc import BufferTensorDesc, TensorDataType, calc_buffer_tensor_size
-from tests.test_select_onednn import load_cases
+from tests.shared_data import or_absent, require_shared
+from tests.test_select_onednn import CASES_NAME, case_params, load_cases, the_case
 
 ALL_CASES = load_cases("directml")
 OP_CASES = [c for c in ALL_CASES if c["op"] == "DML_OPERATOR_ELEMENT_WISE_IF" and not c.get("eval")]
@@ -57,8 +58,9 @@ def test_level_between_rows_uses_the_lower_row(level: str, row_start: str | None
 
 # --- tensor descs ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", SIZE_CASES, ids=lambda c: f"{c['DataType']}{c['Sizes']}{c.get('Strides')}")
+@pytest.mark.parametrize("case", or_absent([pytest.param(c, id=f"{c['DataType']}{c['Sizes']}{c.get('Strides')}") for c in SIZE_CASES]))
 def test_calc_buffer_tensor_size(case: dict[str, Any]) -> None:
+    case = the_case(case)
     assert calc_buffer_tensor_size(case["DataType"], case["Sizes"], case.get("Strides")) == case["expect"]
 
 
@@ -93,8 +95,9 @@ def test_read_honours_zero_strides() -> None:
 
 # --- ElementWiseIf -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", OP_CASES, ids=[c["id"] for c in OP_CASES])
+@pytest.mark.parametrize("case", case_params(OP_CASES))
 def test_conformance_case(case: dict[str, Any]) -> None:
+    case = the_case(case)
     if case["expect"]["ok"]:
         op = _op(case)
         op.validate_descs()
@@ -121,13 +124,15 @@ def test_conformance_case(case: dict[str, Any]) -> None:
     ("dml-24", r"OutputTensor: DML_TENSOR_FLAG_OWNED_BY_DML is allowed only on input tensors"),
 ])
 def test_violation_names_tensor_rule_and_level(case_id: str, message: str) -> None:
+    require_shared(CASES_NAME)
     case = next(c for c in OP_CASES if c["id"] == case_id)
     with pytest.raises(InferenceError, match=message):
         _op(case).validate_descs()
 
 
-@pytest.mark.parametrize("case", EVAL_CASES, ids=[c["id"] for c in EVAL_CASES])
+@pytest.mark.parametrize("case", case_params(EVAL_CASES))
 def test_conformance_evaluation(case: dict[str, Any]) -> None:
+    case = the_case(case)
     op = _op(case)
     arrays = [np.asarray(case[name]["value"], TensorDataType.parse(case[name]["DataType"]).element_type.numpy_dtype)
               for name in TENSORS[:3]]
@@ -182,6 +187,7 @@ def test_infer_checks_graph_inputs_against_descs() -> None:
 
 
 def test_directmlx_if_copies_a_into_the_output() -> None:
+    require_shared(CASES_NAME)
     case = load_cases("directmlx")[0]
     cond, a, b = (BufferTensorDesc(**d) for d in case["inputs"])
     op = ElementWiseIf.from_inputs(cond, a, b)

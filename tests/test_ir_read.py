@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -114,11 +115,9 @@ def test_rt_info_at_net_layer_and_port_level() -> None:
     assert model.rt_info["top"] == "1.5"
     x = model.node("x")
     assert x.extra["ir_output_rt_info"][0]["layout"] == {"version": "0", "layout": "[N,C,H,W]"}
-    fp16 = graphir.read_model(SHARED.parent / "main" / "tests" / "fixtures" / "corpus" / "mlp_fp16.xml") \
-        if (SHARED.parent / "main").is_dir() else None
-    if fp16 is not None:
-        converts = [n for n in fp16.nodes() if "decompression" in n.rt_info]
-        assert converts and converts[0].rt_info["decompression"] == {"version": "0"}
+    fp16 = graphir.read_model(Path(__file__).resolve().parent / "fixtures" / "corpus" / "mlp_fp16.xml")
+    converts = [n for n in fp16.nodes() if "decompression" in n.rt_info]
+    assert converts and converts[0].rt_info["decompression"] == {"version": "0"}
 
 
 def test_ir_v10_and_v11() -> None:

@@ -17,6 +17,7 @@ from graphir.errors import ConversionError
 from graphir.model import Model
 from graphir.opset import make, parameter
 from graphir.ops.registry import find
+from tests.shared_data import require_shared
 from tests.tolerances import assert_close
 
 RNG = np.random.default_rng(11)
@@ -131,9 +132,7 @@ def test_mvn_to_layernorm_and_back(tmp_path: Path) -> None:
 
 
 def test_layernorm_with_affine_to_openvino() -> None:
-    path = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "onednn" / "op" / "lnorm_3d.json"
-    if not path.exists():
-        pytest.skip("conformance data missing")
+    path = require_shared("conformance", "onednn", "op", "lnorm_3d.json")
     model = read_model(path)
     model.reshape({"0": "[2,3,1024]"})
     inputs = [data([2, 3, 1024]), data([1024]), data([1024])]
@@ -145,7 +144,7 @@ def test_layernorm_with_affine_to_openvino() -> None:
 
 def test_onednn_nxc_convolution_to_openvino() -> None:
     need("Transpose")
-    path = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "onednn" / "pattern" / "conv_bias_post_ops_fusion.json"
+    path = require_shared("conformance", "onednn", "pattern", "conv_bias_post_ops_fusion.json")
     model = read_model(path)
     inputs = [data(list(p.op.shape.to_shape())) for p in model.get_parameters()]
     expected = list(model.run(inputs).values())
@@ -155,7 +154,7 @@ def test_onednn_nxc_convolution_to_openvino() -> None:
 
 def test_conformance_files_convert_to_openvino_where_expressible() -> None:
     """The NCX/OIX and plain forward patterns convert and run to the same values."""
-    base = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "onednn"
+    base = require_shared("conformance", "onednn")
     names = ["pattern/binary_post_ops_fusion", "pattern/softmax_post_ops_binary_fusion", "pattern/lnorm_gelu",
              "op/conv_2d", "op/maxpool", "op/reducesum", "op/gelu", "op/matmul", "op/bnorm"]
     for name in names:
@@ -196,7 +195,7 @@ def test_refuses_non_constant_axes_and_bad_mvn() -> None:
 
 
 def test_refuses_onednn_only_features() -> None:
-    base = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "onednn"
+    base = require_shared("conformance", "onednn")
     refused(read_model(base / "op" / "softmax_w_stats.json"), "openvino", r"SoftMax.*no stats output")
     refused(read_model(base / "op" / "lnorm_ks.json"), "openvino", r"LayerNorm.*keep_stats")
     refused(read_model(base / "op" / "relu_bwd.json"), "openvino", r"no onednn -> openvino conversion for ReLUBackward")

@@ -10,9 +10,10 @@ import pytest
 
 from graphir import read_model, save_model
 from graphir.convert.base import convert_model
+from tests.shared_data import SHARED, require_shared
 from tests.tolerances import assert_close
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "onednn"
+DATA = SHARED / "conformance" / "onednn"
 
 #: file -> input shapes to run at (small, so the test stays fast); None keeps the file's shapes
 CASES: dict[str, dict[str, str] | None] = {
@@ -41,7 +42,7 @@ CASES: dict[str, dict[str, str] | None] = {
 @pytest.mark.openvino
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_onednn_graph_matches_openvino_cpu(name: str, ov: Any, tmp_path: Path) -> None:
-    model = read_model(DATA / f"{name}.json")
+    model = read_model(require_shared(DATA / f"{name}.json"))
     if CASES[name]:
         model.reshape(CASES[name])
     rng = np.random.default_rng(3)

@@ -13,6 +13,7 @@ from graphir import opset, save_model
 from graphir.errors import SerializationError
 from graphir.model import Model
 from graphir.serializers.onednn_json import UNKNOWN, dumps, loads, read_json
+from tests.shared_data import SHARED, require_shared
 
 F32 = {"dtype": "f32", "layout_type": "strided", "property_type": "undef"}
 
@@ -130,7 +131,7 @@ def test_writer_refuses_openvino_ops_and_constants(tmp_path: Path) -> None:
 
 
 _JUNK = [None, -5, 2.5, "x", [], {}, [1, 2], [-3], {"type": "s64", "value": 1}, True, [None], ["a"], UNKNOWN]
-_SAMPLES = sorted((Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "onednn").glob("pattern/*.json"))
+_SAMPLES = sorted((SHARED / "conformance" / "onednn").glob("pattern/*.json"))
 
 
 def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
@@ -145,11 +146,15 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@pytest.mark.skipif(not _SAMPLES, reason="conformance data missing")
+def test_mutated_files_raise_only_serialization_errors() -> None:
+    """Any field replaced by junk or deleted: a clean SerializationError (or a valid model), never a bare traceback."""
+    require_shared("conformance", "onednn", "pattern")
+    _mutated_file_raises_only_serialization_errors()
+
+
 @given(st.data())
 @settings(max_examples=80, deadline=None)
-def test_mutated_files_raise_only_serialization_errors(draw: Any) -> None:
-    """Any field replaced by junk or deleted: a clean SerializationError (or a valid model), never a bare traceback."""
+def _mutated_file_raises_only_serialization_errors(draw: Any) -> None:
     data = json.loads(draw.draw(st.sampled_from(_SAMPLES)).read_text())
     path = draw.draw(st.sampled_from(_paths(data)))
     parent = data

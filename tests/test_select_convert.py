@@ -15,7 +15,7 @@ from graphir.errors import ConversionError
 from graphir.node import Node
 from graphir.ops.directml.element_wise_if import ElementWiseIf
 from graphir.types import ElementType
-from tests.test_select_onednn import load_cases
+from tests.test_select_onednn import case_params, load_cases, the_case
 
 
 def select_model(cond: Any, then: Any, other: Any, et: str = "f32", mode: str = "numpy", axis: int = 0) -> graphir.Model:
@@ -122,9 +122,10 @@ def test_pdpd_becomes_strides(axis: int) -> None:
     np.testing.assert_array_equal(only_output(dml, inputs), only_output(model, inputs))
 
 
-@pytest.mark.parametrize("case", load_cases("ort_dml"), ids=lambda c: c["id"])
+@pytest.mark.parametrize("case", case_params(load_cases("ort_dml")))
 def test_onnxruntime_dml_lowering(case: dict[str, Any]) -> None:
     """ONNX Where as ONNX Runtime's DirectML EP lowers it (pad to >= 4 dims: ``nchw=True``)."""
+    case = the_case(case)
     shapes = [d["shape"] for d in case["inputs"]]
     et = str(ElementType.from_numpy(np.dtype(case["inputs"][1]["dtype"])))
     dml = convert_model(select_model(*shapes, et), "directml", feature_level="5_0", nchw=True)

@@ -16,13 +16,17 @@ from graphir.ops.onednn.select import Select
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
-CASES_FILE = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance" / "select_cases.jsonl"
+from tests.shared_data import SHARED, or_absent, shared_case
+
+CASES_NAME = "conformance/select_cases.jsonl"
+CASES_FILE = SHARED / CASES_NAME
 UNKNOWN_DIM = -9223372036854775808
 
 
 def load_cases(dialect: str) -> list[dict[str, Any]]:
+    """The conformance cases of one dialect; none when ../shared is absent (see or_absent)."""
     if not CASES_FILE.is_file():
-        pytest.skip(f"conformance data not found at {CASES_FILE}")
+        return []
     cases = [json.loads(line) for line in CASES_FILE.read_text().splitlines() if line.strip()]
     return [c for c in cases if c["dialect"] == dialect]
 
@@ -50,16 +54,22 @@ def run_case(case: dict[str, Any]) -> TensorType:
     return out
 
 
-def _ids(cases: list[dict[str, Any]]) -> list[str]:
-    return [c["id"] for c in cases]
+def case_params(cases: list[dict[str, Any]]) -> list[Any]:
+    """Cases as parameters with their ids; one absent case (skipped in the test) without the data."""
+    return or_absent([pytest.param(c, id=c["id"]) for c in cases])
 
 
-SHAPE_CASES = [c for c in load_cases("onednn") if not c.get("eval")] if CASES_FILE.is_file() else []
-EVAL_CASES = [c for c in load_cases("onednn") if c.get("eval")] if CASES_FILE.is_file() else []
+def the_case(case: dict[str, Any] | None) -> dict[str, Any]:
+    return shared_case(case, CASES_NAME)
 
 
-@pytest.mark.parametrize("case", SHAPE_CASES, ids=_ids(SHAPE_CASES))
+SHAPE_CASES = [c for c in load_cases("onednn") if not c.get("eval")]
+EVAL_CASES = [c for c in load_cases("onednn") if c.get("eval")]
+
+
+@pytest.mark.parametrize("case", case_params(SHAPE_CASES))
 def test_conformance_case(case: dict[str, Any]) -> None:
+    case = the_case(case)
     expect = case["expect"]
     if expect["ok"]:
         out = run_case(case)
@@ -76,8 +86,9 @@ def test_conformance_case(case: dict[str, Any]) -> None:
         assert "invalid shape" in message and "Select-1" in message, message
 
 
-@pytest.mark.parametrize("case", EVAL_CASES, ids=_ids(EVAL_CASES))
+@pytest.mark.parametrize("case", case_params(EVAL_CASES))
 def test_conformance_evaluation(case: dict[str, Any]) -> None:
+    case = the_case(case)
     arrays = [np.asarray(d["value"], dtype=_tensor(d).element_type.numpy_dtype) for d in case["inputs"]]
     op = Select(**case.get("attrs", {}))
     op.infer([_tensor(d) for d in case["inputs"]])

@@ -81,10 +81,15 @@ def not_runnable_reason(node: "Node") -> str | None:
 
 def _bodies(op: Any) -> list[Any]:
     """Subgraph bodies of an op (If/Loop/TensorIterator fields, or an opaque layer's children)."""
+    return [body for _, body in named_bodies(op)]
+
+
+def named_bodies(op: Any) -> list[tuple[str, Any]]:
+    """(field or child name, body) for each subgraph of an op, in field order."""
     from graphir.model import Model
 
-    values = list(op.attributes().values()) + list((getattr(op, "children", None) or {}).values())
-    return [v for v in values if isinstance(v, Model)]
+    items = list(op.attributes().items()) + list((getattr(op, "children", None) or {}).items())
+    return [(name, value) for name, value in items if isinstance(value, Model)]
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "") -> str:

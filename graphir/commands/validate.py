@@ -20,9 +20,24 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def check(model: Any, dialect: str, feature_level: str | None) -> list[str]:
     """One line per node the target cannot express (empty: every node converts)."""
-    from graphir.convert.base import convert_model
-    from graphir.errors import ConversionError
+    options = conversion_options(dialect, feature_level)
+    failure = convert_failure(model, dialect, options)
+    if failure is None:
+        return []
+    problems = [line for node in model.get_ordered_ops() for line in check_node(node, dialect, options)]
+    return problems or [failure]
 
+
+def problems_by_node(model: Any, dialect: str, feature_level: str | None = None) -> dict[int, list[str]]:
+    """Node id -> the reasons the target cannot express that node (only nodes with a problem)."""
+    options = conversion_options(dialect, feature_level)
+    if convert_failure(model, dialect, options) is None:
+        return {}
+    found = {node.id: check_node(node, dialect, options) for node in model.get_ordered_ops()}
+    return {node_id: lines for node_id, lines in found.items() if lines}
+
+
+def conversion_options(dialect: str, feature_level: str | None) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if feature_level is not None:
         if dialect != "directml":
@@ -33,12 +48,19 @@ def check(model: Any, dialect: str, feature_level: str | None) -> list[str]:
             options["feature_level"] = FeatureLevel.parse(feature_level)
         except (ValueError, KeyError) as exc:
             raise UsageError(f"--feature-level {feature_level!r}: {exc}") from None
+    return options
+
+
+def convert_failure(model: Any, dialect: str, options: dict[str, Any]) -> str | None:
+    """Why converting the whole model fails (one line), or None when it converts."""
+    from graphir.convert.base import convert_model
+    from graphir.errors import ConversionError
+
     try:
         convert_model(model, dialect, **options)
     except ConversionError as exc:
-        problems = [line for node in model.get_ordered_ops() for line in check_node(node, dialect, options)]
-        return problems or [" ".join(str(exc).split())]
-    return []
+        return " ".join(str(exc).split())
+    return None
 
 
 def check_node(node: Any, dialect: str, options: dict[str, Any]) -> list[str]:
