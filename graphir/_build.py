@@ -10,6 +10,16 @@ from graphir.node import Node, Output
 if TYPE_CHECKING:
     import numpy as np
 
+class _Default:
+    """The default of an attribute whose default value a signature cannot spell: left out."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+#: a builder parameter's default meaning "the op's own default"
+DEFAULT: Any = _Default()
+
 #: what a builder takes as an input: an output, a one-output node, or a value made a Constant
 TensorLike = Union[Output, Node, "np.ndarray", "np.generic", int, float, bool, Sequence[Any]]
 
@@ -32,7 +42,8 @@ def _node(dialect: str, type_name: str, version: str, inputs: Sequence[Any], nam
     given = list(inputs)
     while given and given[-1] is None:  # optional trailing inputs left out
         given.pop()
-    return Node(cls(**attributes), [None if x is None else as_input(x) for x in given], name=name)
+    given_attributes = {k: v for k, v in attributes.items() if v is not DEFAULT}
+    return Node(cls(**given_attributes), [None if x is None else as_input(x) for x in given], name=name)
 
 
 def build(dialect: str, type_name: str, version: str, inputs: Sequence[Any], name: str | None,

@@ -85,7 +85,8 @@ def _annotation(tp: Any) -> str:
 
 
 def _default(field: Any) -> str | None:
-    """Source text of a field's default (lists as tuples); None when the field is required."""
+    """Source text of a field's default (lists as tuples, string enums as their value); None when
+    the field is required; ``DEFAULT`` (the op's own default applies) for any other value."""
     from pydantic_core import PydanticUndefined
 
     value = field.get_default(call_default_factory=True)
@@ -93,11 +94,13 @@ def _default(field: Any) -> str | None:
         return None
     if isinstance(value, list):
         value = tuple(value)
-    if isinstance(value, enum.Enum):
-        return f"{type(value).__name__}.{value.name}"
+    if isinstance(value, enum.Enum) and isinstance(value.value, str):
+        value = value.value
     text = repr(value)
-    if value is not None and not isinstance(value, (bool, int, float, str, tuple)) or "<" in text:
-        raise ValueError(f"cannot write the default {text} into a builder")
+    plain = (bool, int, float, str, type(None))
+    if not isinstance(value, plain + (tuple,)) or "<" in text or \
+            (isinstance(value, tuple) and not all(isinstance(v, plain) for v in value)):
+        return "DEFAULT"
     return text
 
 
@@ -182,7 +185,7 @@ def render_builders() -> str:
     parts = [HEADER.rstrip("\n"), "from __future__ import annotations", "",
              "from collections.abc import Mapping, Sequence",
              "from typing import TYPE_CHECKING, Any, Literal", "",
-             "from graphir._build import TensorLike, build, build_any, build_many",
+             "from graphir._build import DEFAULT, TensorLike, build, build_any, build_many",
              "from graphir.node import Output",
              "from graphir.types import ElementType", "",
              "if TYPE_CHECKING:", "    from graphir.model import Model", "",
@@ -190,6 +193,8 @@ def render_builders() -> str:
     for n in names:
         parts += ["", _builder(newest[n])]
     text = "\n".join(parts)
+    if "= DEFAULT" not in text:
+        text = text.replace("import DEFAULT, TensorLike", "import TensorLike")
     return text.rstrip("\n") + "\n"
 
 

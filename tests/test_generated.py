@@ -73,3 +73,41 @@ def test_an_op_missing_from_the_index_is_found_by_importing_every_module() -> No
     )
     assert _fresh(code) == {"found": "graphir.ops.openvino.activations", "alias": "Constant",
                             "built": "openvino::Elu-opset1", "all": True}
+
+
+def test_a_builder_leaves_out_an_attribute_whose_default_it_cannot_spell() -> None:
+    """A default the generated source cannot write (here a PartialShape) becomes ``DEFAULT``: the
+    builder passes nothing and the op's own default applies; a given value is passed."""
+    from typing import ClassVar
+
+    from pydantic import Field
+
+    from graphir import opset
+    from graphir.ops.base import Op, Port, TensorType
+    from graphir.ops.registry import unregister
+    from graphir.shapes import PartialShape
+
+    class DefaultProbe(Op):
+        type_name: ClassVar[str] = "DefaultProbe"
+        version: ClassVar[str] = "opset1"
+        inputs: ClassVar[tuple[Port, ...]] = (Port("x"),)
+        outputs: ClassVar[tuple[Port, ...]] = (Port("y"),)
+        shape: PartialShape = Field(default_factory=lambda: PartialShape.parse("[?]"))
+        count: int = 3
+
+        def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+            return inputs
+
+    try:
+        source = _generator()._builder(DefaultProbe)
+        assert source.startswith("def default_probe(\n    x: TensorLike,\n    *,\n    shape: Any = DEFAULT,\n"
+                                 "    count: int = 3,\n    name: str | None = None,\n) -> Output:\n")
+        namespace: dict[str, object] = {}
+        exec("from typing import Any\nfrom graphir._build import DEFAULT, TensorLike, build\n"
+             "from graphir.node import Output\n" + source, namespace)
+        build = namespace["default_probe"]
+        x = opset.parameter("[3]")
+        assert build(x).node.op == DefaultProbe()  # type: ignore[operator]
+        assert build(x, shape=PartialShape.parse("[3]")).node.op.shape == PartialShape.parse("[3]")  # type: ignore[operator]
+    finally:
+        unregister(DefaultProbe)
