@@ -68,6 +68,14 @@ NUMERIC = REAL + INTEGRAL
 INDEX = types("i32", "i64")
 
 
+class SharedFieldsSet(set[str]):
+    """One pydantic fields-set that many ops of the same attributes share (the IR reader gives one
+    to all ops built from a layer template: one object for the garbage collector instead of one
+    per op). An op takes a set of its own before an assignment changes it (``Op.__setattr__``)."""
+
+    __slots__ = ()
+
+
 class Op(BaseModel):
     """Base of every op schema. Fields are attributes; class variables are metadata."""
 
@@ -97,6 +105,8 @@ class Op(BaseModel):
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Assignments are validated too (``validate_assignment``); errors stay in the family."""
+        if type(self.__pydantic_fields_set__) is SharedFieldsSet:  # about to change: make it ours
+            object.__setattr__(self, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
         try:
             super().__setattr__(name, value)
         except ValidationError as exc:

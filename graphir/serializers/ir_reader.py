@@ -16,7 +16,7 @@ from lxml import etree
 from graphir.errors import GraphirError, SerializationError
 from graphir.model import Model
 from graphir.node import Node, Output
-from graphir.ops.base import Op, TensorType
+from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.ops.registry import _REGISTRY, find
@@ -863,9 +863,10 @@ class _Decoded:
     """One op class's decoded attribute text, remembered per (class, text): a 10,000-layer file
     repeats the same few attribute sets. ``instance`` validates the first op and afterwards hands
     out copies of a validated template (what pydantic's ``model_copy`` does, without its per-call
-    overhead; lists are copied, everything else is immutable), so no two ops share mutable state."""
+    overhead; lists are copied, everything else is immutable), so no two ops share mutable state
+    but their pydantic fields-set, a SharedFieldsSet that an op replaces before it changes it."""
 
-    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_lists", "cacheable")
+    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_lists", "_fields_set", "cacheable")
 
     def __init__(self, cls: type[Op], key: tuple[Any, ...],
                  decoded: tuple[dict[str, Any], dict[str, str], dict[str, str]]) -> None:
@@ -874,6 +875,7 @@ class _Decoded:
         self.values, self.unknown, self.original = decoded
         self._template: Op | None = None
         self._lists: tuple[str, ...] = ()
+        self._fields_set = SharedFieldsSet()
         self.cacheable = all(_copyable(v) for v in self.values.values())
 
     def instance(self, where: str) -> Op:
@@ -885,12 +887,13 @@ class _Decoded:
                 return op
             self._template = template = op
             self._lists = tuple(k for k, v in op.__dict__.items() if type(v) is list)
+            self._fields_set = SharedFieldsSet(op.__pydantic_fields_set__)
         state = template.__dict__.copy()
         for name in self._lists:
             state[name] = state[name].copy()
         op = object.__new__(self.cls)
         object.__setattr__(op, "__dict__", state)
-        object.__setattr__(op, "__pydantic_fields_set__", set(template.__pydantic_fields_set__))
+        object.__setattr__(op, "__pydantic_fields_set__", self._fields_set)
         object.__setattr__(op, "__pydantic_extra__", None)
         object.__setattr__(op, "__pydantic_private__", None)
         return op
@@ -953,6 +956,7 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
 
 
 _CONSTANT_FIELDS = frozenset(("element_type", "shape"))
+_CONSTANT_FIELDS_SET = SharedFieldsSet(_CONSTANT_FIELDS)  # every Constant read shares it
 _FAST_CONSTANT = (set(Constant.model_fields) == _CONSTANT_FIELDS
                   and set(Constant.__private_attributes__) == {"_data", "_loader"})
 
@@ -966,7 +970,7 @@ def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
         return op
     op = object.__new__(Constant)
     object.__setattr__(op, "__dict__", {"element_type": et, "shape": shape})
-    object.__setattr__(op, "__pydantic_fields_set__", set(_CONSTANT_FIELDS))
+    object.__setattr__(op, "__pydantic_fields_set__", _CONSTANT_FIELDS_SET)
     object.__setattr__(op, "__pydantic_extra__", None)
     object.__setattr__(op, "__pydantic_private__", {"_data": None, "_loader": loader})
     return op
