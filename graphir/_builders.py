@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from graphir._build import TensorLike, build, build_any, build_many
+from graphir._build import DEFAULT, TensorLike, build, build_any, build_many
 from graphir.node import Output
 from graphir.types import ElementType
 
@@ -20,10 +20,14 @@ __all__ = [
     'add',
     'asin',
     'asinh',
+    'assign',
     'atan',
     'atanh',
     'avg_pool',
     'batch_norm_inference',
+    'batch_to_space',
+    'bg_rto_nv12',
+    'binary_convolution',
     'bitwise_and',
     'bitwise_left_shift',
     'bitwise_not',
@@ -34,45 +38,70 @@ __all__ = [
     'bucketize',
     'ceiling',
     'clamp',
+    'col2_im',
     'concat',
     'convert',
     'convert_like',
+    'convert_promote_types',
     'convolution',
     'convolution_backprop_data',
     'cos',
     'cosh',
+    'ctc_greedy_decoder',
+    'ctc_greedy_decoder_seq_len',
+    'ctc_loss',
     'cum_sum',
+    'deformable_convolution',
     'depth_to_space',
+    'dft',
     'divide',
     'einsum',
     'elu',
+    'embedding_bag_offsets',
+    'embedding_bag_offsets_sum',
+    'embedding_bag_packed',
+    'embedding_bag_packed_sum',
+    'embedding_segments_sum',
     'equal',
     'erf',
+    'erf_inv',
     'exp',
+    'extract_image_patches',
     'eye',
+    'fake_convert',
     'fake_quantize',
     'floor',
     'floor_mod',
     'gather',
     'gather_elements',
     'gather_nd',
+    'gather_tree',
     'gelu',
     'greater',
     'greater_equal',
+    'grid_sample',
+    'grn',
     'group_convolution',
     'group_convolution_backprop_data',
     'group_normalization',
+    'grouped_mat_mul',
     'gru_cell',
     'gru_sequence',
     'h_sigmoid',
     'h_swish',
     'hard_sigmoid',
+    'i420to_bgr',
+    'i420to_rgb',
     'identity',
+    'idft',
     'if_',
     'interpolate',
+    'inverse',
+    'irdft',
     'is_finite',
     'is_inf',
     'is_na_n',
+    'istft',
     'less',
     'less_equal',
     'log',
@@ -82,6 +111,7 @@ __all__ = [
     'logical_or',
     'logical_xor',
     'loop',
+    'lrn',
     'lstm_cell',
     'lstm_sequence',
     'mat_mul',
@@ -90,17 +120,23 @@ __all__ = [
     'minimum',
     'mish',
     'mod',
+    'multinomial',
     'multiply',
     'mvn',
     'negative',
     'non_zero',
     'normalize_l2',
     'not_equal',
+    'nv12to_bgr',
+    'nv12to_rgb',
     'one_hot',
     'p_relu',
     'pad',
     'power',
+    'random_uniform',
     'range',
+    'rdft',
+    'read_value',
     'reduce_l1',
     'reduce_l2',
     'reduce_logical_and',
@@ -114,6 +150,7 @@ __all__ = [
     'reshape',
     'reverse',
     'reverse_sequence',
+    'rg_bto_nv12',
     'rnn_cell',
     'rnn_sequence',
     'roll',
@@ -123,6 +160,7 @@ __all__ = [
     'scatter_nd_update',
     'scatter_update',
     'search_sorted',
+    'segment_max',
     'select',
     'selu',
     'shape_of',
@@ -132,15 +170,21 @@ __all__ = [
     'sin',
     'sinh',
     'slice',
+    'slice_scatter',
     'soft_plus',
     'soft_sign',
     'softmax',
+    'space_to_batch',
     'space_to_depth',
+    'sparse_fill_empty_rows',
     'split',
     'sqrt',
     'squared_difference',
     'squeeze',
+    'stft',
     'strided_slice',
+    'string_tensor_pack',
+    'string_tensor_unpack',
     'subtract',
     'swish',
     'tan',
@@ -149,6 +193,7 @@ __all__ = [
     'tile',
     'top_k',
     'transpose',
+    'unique',
     'unsqueeze',
     'variadic_split',
     'xor',
@@ -288,6 +333,22 @@ def asinh(arg: TensorLike, *, name: str | None = None) -> Output:
     return build('openvino', 'Asinh', 'opset4', (arg,), name, {})
 
 
+def assign(new_value: TensorLike, *, variable_id: str, name: str | None = None) -> Output:
+    """Assign-opset6 (``openvino::Assign-opset6``).
+
+    Inputs:
+        new_value: any type
+
+    Attributes:
+        variable_id: str, required
+
+    Returns the output (output).
+    """
+    return build('openvino', 'Assign', 'opset6', (new_value,), name, {
+        'variable_id': variable_id,
+    })
+
+
 def atan(arg: TensorLike, *, name: str | None = None) -> Output:
     """Atan-opset1 (``openvino::Atan-opset1``).
 
@@ -387,6 +448,95 @@ def batch_norm_inference(
     """
     return build('openvino', 'BatchNormInference', 'opset5', (data, gamma, beta, mean, variance), name, {
         'epsilon': epsilon,
+    })
+
+
+def batch_to_space(
+    data: TensorLike,
+    block_shape: TensorLike,
+    crops_begin: TensorLike,
+    crops_end: TensorLike,
+    *,
+    name: str | None = None,
+) -> Output:
+    """BatchToSpace-opset2 (``openvino::BatchToSpace-opset2``).
+
+    BatchToSpace-2: ``[B, D1..Dn]`` to ``[B/prod(block), D1*b1 - cb1 - ce1, ...]``.
+
+    Inputs:
+        data: any type
+        block_shape: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        crops_begin: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        crops_end: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+
+    Returns the output (output).
+    """
+    return build('openvino', 'BatchToSpace', 'opset2', (data, block_shape, crops_begin, crops_end), name, {})
+
+
+def bg_rto_nv12(
+    rgb: TensorLike,
+    *,
+    single_plane: bool = True,
+    name: str | None = None,
+) -> list[Output]:
+    """BGRtoNV12-opset17 (``openvino::BGRtoNV12-opset17``).
+
+    Inputs:
+        rgb: any type
+
+    Attributes:
+        single_plane: bool, default True
+
+    Returns the outputs (y_or_yuv, uv).
+    """
+    return build_many('openvino', 'BGRtoNV12', 'opset17', (rgb,), name, {
+        'single_plane': single_plane,
+    })
+
+
+def binary_convolution(
+    data: TensorLike,
+    filters: TensorLike,
+    *,
+    strides: Sequence[int],
+    pads_begin: Sequence[int],
+    pads_end: Sequence[int],
+    dilations: Sequence[int],
+    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
+    mode: Literal['xnor-popcount'] = 'xnor-popcount',
+    pad_value: float = 0.0,
+    name: str | None = None,
+) -> Output:
+    """BinaryConvolution-opset1 (``openvino::BinaryConvolution-opset1``).
+
+    BinaryConvolution-1: ``data [N, C, D...]`` (real), ``filters [Co, C, K...]`` (u1). A data
+    value counts as the bit it equals (OpenVINO's reference compares ``data == bit``, so data is
+    meant to hold 0/1; other values match neither); padded taps read ``pad_value``.
+
+    Inputs:
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        filters: u1
+
+    Attributes:
+        strides: Sequence[int], required
+        pads_begin: Sequence[int], required
+        pads_end: Sequence[int], required
+        dilations: Sequence[int], required
+        auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'], default 'explicit'
+        mode: Literal['xnor-popcount'], default 'xnor-popcount'
+        pad_value: float, default 0.0
+
+    Returns the output (output).
+    """
+    return build('openvino', 'BinaryConvolution', 'opset1', (data, filters), name, {
+        'strides': strides,
+        'pads_begin': pads_begin,
+        'pads_end': pads_end,
+        'dilations': dilations,
+        'auto_pad': auto_pad,
+        'mode': mode,
+        'pad_value': pad_value,
     })
 
 
@@ -618,6 +768,43 @@ def clamp(arg: TensorLike, *, min: float, max: float, name: str | None = None) -
     })
 
 
+def col2_im(
+    data: TensorLike,
+    output_size: TensorLike,
+    kernel_size: TensorLike,
+    *,
+    strides: Sequence[int] = (1, 1),
+    dilations: Sequence[int] = (1, 1),
+    pads_begin: Sequence[int] = (0, 0),
+    pads_end: Sequence[int] = (0, 0),
+    name: str | None = None,
+) -> Output:
+    """Col2Im-opset15 (``openvino::Col2Im-opset15``).
+
+    Col2Im-15: ``[N, C*kh*kw, L]`` (or unbatched) blocks summed into ``[N, C, H, W]``
+    (``output_size`` H, W); L must be the block count the sizes, strides, dilations and pads give.
+
+    Inputs:
+        data: any type
+        output_size: i32, i64
+        kernel_size: i32, i64
+
+    Attributes:
+        strides: Sequence[int], default (1, 1)
+        dilations: Sequence[int], default (1, 1)
+        pads_begin: Sequence[int], default (0, 0)
+        pads_end: Sequence[int], default (0, 0)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'Col2Im', 'opset15', (data, output_size, kernel_size), name, {
+        'strides': strides,
+        'dilations': dilations,
+        'pads_begin': pads_begin,
+        'pads_end': pads_end,
+    })
+
+
 def concat(*inputs: TensorLike, axis: int, name: str | None = None) -> Output:
     """Concat-opset1 (``openvino::Concat-opset1``).
 
@@ -669,6 +856,37 @@ def convert_like(data: TensorLike, like: TensorLike, *, name: str | None = None)
     Returns the output (output).
     """
     return build('openvino', 'ConvertLike', 'opset1', (data, like), name, {})
+
+
+def convert_promote_types(
+    input_0: TensorLike,
+    input_1: TensorLike,
+    *,
+    promote_unsafe: bool = False,
+    pytorch_scalar_promotion: bool = False,
+    u64_integer_promotion_target: ElementType | str = 'f32',
+    name: str | None = None,
+) -> list[Output]:
+    """ConvertPromoteTypes-opset14 (``openvino::ConvertPromoteTypes-opset14``).
+
+    ConvertPromoteTypes-14: two outputs, each input converted to the common type (shapes kept).
+
+    Inputs:
+        input_0: any type
+        input_1: any type
+
+    Attributes:
+        promote_unsafe: bool, default False
+        pytorch_scalar_promotion: bool, default False
+        u64_integer_promotion_target: ElementType | str, default 'f32'
+
+    Returns the outputs (output_0, output_1).
+    """
+    return build_many('openvino', 'ConvertPromoteTypes', 'opset14', (input_0, input_1), name, {
+        'promote_unsafe': promote_unsafe,
+        'pytorch_scalar_promotion': pytorch_scalar_promotion,
+        'u64_integer_promotion_target': u64_integer_promotion_target,
+    })
 
 
 def convolution(
@@ -777,6 +995,107 @@ def cosh(arg: TensorLike, *, name: str | None = None) -> Output:
     return build('openvino', 'Cosh', 'opset1', (arg,), name, {})
 
 
+def ctc_greedy_decoder(
+    data: TensorLike,
+    seq_mask: TensorLike,
+    *,
+    ctc_merge_repeated: bool = True,
+    name: str | None = None,
+) -> Output:
+    """CTCGreedyDecoder-opset1 (``openvino::CTCGreedyDecoder-opset1``).
+
+    CTCGreedyDecoder-1: ``data [T, N, C]`` and ``seq_mask [T, N]`` to ``[N, T, 1, 1]`` class
+    indices (as data's type; -1 pads), blank = C - 1; a 0 in the mask ends the sequence.
+
+    Inputs:
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        seq_mask: f32, f16, bf16, f64, f8e4m3, f8e5m2
+
+    Attributes:
+        ctc_merge_repeated: bool, default True
+
+    Returns the output (output).
+    """
+    return build('openvino', 'CTCGreedyDecoder', 'opset1', (data, seq_mask), name, {
+        'ctc_merge_repeated': ctc_merge_repeated,
+    })
+
+
+def ctc_greedy_decoder_seq_len(
+    data: TensorLike,
+    sequence_length: TensorLike,
+    blank_index: TensorLike | None = None,
+    *,
+    merge_repeated: bool = True,
+    classes_index_type: Literal['i32', 'i64'] = 'i32',
+    sequence_length_type: Literal['i32', 'i64'] = 'i32',
+    name: str | None = None,
+) -> list[Output]:
+    """CTCGreedyDecoderSeqLen-opset6 (``openvino::CTCGreedyDecoderSeqLen-opset6``).
+
+    CTCGreedyDecoderSeqLen-6: ``data [N, T, C]``, ``sequence_length [N]`` and an optional
+    ``blank_index`` (default C - 1) to the decoded classes ``[N, T]`` (-1 pads) and their lengths ``[N]``.
+
+    Inputs:
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        sequence_length: i32, i64
+        blank_index: i32, i64 (optional)
+
+    Attributes:
+        merge_repeated: bool, default True
+        classes_index_type: Literal['i32', 'i64'], default 'i32'
+        sequence_length_type: Literal['i32', 'i64'], default 'i32'
+
+    Returns the outputs (decoded, sequence_length).
+    """
+    return build_many('openvino', 'CTCGreedyDecoderSeqLen', 'opset6', (data, sequence_length, blank_index), name, {
+        'merge_repeated': merge_repeated,
+        'classes_index_type': classes_index_type,
+        'sequence_length_type': sequence_length_type,
+    })
+
+
+def ctc_loss(
+    logits: TensorLike,
+    logit_length: TensorLike,
+    labels: TensorLike,
+    label_length: TensorLike,
+    blank_index: TensorLike | None = None,
+    *,
+    preprocess_collapse_repeated: bool = False,
+    ctc_merge_repeated: bool = True,
+    unique: bool = False,
+    name: str | None = None,
+) -> Output:
+    """CTCLoss-opset4 (``openvino::CTCLoss-opset4``).
+
+    CTCLoss-4: ``logits [N, T, C]``, ``logit_length [N]``, ``labels [N, T]``, ``label_length [N]``
+    and an optional ``blank_index`` (default C - 1) to the negative log likelihood ``[N]``.
+
+    An empty target (after ``unique``/``preprocess_collapse_repeated``) gives 0, as OpenVINO's
+    reference computes it (not the log probability of the all-blank path).
+
+    Inputs:
+        logits: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        logit_length: i32, i64
+        labels: i32, i64
+        label_length: i32, i64
+        blank_index: i32, i64 (optional)
+
+    Attributes:
+        preprocess_collapse_repeated: bool, default False
+        ctc_merge_repeated: bool, default True
+        unique: bool, default False
+
+    Returns the output (output).
+    """
+    return build('openvino', 'CTCLoss', 'opset4', (logits, logit_length, labels, label_length, blank_index), name, {
+        'preprocess_collapse_repeated': preprocess_collapse_repeated,
+        'ctc_merge_repeated': ctc_merge_repeated,
+        'unique': unique,
+    })
+
+
 def cum_sum(
     arg: TensorLike,
     axis: TensorLike | None = None,
@@ -806,6 +1125,56 @@ def cum_sum(
     })
 
 
+def deformable_convolution(
+    data: TensorLike,
+    offsets: TensorLike,
+    filters: TensorLike,
+    mask: TensorLike | None = None,
+    *,
+    strides: Sequence[int],
+    pads_begin: Sequence[int],
+    pads_end: Sequence[int],
+    dilations: Sequence[int],
+    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
+    group: int = 1,
+    deformable_group: int = 1,
+    bilinear_interpolation_pad: bool = False,
+    name: str | None = None,
+) -> Output:
+    """DeformableConvolution-opset8 (``openvino::DeformableConvolution-opset8``).
+
+    DeformableConvolution-8: an optional ``mask [N, dg*kh*kw, OH, OW]`` scales each tap.
+
+    Inputs:
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        offsets: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        mask: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64 (optional)
+
+    Attributes:
+        strides: Sequence[int], required
+        pads_begin: Sequence[int], required
+        pads_end: Sequence[int], required
+        dilations: Sequence[int], required
+        auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'], default 'explicit'
+        group: int, default 1
+        deformable_group: int, default 1
+        bilinear_interpolation_pad: bool, default False
+
+    Returns the output (output).
+    """
+    return build('openvino', 'DeformableConvolution', 'opset8', (data, offsets, filters, mask), name, {
+        'strides': strides,
+        'pads_begin': pads_begin,
+        'pads_end': pads_end,
+        'dilations': dilations,
+        'auto_pad': auto_pad,
+        'group': group,
+        'deformable_group': deformable_group,
+        'bilinear_interpolation_pad': bilinear_interpolation_pad,
+    })
+
+
 def depth_to_space(
     data: TensorLike,
     *,
@@ -831,6 +1200,27 @@ def depth_to_space(
         'mode': mode,
         'block_size': block_size,
     })
+
+
+def dft(
+    data: TensorLike,
+    axes: TensorLike,
+    signal_size: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """DFT-opset7 (``openvino::DFT-opset7``).
+
+    DFT-7: the forward transform of complex data ``[..., 2]``.
+
+    Inputs:
+        data: f32, f16, bf16
+        axes: i32, i64
+        signal_size: i32, i64 (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'DFT', 'opset7', (data, axes, signal_size), name, {})
 
 
 def divide(
@@ -900,6 +1290,139 @@ def elu(arg: TensorLike, *, alpha: float, name: str | None = None) -> Output:
     })
 
 
+def embedding_bag_offsets(
+    emb_table: TensorLike,
+    indices: TensorLike,
+    offsets: TensorLike,
+    default_index: TensorLike | None = None,
+    per_sample_weights: TensorLike | None = None,
+    *,
+    reduction: Literal['sum', 'mean'] = 'sum',
+    name: str | None = None,
+) -> Output:
+    """EmbeddingBagOffsets-opset15 (``openvino::EmbeddingBagOffsets-opset15``).
+
+    EmbeddingBagOffsets-15: EmbeddingBagOffsetsSum with ``reduction`` sum or mean (mean takes no
+    per-sample weights).
+
+    Inputs:
+        emb_table: any type
+        indices: i32, i64
+        offsets: i32, i64
+        default_index: i32, i64 (optional)
+        per_sample_weights: any type (optional)
+
+    Attributes:
+        reduction: Literal['sum', 'mean'], default 'sum'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'EmbeddingBagOffsets', 'opset15', (emb_table, indices, offsets, default_index, per_sample_weights), name, {
+        'reduction': reduction,
+    })
+
+
+def embedding_bag_offsets_sum(
+    emb_table: TensorLike,
+    indices: TensorLike,
+    offsets: TensorLike,
+    default_index: TensorLike | None = None,
+    per_sample_weights: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """EmbeddingBagOffsetsSum-opset3 (``openvino::EmbeddingBagOffsetsSum-opset3``).
+
+    EmbeddingBagOffsetsSum-3: bags are runs of ``indices`` starting at each ``offsets`` entry.
+
+    Inputs:
+        emb_table: any type
+        indices: i32, i64
+        offsets: i32, i64
+        default_index: i32, i64 (optional)
+        per_sample_weights: any type (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'EmbeddingBagOffsetsSum', 'opset3', (emb_table, indices, offsets, default_index, per_sample_weights), name, {})
+
+
+def embedding_bag_packed(
+    emb_table: TensorLike,
+    indices: TensorLike,
+    per_sample_weights: TensorLike | None = None,
+    *,
+    reduction: Literal['sum', 'mean'] = 'sum',
+    name: str | None = None,
+) -> Output:
+    """EmbeddingBagPacked-opset15 (``openvino::EmbeddingBagPacked-opset15``).
+
+    EmbeddingBagPacked-15: EmbeddingBagPackedSum with ``reduction`` sum or mean.
+
+    Inputs:
+        emb_table: any type
+        indices: i32, i64
+        per_sample_weights: any type (optional)
+
+    Attributes:
+        reduction: Literal['sum', 'mean'], default 'sum'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'EmbeddingBagPacked', 'opset15', (emb_table, indices, per_sample_weights), name, {
+        'reduction': reduction,
+    })
+
+
+def embedding_bag_packed_sum(
+    emb_table: TensorLike,
+    indices: TensorLike,
+    per_sample_weights: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """EmbeddingBagPackedSum-opset3 (``openvino::EmbeddingBagPackedSum-opset3``).
+
+    EmbeddingBagPackedSum-3: ``indices [B, L]``; each row is a bag of L indices.
+
+    Inputs:
+        emb_table: any type
+        indices: i32, i64
+        per_sample_weights: any type (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'EmbeddingBagPackedSum', 'opset3', (emb_table, indices, per_sample_weights), name, {})
+
+
+def embedding_segments_sum(
+    emb_table: TensorLike,
+    indices: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike,
+    default_index: TensorLike | None = None,
+    per_sample_weights: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """EmbeddingSegmentsSum-opset3 (``openvino::EmbeddingSegmentsSum-opset3``).
+
+    EmbeddingSegmentsSum-3: ``indices`` and ``segment_ids`` (same length) put rows into
+    ``num_segments`` segments.
+
+    Inputs:
+        emb_table: any type
+        indices: i32, i64
+        segment_ids: i32, i64
+        num_segments: i32, i64
+        default_index: i32, i64 (optional)
+        per_sample_weights: any type (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'EmbeddingSegmentsSum', 'opset3', (emb_table, indices, segment_ids, num_segments, default_index, per_sample_weights), name, {})
+
+
 def equal(
     A: TensorLike,
     B: TensorLike,
@@ -937,6 +1460,19 @@ def erf(arg: TensorLike, *, name: str | None = None) -> Output:
     return build('openvino', 'Erf', 'opset1', (arg,), name, {})
 
 
+def erf_inv(data: TensorLike, *, name: str | None = None) -> Output:
+    """ErfInv-opset17 (``openvino::ErfInv-opset17``).
+
+    ErfInv-17: floating-point inputs only; the output keeps the input's type and shape.
+
+    Inputs:
+        data: any type
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ErfInv', 'opset17', (data,), name, {})
+
+
 def exp(arg: TensorLike, *, name: str | None = None) -> Output:
     """Exp-opset1 (``openvino::Exp-opset1``).
 
@@ -946,6 +1482,40 @@ def exp(arg: TensorLike, *, name: str | None = None) -> Output:
     Returns the output (output).
     """
     return build('openvino', 'Exp', 'opset1', (arg,), name, {})
+
+
+def extract_image_patches(
+    data: TensorLike,
+    *,
+    sizes: Sequence[int],
+    strides: Sequence[int],
+    rates: Sequence[int],
+    auto_pad: Literal['valid', 'same_upper', 'same_lower'],
+    name: str | None = None,
+) -> Output:
+    """ExtractImagePatches-opset3 (``openvino::ExtractImagePatches-opset3``).
+
+    ExtractImagePatches-3: ``[N, C, H, W]`` to ``[N, C*kh*kw, OH, OW]``; channel ``(i*kw + j)*C + c``
+    holds pixel ``(i, j)`` of channel ``c``'s window; padded pixels are 0. For same padding OpenVINO
+    pads ``P = (ceil(in/stride) - 1) * stride + k_eff - in`` only when ``0 < P < k_eff``.
+
+    Inputs:
+        data: any type
+
+    Attributes:
+        sizes: Sequence[int], required
+        strides: Sequence[int], required
+        rates: Sequence[int], required
+        auto_pad: Literal['valid', 'same_upper', 'same_lower'], required
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ExtractImagePatches', 'opset3', (data,), name, {
+        'sizes': sizes,
+        'strides': strides,
+        'rates': rates,
+        'auto_pad': auto_pad,
+    })
 
 
 def eye(
@@ -974,6 +1544,31 @@ def eye(
     """
     return build('openvino', 'Eye', 'opset9', (num_rows, num_columns, diagonal_index, batch_shape), name, {
         'output_type': output_type,
+    })
+
+
+def fake_convert(
+    data: TensorLike,
+    scale: TensorLike,
+    shift: TensorLike | None = None,
+    *,
+    destination_type: Literal['f8e4m3', 'f8e5m2'] = 'f8e4m3',
+    name: str | None = None,
+) -> Output:
+    """FakeConvert-opset13 (``openvino::FakeConvert-opset13``).
+
+    Inputs:
+        data: f32, f16, bf16
+        scale: f32, f16, bf16
+        shift: f32, f16, bf16 (optional)
+
+    Attributes:
+        destination_type: Literal['f8e4m3', 'f8e5m2'], default 'f8e4m3'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'FakeConvert', 'opset13', (data, scale, shift), name, {
+        'destination_type': destination_type,
     })
 
 
@@ -1125,6 +1720,31 @@ def gather_nd(
     })
 
 
+def gather_tree(
+    step_ids: TensorLike,
+    parent_ids: TensorLike,
+    max_seq_len: TensorLike,
+    end_token: TensorLike,
+    *,
+    name: str | None = None,
+) -> Output:
+    """GatherTree-opset1 (``openvino::GatherTree-opset1``).
+
+    GatherTree-1: ``step_ids``/``parent_ids [T, N, beam]``, ``max_seq_len [N]``, scalar
+    ``end_token``; the full beams, each traced back from its last step; after the first
+    ``end_token`` (and past ``max_seq_len``) every step is ``end_token``.
+
+    Inputs:
+        step_ids: f32, f16, bf16, f64, i32, i64
+        parent_ids: f32, f16, bf16, f64, i32, i64
+        max_seq_len: f32, f16, bf16, f64, i32, i64
+        end_token: f32, f16, bf16, f64, i32, i64
+
+    Returns the output (output).
+    """
+    return build('openvino', 'GatherTree', 'opset1', (step_ids, parent_ids, max_seq_len, end_token), name, {})
+
+
 def gelu(
     arg: TensorLike,
     *,
@@ -1197,6 +1817,53 @@ def greater_equal(
     return build('openvino', 'GreaterEqual', 'opset1', (A, B), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
+    })
+
+
+def grid_sample(
+    data: TensorLike,
+    grid: TensorLike,
+    *,
+    align_corners: bool = False,
+    mode: Literal['bilinear', 'bicubic', 'nearest'] = 'bilinear',
+    padding_mode: Literal['zeros', 'border', 'reflection'] = 'zeros',
+    name: str | None = None,
+) -> Output:
+    """GridSample-opset9 (``openvino::GridSample-opset9``).
+
+    Inputs:
+        data: any type
+        grid: any type
+
+    Attributes:
+        align_corners: bool, default False
+        mode: Literal['bilinear', 'bicubic', 'nearest'], default 'bilinear'
+        padding_mode: Literal['zeros', 'border', 'reflection'], default 'zeros'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'GridSample', 'opset9', (data, grid), name, {
+        'align_corners': align_corners,
+        'mode': mode,
+        'padding_mode': padding_mode,
+    })
+
+
+def grn(data: TensorLike, *, bias: float = 1.0, name: str | None = None) -> Output:
+    """GRN-opset1 (``openvino::GRN-opset1``).
+
+    GRN-1: ``x / sqrt(sum over axis 1 of x^2 + bias)`` for data of rank 2 to 4.
+
+    Inputs:
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
+
+    Attributes:
+        bias: float, default 1.0
+
+    Returns the output (output).
+    """
+    return build('openvino', 'GRN', 'opset1', (data,), name, {
+        'bias': bias,
     })
 
 
@@ -1308,6 +1975,25 @@ def group_normalization(
         'num_groups': num_groups,
         'epsilon': epsilon,
     })
+
+
+def grouped_mat_mul(
+    mat_a: TensorLike,
+    mat_b: TensorLike,
+    offsets: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """GroupedMatMul-opset17 (``openvino::GroupedMatMul-opset17``).
+
+    Inputs:
+        mat_a: any type
+        mat_b: any type
+        offsets: i32, i64 (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'GroupedMatMul', 'opset17', (mat_a, mat_b, offsets), name, {})
 
 
 def gru_cell(
@@ -1450,6 +2136,46 @@ def hard_sigmoid(
     return build('openvino', 'HardSigmoid', 'opset1', (data, alpha, beta), name, {})
 
 
+def i420to_bgr(
+    y: TensorLike,
+    u: TensorLike | None = None,
+    v: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """I420toBGR-opset8 (``openvino::I420toBGR-opset8``).
+
+    Inputs:
+        y: any type
+        u: any type (optional)
+        v: any type (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'I420toBGR', 'opset8', (y, u, v), name, {})
+
+
+def i420to_rgb(
+    y: TensorLike,
+    u: TensorLike | None = None,
+    v: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """I420toRGB-opset8 (``openvino::I420toRGB-opset8``).
+
+    I420toRGB-8: Y, U and V planes (one plane or three inputs) to RGB.
+
+    Inputs:
+        y: any type
+        u: any type (optional)
+        v: any type (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'I420toRGB', 'opset8', (y, u, v), name, {})
+
+
 def identity(data: TensorLike, *, name: str | None = None) -> Output:
     """Identity-opset16 (``openvino::Identity-opset16``).
 
@@ -1461,6 +2187,27 @@ def identity(data: TensorLike, *, name: str | None = None) -> Output:
     Returns the output (output).
     """
     return build('openvino', 'Identity', 'opset16', (data,), name, {})
+
+
+def idft(
+    data: TensorLike,
+    axes: TensorLike,
+    signal_size: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """IDFT-opset7 (``openvino::IDFT-opset7``).
+
+    IDFT-7: the inverse transform (divided by the signal's element count).
+
+    Inputs:
+        data: f32, f16, bf16
+        axes: i32, i64
+        signal_size: i32, i64 (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'IDFT', 'opset7', (data, axes, signal_size), name, {})
 
 
 def if_(
@@ -1551,6 +2298,46 @@ def interpolate(
     })
 
 
+def inverse(data: TensorLike, *, adjoint: bool = False, name: str | None = None) -> Output:
+    """Inverse-opset14 (``openvino::Inverse-opset14``).
+
+    Inverse-14: the inverse of each ``[N, N]`` matrix in the last two dims (of its transpose
+    with ``adjoint``); the output keeps the input's shape (OpenVINO does not merge the two dims).
+
+    Inputs:
+        data: any type
+
+    Attributes:
+        adjoint: bool, default False
+
+    Returns the output (output).
+    """
+    return build('openvino', 'Inverse', 'opset14', (data,), name, {
+        'adjoint': adjoint,
+    })
+
+
+def irdft(
+    data: TensorLike,
+    axes: TensorLike,
+    signal_size: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """IRDFT-opset9 (``openvino::IRDFT-opset9``).
+
+    IRDFT-9: the inverse of RDFT: the last axis grows to ``2 * (n - 1)`` (or its signal size).
+
+    Inputs:
+        data: f32, f16, bf16
+        axes: i32, i64
+        signal_size: i32, i64 (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'IRDFT', 'opset9', (data, axes, signal_size), name, {})
+
+
 def is_finite(data: TensorLike, *, name: str | None = None) -> Output:
     """IsFinite-opset10 (``openvino::IsFinite-opset10``).
 
@@ -1595,6 +2382,38 @@ def is_na_n(data: TensorLike, *, name: str | None = None) -> Output:
     Returns the output (output).
     """
     return build('openvino', 'IsNaN', 'opset10', (data,), name, {})
+
+
+def istft(
+    data: TensorLike,
+    window: TensorLike,
+    frame_size: TensorLike,
+    frame_step: TensorLike,
+    signal_length: TensorLike | None = None,
+    *,
+    center: bool = False,
+    normalized: bool = False,
+    name: str | None = None,
+) -> Output:
+    """ISTFT-opset16 (``openvino::ISTFT-opset16``).
+
+    Inputs:
+        data: any type
+        window: any type
+        frame_size: i32, i64
+        frame_step: i32, i64
+        signal_length: i32, i64 (optional)
+
+    Attributes:
+        center: bool, default False
+        normalized: bool, default False
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ISTFT', 'opset16', (data, window, frame_size, frame_step, signal_length), name, {
+        'center': center,
+        'normalized': normalized,
+    })
 
 
 def less(
@@ -1801,6 +2620,41 @@ def loop(
         'input_descriptions': input_descriptions,
         'output_descriptions': output_descriptions,
         'back_edges': back_edges,
+    })
+
+
+def lrn(
+    data: TensorLike,
+    axes: TensorLike,
+    *,
+    alpha: float = 0.0001,
+    beta: float = 0.75,
+    bias: float = 1.0,
+    size: int = 5,
+    name: str | None = None,
+) -> Output:
+    """LRN-opset1 (``openvino::LRN-opset1``).
+
+    LRN-1: ``x / (bias + alpha / size^len(axes) * sum(x^2 over the window))^beta``; the window
+    spans ``(size - 1) // 2`` elements either side along each axis of the ``axes`` input.
+
+    Inputs:
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        axes: i32, i64
+
+    Attributes:
+        alpha: float, default 0.0001
+        beta: float, default 0.75
+        bias: float, default 1.0
+        size: int, default 5
+
+    Returns the output (output).
+    """
+    return build('openvino', 'LRN', 'opset1', (data, axes), name, {
+        'alpha': alpha,
+        'beta': beta,
+        'bias': bias,
+        'size': size,
     })
 
 
@@ -2064,6 +2918,45 @@ def mod(
     })
 
 
+def multinomial(
+    probs: TensorLike,
+    num_samples: TensorLike,
+    *,
+    convert_type: Literal['i32', 'i64'] = 'i64',
+    with_replacement: bool = False,
+    log_probs: bool = False,
+    global_seed: int = 0,
+    op_seed: int = 0,
+    name: str | None = None,
+) -> Output:
+    """Multinomial-opset13 (``openvino::Multinomial-opset13``).
+
+    Multinomial-13: ``num_samples`` class indices per row of ``probs [B, C]`` (or log
+    probabilities), with or without replacement, from RandomUniform's stream in the probs' type:
+    a sample picks the first class whose normalized cumulative probability reaches it.
+
+    Inputs:
+        probs: f32, f16, bf16, f64
+        num_samples: i32, i64
+
+    Attributes:
+        convert_type: Literal['i32', 'i64'], default 'i64'
+        with_replacement: bool, default False
+        log_probs: bool, default False
+        global_seed: int, default 0
+        op_seed: int, default 0
+
+    Returns the output (output).
+    """
+    return build('openvino', 'Multinomial', 'opset13', (probs, num_samples), name, {
+        'convert_type': convert_type,
+        'with_replacement': with_replacement,
+        'log_probs': log_probs,
+        'global_seed': global_seed,
+        'op_seed': op_seed,
+    })
+
+
 def multiply(
     A: TensorLike,
     B: TensorLike,
@@ -2210,6 +3103,32 @@ def not_equal(
     })
 
 
+def nv12to_bgr(y: TensorLike, uv: TensorLike | None = None, *, name: str | None = None) -> Output:
+    """NV12toBGR-opset8 (``openvino::NV12toBGR-opset8``).
+
+    Inputs:
+        y: any type
+        uv: any type (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'NV12toBGR', 'opset8', (y, uv), name, {})
+
+
+def nv12to_rgb(y: TensorLike, uv: TensorLike | None = None, *, name: str | None = None) -> Output:
+    """NV12toRGB-opset8 (``openvino::NV12toRGB-opset8``).
+
+    NV12toRGB-8: Y plane + interleaved UV (one plane or two inputs) to RGB.
+
+    Inputs:
+        y: any type
+        uv: any type (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'NV12toRGB', 'opset8', (y, uv), name, {})
+
+
 def one_hot(
     indices: TensorLike,
     depth: TensorLike,
@@ -2314,6 +3233,42 @@ def power(
     })
 
 
+def random_uniform(
+    shape: TensorLike,
+    minval: TensorLike,
+    maxval: TensorLike,
+    *,
+    output_type: Literal['f16', 'bf16', 'f32', 'f64', 'i32', 'i64'],
+    global_seed: int = 0,
+    op_seed: int = 0,
+    alignment: Literal['tensorflow', 'pytorch'] = 'tensorflow',
+    name: str | None = None,
+) -> Output:
+    """RandomUniform-opset8 (``openvino::RandomUniform-opset8``).
+
+    RandomUniform-8: ``shape`` (1-D integer) values in ``[min, max)`` of ``output_type``.
+
+    Inputs:
+        shape: i32, i64
+        minval: any type
+        maxval: any type
+
+    Attributes:
+        output_type: Literal['f16', 'bf16', 'f32', 'f64', 'i32', 'i64'], required
+        global_seed: int, default 0
+        op_seed: int, default 0
+        alignment: Literal['tensorflow', 'pytorch'], default 'tensorflow'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'RandomUniform', 'opset8', (shape, minval, maxval), name, {
+        'output_type': output_type,
+        'global_seed': global_seed,
+        'op_seed': op_seed,
+        'alignment': alignment,
+    })
+
+
 def range(
     start: TensorLike,
     stop: TensorLike,
@@ -2338,6 +3293,54 @@ def range(
     """
     return build('openvino', 'Range', 'opset4', (start, stop, step), name, {
         'output_type': output_type,
+    })
+
+
+def rdft(
+    data: TensorLike,
+    axes: TensorLike,
+    signal_size: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """RDFT-opset9 (``openvino::RDFT-opset9``).
+
+    RDFT-9: real data to the non-negative frequencies of the last axis (``n // 2 + 1``).
+
+    Inputs:
+        data: f32, f16, bf16
+        axes: i32, i64
+        signal_size: i32, i64 (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'RDFT', 'opset9', (data, axes, signal_size), name, {})
+
+
+def read_value(
+    init: TensorLike | None = None,
+    *,
+    variable_id: str,
+    variable_type: ElementType | str = 'dynamic',
+    variable_shape: Any = DEFAULT,
+    name: str | None = None,
+) -> Output:
+    """ReadValue-opset6 (``openvino::ReadValue-opset6``).
+
+    Inputs:
+        init: any type (optional)
+
+    Attributes:
+        variable_id: str, required
+        variable_type: ElementType | str, default 'dynamic'
+        variable_shape: Any, default DEFAULT
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ReadValue', 'opset6', (init,), name, {
+        'variable_id': variable_id,
+        'variable_type': variable_type,
+        'variable_shape': variable_shape,
     })
 
 
@@ -2638,6 +3641,30 @@ def reverse_sequence(
     })
 
 
+def rg_bto_nv12(
+    rgb: TensorLike,
+    *,
+    single_plane: bool = True,
+    name: str | None = None,
+) -> list[Output]:
+    """RGBtoNV12-opset17 (``openvino::RGBtoNV12-opset17``).
+
+    RGBtoNV12-17: ``[N, H, W, 3]`` to NV12, one plane ``[N, H*3/2, W, 1]`` (``single_plane``) or
+    Y ``[N,H,W,1]`` + UV ``[N,H/2,W/2,2]``; chroma is the mean of each 2x2 block's (rounded) U and V.
+
+    Inputs:
+        rgb: any type
+
+    Attributes:
+        single_plane: bool, default True
+
+    Returns the outputs (y_or_yuv, uv).
+    """
+    return build_many('openvino', 'RGBtoNV12', 'opset17', (rgb,), name, {
+        'single_plane': single_plane,
+    })
+
+
 def rnn_cell(
     X: TensorLike,
     initial_hidden_state: TensorLike,
@@ -2914,6 +3941,35 @@ def search_sorted(
     })
 
 
+def segment_max(
+    data: TensorLike,
+    segment_ids: TensorLike,
+    num_segments: TensorLike | None = None,
+    *,
+    fill_mode: Literal['zero', 'lowest', 'ZERO', 'LOWEST'],
+    name: str | None = None,
+) -> Output:
+    """SegmentMax-opset16 (``openvino::SegmentMax-opset16``).
+
+    SegmentMax-16: the maximum of the rows of ``data`` per segment id (``segment_ids``: sorted,
+    one per row); ``num_segments`` (default: the largest id + 1) rows out; an empty segment is 0
+    (``fill_mode`` zero) or the type's lowest value (lowest). Ids past ``num_segments`` end the scan.
+
+    Inputs:
+        data: any type
+        segment_ids: i32, i64
+        num_segments: i32, i64 (optional)
+
+    Attributes:
+        fill_mode: Literal['zero', 'lowest', 'ZERO', 'LOWEST'], required
+
+    Returns the output (output).
+    """
+    return build('openvino', 'SegmentMax', 'opset16', (data, segment_ids, num_segments), name, {
+        'fill_mode': fill_mode,
+    })
+
+
 def select(
     cond: TensorLike,
     then: TensorLike,
@@ -3090,6 +4146,34 @@ def slice(
     return build('openvino', 'Slice', 'opset8', (data, start, stop, step, axes), name, {})
 
 
+def slice_scatter(
+    data: TensorLike,
+    updates: TensorLike,
+    start: TensorLike,
+    stop: TensorLike,
+    step: TensorLike,
+    axes: TensorLike | None = None,
+    *,
+    name: str | None = None,
+) -> Output:
+    """SliceScatter-opset15 (``openvino::SliceScatter-opset15``).
+
+    SliceScatter-15: the region Slice-8 would read (``start``/``stop``/``step`` along ``axes``)
+    takes ``updates`` (of the region's shape; converted to data's type); the output is data's shape.
+
+    Inputs:
+        data: any type
+        updates: any type
+        start: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        stop: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        step: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        axes: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64 (optional)
+
+    Returns the output (output).
+    """
+    return build('openvino', 'SliceScatter', 'opset15', (data, updates, start, stop, step, axes), name, {})
+
+
 def soft_plus(arg: TensorLike, *, name: str | None = None) -> Output:
     """SoftPlus-opset4 (``openvino::SoftPlus-opset4``).
 
@@ -3132,6 +4216,29 @@ def softmax(data: TensorLike, *, axis: int = 1, name: str | None = None) -> Outp
     })
 
 
+def space_to_batch(
+    data: TensorLike,
+    block_shape: TensorLike,
+    pads_begin: TensorLike,
+    pads_end: TensorLike,
+    *,
+    name: str | None = None,
+) -> Output:
+    """SpaceToBatch-opset2 (``openvino::SpaceToBatch-opset2``).
+
+    SpaceToBatch-2: pads each dim, then moves blocks of the spatial dims into the batch.
+
+    Inputs:
+        data: any type
+        block_shape: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        pads_begin: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        pads_end: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+
+    Returns the output (output).
+    """
+    return build('openvino', 'SpaceToBatch', 'opset2', (data, block_shape, pads_begin, pads_end), name, {})
+
+
 def space_to_depth(
     data: TensorLike,
     *,
@@ -3156,6 +4263,32 @@ def space_to_depth(
         'mode': mode,
         'block_size': block_size,
     })
+
+
+def sparse_fill_empty_rows(
+    values: TensorLike,
+    dense_shape: TensorLike,
+    indices: TensorLike,
+    default_value: TensorLike,
+    *,
+    name: str | None = None,
+) -> list[Output]:
+    """SparseFillEmptyRows-opset16 (``openvino::SparseFillEmptyRows-opset16``).
+
+    SparseFillEmptyRows-16: a 2-D sparse tensor (``indices [N, 2]``, ``values [N]``,
+    ``dense_shape [2]``) with an entry ``(row, 0) = default_value`` added to each empty row; entries
+    come out sorted by (row, column), and ``empty_row_indicator`` marks the rows that were empty.
+    The entry count is data-dependent: ``[?,2]`` unless every input is known.
+
+    Inputs:
+        values: any type
+        dense_shape: i32, i64
+        indices: i32, i64
+        default_value: any type
+
+    Returns the outputs (output_indices, output_values, empty_row_indicator).
+    """
+    return build_many('openvino', 'SparseFillEmptyRows', 'opset16', (values, dense_shape, indices, default_value), name, {})
 
 
 def split(
@@ -3246,6 +4379,33 @@ def squeeze(
     })
 
 
+def stft(
+    signal: TensorLike,
+    window: TensorLike,
+    frame_size: TensorLike,
+    frame_step: TensorLike,
+    *,
+    transpose_frames: bool = False,
+    name: str | None = None,
+) -> Output:
+    """STFT-opset15 (``openvino::STFT-opset15``).
+
+    Inputs:
+        signal: any type
+        window: any type
+        frame_size: i32, i64
+        frame_step: i32, i64
+
+    Attributes:
+        transpose_frames: bool, default False
+
+    Returns the output (output).
+    """
+    return build('openvino', 'STFT', 'opset15', (signal, window, frame_size, frame_step), name, {
+        'transpose_frames': transpose_frames,
+    })
+
+
 def strided_slice(
     data: TensorLike,
     begin: TensorLike,
@@ -3287,6 +4447,42 @@ def strided_slice(
         'shrink_axis_mask': shrink_axis_mask,
         'ellipsis_mask': ellipsis_mask,
     })
+
+
+def string_tensor_pack(
+    begins: TensorLike,
+    ends: TensorLike,
+    symbols: TensorLike,
+    *,
+    mode: Literal['begins_ends'] = 'begins_ends',
+    name: str | None = None,
+) -> Output:
+    """StringTensorPack-opset15 (``openvino::StringTensorPack-opset15``).
+
+    Inputs:
+        begins: i32, i64
+        ends: i32, i64
+        symbols: u8
+
+    Attributes:
+        mode: Literal['begins_ends'], default 'begins_ends'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'StringTensorPack', 'opset15', (begins, ends, symbols), name, {
+        'mode': mode,
+    })
+
+
+def string_tensor_unpack(data: TensorLike, *, name: str | None = None) -> list[Output]:
+    """StringTensorUnpack-opset15 (``openvino::StringTensorUnpack-opset15``).
+
+    Inputs:
+        data: string
+
+    Returns the outputs (begins, ends, symbols).
+    """
+    return build_many('openvino', 'StringTensorUnpack', 'opset15', (data,), name, {})
 
 
 def subtract(
@@ -3447,6 +4643,35 @@ def transpose(arg: TensorLike, input_order: TensorLike, *, name: str | None = No
     Returns the output (output).
     """
     return build('openvino', 'Transpose', 'opset1', (arg, input_order), name, {})
+
+
+def unique(
+    data: TensorLike,
+    axis: TensorLike | None = None,
+    *,
+    sorted: bool = True,
+    index_element_type: Literal['i32', 'i64'] = 'i64',
+    count_element_type: Literal['i32', 'i64'] = 'i64',
+    name: str | None = None,
+) -> list[Output]:
+    """Unique-opset10 (``openvino::Unique-opset10``).
+
+    Inputs:
+        data: any type
+        axis: i32, i64 (optional)
+
+    Attributes:
+        sorted: bool, default True
+        index_element_type: Literal['i32', 'i64'], default 'i64'
+        count_element_type: Literal['i32', 'i64'], default 'i64'
+
+    Returns the outputs (unique, indices, rev_idx, counts).
+    """
+    return build_many('openvino', 'Unique', 'opset10', (data, axis), name, {
+        'sorted': sorted,
+        'index_element_type': index_element_type,
+        'count_element_type': count_element_type,
+    })
 
 
 def unsqueeze(data: TensorLike, axes: TensorLike, *, name: str | None = None) -> Output:

@@ -6,7 +6,9 @@ memory is the live set). A run is then a plain loop over tuples, with no network
 look-ups on pydantic objects and no per-node allocations beyond the argument list.
 
 Constants are placed in the value table from a template built with the plan (their arrays are
-shared, never copied); Parameters from the checked inputs.
+shared, never copied); Parameters from the checked inputs. Stateful ops (ReadValue, Assign) get the
+request's variable store as their first argument: it sits in one extra slot of the value table
+(``RunPlan.state_slot``), filled per run, so state never lives in the plan, the model or a global.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ import numpy as np
 
 from graphir.errors import EvaluationError, GraphirError, InputError, UnsupportedOpError
 from graphir.ops.openvino.core import Constant, Parameter, Result
+from graphir.decompression import absorbed_nodes, fold_decompressions
+from graphir.variables import VariableStore, model_variables
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -56,6 +60,10 @@ class RunPlan:
     #: whether a progress bar may be worth it: more than one step, and the last run (if any) took
     #: over half a second; fast models then skip the terminal check and tqdm entirely
     show_progress: bool = False
+    #: the value-table slot that holds the variable store during a run (-1: the model has no stateful op)
+    state_slot: int = -1
+    #: the model's variables by id (see graphir.variables), for the stores of its requests
+    variables: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -119,8 +127,11 @@ def build_plan(model: "Model") -> RunPlan:
     for r in results:
         src = r.input_value(0)
         slot_of[(r.id, 0)] = slot_of[(src.node.id, src.index)]
+    folded = fold_decompressions(order)  # weight decompression, computed once in f32 as OpenVINO does
+    skipped = absorbed_nodes(order, folded, results + model.sinks) if folded else set()
     last_use: dict[int, int] = {}
-    executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant))]
+    executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant))
+                and n.id not in folded and n.id not in skipped]
     for step_index, node in enumerate(executed):
         for i in range(len(node.output_types)):  # an output nobody reads is dropped at once
             last_use[slot_of[(node.id, i)]] = step_index
@@ -129,12 +140,18 @@ def build_plan(model: "Model") -> RunPlan:
                 last_use[slot_of[(used.node.id, used.index)]] = step_index
     result_slots = [slot_of[(r.id, 0)] for r in results]
     keep = set(result_slots)
-    template: list[Any] = [None] * next_slot
+    stateful = any(getattr(n.op, "stateful", False) for n in executed)
+    state_slot = next_slot if stateful else -1
+    template: list[Any] = [None] * (next_slot + stateful)
     for node in order:
         if isinstance(node.op, Constant):
             slot = slot_of[(node.id, 0)]
             template[slot] = node.op.value
             keep.add(slot)  # constants live in the template; nothing to free
+        elif node.id in folded:
+            slot = slot_of[(node.id, 0)]
+            template[slot] = folded[node.id]
+            keep.add(slot)
     releases: dict[int, list[int]] = {}
     for slot, step_index in last_use.items():
         if slot not in keep:
@@ -142,9 +159,13 @@ def build_plan(model: "Model") -> RunPlan:
     steps: list[Step] = []
     for step_index, node in enumerate(executed):
         ins = tuple(slot_of[(s.node.id, s.index)] for s in node.inputs if s is not None)
+        specialize = getattr(node.op, "specialize", None)  # ops whose evaluate depends on input types
+        evaluate = node.op.evaluate if specialize is None else specialize(node.input_types())
+        if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
+            ins, evaluate = (state_slot, *ins), node.op.evaluate_state
         base = slot_of[(node.id, 0)] if node.output_types else -1
         first = (ins + (-1, -1, -1))[:3]
-        steps.append((node.op.evaluate, len(ins), first[0], first[1], first[2], ins, base, len(node.output_types),
+        steps.append((evaluate, len(ins), first[0], first[1], first[2], ins, base, len(node.output_types),
                       tuple(sorted(releases.get(step_index, ()))), node))
     params = model.get_parameters()
     specs = [_input_spec(i, p) for i, p in enumerate(params)]
@@ -164,6 +185,8 @@ def build_plan(model: "Model") -> RunPlan:
         template=template,
         result_pairs=tuple(zip(unique_result_keys(results), result_slots)),
         show_progress=len(steps) > 1,
+        state_slot=state_slot,
+        variables=model_variables(order, f"model '{model.name}'", model.sinks) if stateful else {},
     )
 
 
@@ -293,19 +316,23 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
 
 
 @overload
-def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False,
-        progress: bool | None = None) -> dict[str, np.ndarray]: ...
+def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
+        state: "VariableStore | None" = None) -> dict[str, np.ndarray]: ...
 @overload
-def run(model: "Model", inputs: Any = None, *, profile: Literal[True],
-        progress: bool | None = None) -> RunResult: ...
+def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
+        state: "VariableStore | None" = None) -> RunResult: ...
 @overload
-def run(model: "Model", inputs: Any = None, *, profile: bool,
-        progress: bool | None = None) -> "dict[str, np.ndarray] | RunResult": ...
+def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | None = None,
+        state: "VariableStore | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
 
 
-def run(model: "Model", inputs: Any = None, *, profile: bool = False,
-        progress: bool | None = None) -> "dict[str, np.ndarray] | RunResult":
+def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
+        state: "VariableStore | None" = None) -> "dict[str, np.ndarray] | RunResult":
     """Run ``model``; returns {result tensor name: array} in Result order.
+
+    ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;
+    Assigns take effect once the run completes). Without one, the run starts from every
+    variable's initial value and its Assigns are discarded: ``model.run`` is stateless.
 
     ``inputs``: a dict keyed by Parameter friendly name or tensor name (or index), or a list in
     Parameter order (a single array for a one-input model). With ``profile=True`` returns a
@@ -317,6 +344,23 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False,
         plan = get_plan(model)
     values = plan.template.copy()
     _place_inputs(model, plan, inputs, values, plan.parameter_slots)
+    if plan.state_slot >= 0:
+        if state is None:
+            state = VariableStore(plan.variables)
+        values[plan.state_slot] = state
+    try:
+        outputs = _execute(plan, values, profile, progress)
+    except BaseException:
+        if state is not None:
+            state.abandon()
+        raise
+    if state is not None:
+        state.commit()
+    return outputs
+
+
+def _execute(plan: RunPlan, values: list[Any], profile: bool, progress: bool | None) -> Any:
+    records: list[NodeProfile] = []
     if profile:
         records = _run_profiled(plan.steps, values)
     else:

@@ -21,10 +21,17 @@ if TYPE_CHECKING:
     import numpy as np
 
     from graphir.interpreter import RunResult
+    from graphir.request import InferRequest
+    from graphir.variables import Variable, VariableStore
 
 
 class Model:
-    """An inference graph: Parameters in, Results out, nodes between."""
+    """An inference graph: Parameters in, Results out, nodes between.
+
+    ``sinks``: nodes kept though no Result reads them (OpenVINO's ``get_sinks()``: the Assigns of a
+    stateful model). Any sink op reached through ``results``/``nodes`` joins them too. Their
+    variables are :attr:`variables`; their values live in an :class:`~graphir.request.InferRequest`.
+    """
 
     def __init__(
         self,
@@ -34,6 +41,7 @@ class Model:
         *,
         nodes: Iterable[Node] = (),
         rt_info: Mapping[str, Any] | None = None,
+        sinks: "Sequence[Output | Node]" = (),
     ) -> None:
         if isinstance(results, (Output, Node)):
             results = [results]
@@ -41,15 +49,18 @@ class Model:
         self.rt_info: dict[str, Any] = dict(rt_info or {})
         self.meta: dict[str, Any] = {}  # serializer data kept for round trips (IR version, ...)
         self._results: list[Node] = [self._as_result(r) for r in results]
+        given_sinks = [_node_of(s, "sink") for s in sinks]
         extra = list(nodes)
         self._nodes: dict[int, Node] = {}
-        self._collect(self._results + extra)
+        self._collect(self._results + given_sinks + extra)
+        self.sinks: list[Node] = list(dict.fromkeys(
+            given_sinks + sorted((n for n in self._nodes.values() if getattr(n.op, "sink", False)), key=lambda n: n.id)))
         if parameters is None:
             self._parameters = sorted(
                 (n for n in self._nodes.values() if isinstance(n.op, Parameter)), key=lambda n: n.id
             )
         else:
-            self._parameters = [_node_of(p) for p in parameters]
+            self._parameters = [_node_of(p, "Parameter") for p in parameters]
             seen: set[int] = set()
             for p in self._parameters:
                 if not isinstance(p.op, Parameter):
@@ -122,6 +133,33 @@ class Model:
 
     def get_results(self) -> list[Node]:
         return list(self._results)
+
+    def get_sinks(self) -> list[Node]:
+        return list(self.sinks)
+
+    def add_sinks(self, sinks: "Sequence[Output | Node]") -> None:
+        """Keep these nodes (and what feeds them) though no Result reads them."""
+        new = [_node_of(s, "sink") for s in sinks]
+        self._collect(new)
+        self.sinks.extend(n for n in new if n not in self.sinks)
+        self._invalidate()
+
+    @property
+    def variables(self) -> "list[Variable]":
+        """The variables the model's ReadValue/Assign nodes read and write (id, element type, partial
+        shape), in topological order; a GraphError when an Assign has no ReadValue or a declaration
+        conflicts (see :mod:`graphir.variables`)."""
+        from graphir.variables import model_variables
+
+        return list(model_variables(self.get_ordered_ops(), f"model '{self.name}'", self.sinks).values())
+
+    get_variables = variables.fget
+
+    def create_infer_request(self) -> "InferRequest":
+        """A request with its own variable state (OpenVINO's ``CompiledModel.create_infer_request``)."""
+        from graphir.request import InferRequest
+
+        return InferRequest(self)
 
     @property
     def parameters(self) -> list[Node]:
@@ -243,6 +281,7 @@ class Model:
             )
         del self._nodes[node.id]
         self._results = [r for r in self._results if r is not node]
+        self.sinks = [s for s in self.sinks if s is not node]
         self._parameters = [p for p in self._parameters if p is not node]
         self._invalidate()
 
@@ -280,6 +319,8 @@ class Model:
                         f"{src.node.describe()}, which has {len(src.node.output_types)} outputs"
                     )
         self.get_ordered_ops()
+        if any(getattr(n.op, "stateful", False) for n in self._nodes.values()):
+            self.variables  # noqa: B018 - the variables' pairing rules (a GraphError names the node)
 
     # --- inference, running, copying --------------------------------------------------------
     def infer_shapes(self) -> None:
@@ -297,19 +338,22 @@ class Model:
         reshape(self, shapes)
 
     @overload
-    def run(self, inputs: Any = None, *, profile: Literal[False] = False,
-            progress: bool | None = None) -> "dict[str, np.ndarray]": ...
+    def run(self, inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
+            state: "VariableStore | None" = None) -> "dict[str, np.ndarray]": ...
     @overload
-    def run(self, inputs: Any = None, *, profile: Literal[True], progress: bool | None = None) -> "RunResult": ...
+    def run(self, inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
+            state: "VariableStore | None" = None) -> "RunResult": ...
     @overload
-    def run(self, inputs: Any = None, *, profile: bool,
-            progress: bool | None = None) -> "dict[str, np.ndarray] | RunResult": ...
+    def run(self, inputs: Any = None, *, profile: bool, progress: bool | None = None,
+            state: "VariableStore | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
 
-    def run(self, inputs: Any = None, *, profile: bool = False,
-            progress: bool | None = None) -> "dict[str, np.ndarray] | RunResult":
+    def run(self, inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
+            state: "VariableStore | None" = None) -> "dict[str, np.ndarray] | RunResult":
         """Run on numpy inputs; see :func:`graphir.interpreter.run` (``profile=True``: a RunResult
-        with the outputs and a per-node profile)."""
-        return _run(self, inputs, profile=profile, progress=progress)  # imported once below: an import per call costs ~2-15 us
+        with the outputs and a per-node profile). Stateless: every call starts from each
+        variable's initial value and forgets what its Assigns wrote (use
+        :meth:`create_infer_request` to carry state from one call to the next)."""
+        return _run(self, inputs, profile=profile, progress=progress, state=state)  # imported once below: an import per call costs ~2-15 us
 
     def clone(self) -> "Model":
         """A deep copy: new nodes with equal ops, names, ids and connections; constants shared."""
@@ -331,6 +375,7 @@ class Model:
         model._nodes = {nid: mapping[nid] for nid in self._nodes}
         model._results = [mapping[r.id] for r in self._results]
         model._parameters = [mapping[p.id] for p in self._parameters]
+        model.sinks = [mapping[s.id] for s in self.sinks]
         model._invalidate()
         return model
 
@@ -375,9 +420,9 @@ class Model:
 from graphir.interpreter import run as _run  # noqa: E402 - after Model; interpreter does not import model
 
 
-def _node_of(value: "Output | Node") -> Node:
+def _node_of(value: "Output | Node", role: str = "Parameter") -> Node:
     if isinstance(value, Output):
         return value.node
     if isinstance(value, Node):
         return value
-    raise GraphError(f"expected a Parameter node or its output, got {type(value).__name__}")
+    raise GraphError(f"expected a {role} node or its output, got {type(value).__name__}")

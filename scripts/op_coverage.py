@@ -15,7 +15,9 @@ from pathlib import Path
 from graphir.ops.base import Op
 from graphir.ops.registry import all_ops
 
-_ENTRY = re.compile(r"_OPENVINO_OP_REG\((\w+),\s*([\w:]+)\)")
+#: a table entry is a line that starts with the macro; the ``#define _OPENVINO_OP_REG(x, y)`` line
+#: at the top of each table is not one (counting it added two phantom ops, ``a`` and ``x``)
+_ENTRY = re.compile(r"^\s*_OPENVINO_OP_REG\((\w+),\s*([\w:]+)\)", re.MULTILINE)
 
 
 def openvino_op_versions() -> dict[tuple[str, str], str]:
@@ -39,7 +41,12 @@ def runs(cls: type[Op]) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--missing", action="store_true", help="list the op versions graphir lacks")
+    parser.add_argument("--missing", action="store_true",
+                        help="list the op versions graphir lacks, and those it defines but cannot run")
+    parser.add_argument("--per-opset", action="store_true",
+                        help="defined and runnable counts of the op versions each opset introduces")
+    parser.add_argument("--list", action="store_true",
+                        help="every op version with its status: runs, defined (not runnable) or missing")
     args = parser.parse_args()
     reference = {(name, opset) for (name, _), opset in openvino_op_versions().items()}
     ours = {(cls.type_name, cls.version): cls for cls in all_ops("openvino")}
@@ -50,9 +57,20 @@ def main() -> None:
     types_running = {name for name, _ in running}
     print(f"op versions: {len(defined)} defined, {len(running)} run, of {len(reference)} in OpenVINO's opsets")
     print(f"op types:    {len(types_defined)} defined, {len(types_running)} run, of {len(types_all)}")
+    if args.per_opset:
+        for opset in sorted({o for _, o in reference}, key=lambda o: int(o.removeprefix("opset"))):
+            introduced = {key for key in reference if key[1] == opset}
+            print(f"  {opset:8s} {len(introduced & defined):3d} defined, {len(introduced & running):3d} run, "
+                  f"of {len(introduced)}")
+    if args.list:
+        for name, opset in sorted(reference, key=lambda k: (int(k[1].removeprefix("opset")), k[0])):
+            status = "runs" if (name, opset) in running else "defined" if (name, opset) in defined else "missing"
+            print(f"  {name}-{opset}: {status}")
     if args.missing:
         for name, opset in sorted(reference - defined):
             print(f"  missing {name}-{opset}")
+        for name, opset in sorted(defined - running):
+            print(f"  defined, not runnable {name}-{opset}")
 
 
 if __name__ == "__main__":

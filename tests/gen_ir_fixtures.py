@@ -8,7 +8,9 @@ what OpenVINO really writes and the writer can be compared with it (canonical XM
 * ``names.xml``: tensor names with commas, several names per tensor, named Results;
 * ``rt_info.xml``: layouts on ports, custom net rt_info (nested keys, lists);
 * ``select_v10.xml`` / ``select_v11.xml`` and ``select_pdpd.xml``: the same nets as IR v10 and v11;
-* ``if.xml``: an If with then/else bodies (subgraphs); ``unknown_op.xml``: an op graphir lacks;
+* ``if.xml``: an If with then/else bodies (subgraphs); ``unknown_op.xml``: an op graphir lacks (an
+  extension op: OpenVINO's ExtractImagePatches written under another type name and opset, since
+  graphir now has every op of OpenVINO's own opsets);
 * ``torch_cnn.xml`` / ``torch_mlp.xml``: small PyTorch modules via ``openvino.convert_model``.
 """
 from __future__ import annotations
@@ -144,9 +146,13 @@ def if_op() -> None:
 
 def unknown_op() -> None:
     x = op1.parameter([1, 1, 4, 4], np.float32, name="x")
-    y = ov.opset3.extract_image_patches(x, [2, 2], [2, 2], [1, 1], "valid")  # an op graphir lacks
+    y = ov.opset3.extract_image_patches(x, [2, 2], [2, 2], [1, 1], "valid")
+    y.set_friendly_name("CustomImagePatches_111")
     z = op1.select(op1.constant(np.array(True)), y, y)
     _save(ov.Model([op1.result(z, name="out")], [x], "unknown"), "unknown_op")
+    xml = OUT / "unknown_op.xml"  # as an extension op would be written: a type and opset graphir does not know
+    xml.write_text(xml.read_text().replace('type="ExtractImagePatches" version="opset3"',
+                                           'type="CustomImagePatches" version="extension"'))
 
 
 def torch_nets() -> None:

@@ -139,11 +139,11 @@ def test_pdpd_axis_is_read() -> None:
 
 def test_unknown_op_is_opaque_with_recorded_types() -> None:
     model = graphir.read_model(IR / "unknown_op.xml")
-    node = next(n for n in model.nodes() if n.type_name == "ExtractImagePatches")
-    assert isinstance(node.op, OpaqueOp) and node.version == "opset3"
+    node = next(n for n in model.nodes() if n.type_name == "CustomImagePatches")
+    assert isinstance(node.op, OpaqueOp) and node.version == "extension"
     assert node.op.attrs["sizes"] == "2, 2" and node.op.attrs["auto_pad"] == "valid"
     assert str(node.output_types[0]) == "f32[1,4,2,2]"
-    with pytest.raises(UnsupportedOpError, match=rf"layer id={node.id} name='{node.name}' type=ExtractImagePatches version=opset3"):
+    with pytest.raises(UnsupportedOpError, match=rf"layer id={node.id} name='{node.name}' type=CustomImagePatches version=extension"):
         node.infer()
     with pytest.raises(UnsupportedOpError, match="cannot run"):
         model.run({"x": np.zeros([1, 1, 4, 4], np.float32)})

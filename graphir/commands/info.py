@@ -44,6 +44,9 @@ def summary(model: "Model", path: str) -> dict[str, Any]:
                 for (d, t, v), c in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
                 if not (t in ("Parameter", "Result") and v == "opset1")],
         "not_runnable": blocked,
+        "variables": [{"id": v.variable_id, "type": str(v.element_type), "shape": str(v.shape),
+                       "writers": sum(1 for s in model.sinks if getattr(s.op, "variable_id", None) == v.variable_id)}
+                      for v in model.variables],
     }
 
 
@@ -63,6 +66,10 @@ def info(args: argparse.Namespace) -> int:
         print(table(["name", "tensor names", "type", "shape"],
                     [[p["name"], ", ".join(p["tensor_names"]) or "-", p["type"], p["shape"]] for p in ports],
                     indent="  "))
+    if data["variables"]:
+        print(f"\nVariables ({len(data['variables'])}; state carried between steps by an infer request):")
+        print(table(["id", "type", "shape", "assigns"],
+                    [[v["id"], v["type"], v["shape"], v["writers"]] for v in data["variables"]], indent="  "))
     print(f"\nOps ({sum(o['count'] for o in data['ops'])} besides Parameter/Result):")
     print(table(["type", "opset", "dialect", "count"],
                 [[o["type"], o["version"], o["dialect"], o["count"]] for o in data["ops"]], indent="  "))

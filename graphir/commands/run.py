@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -152,6 +153,10 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         raise UsageError(str(exc)) from None
     outputs = result.outputs if isinstance(result, RunResult) else result
+    variables = model.variables
+    if variables:  # on stderr: the JSON on stdout keeps its format
+        print(f"stateful model: ran one step from the initial state of its {len(variables)} variable(s) "
+              f"(each run starts afresh; carry state with model.create_infer_request())", file=sys.stderr)
     records = [{"name": key, "type": _type_name(array), "shape": list(array.shape), "summary": summarize(array)}
                for key, array in outputs.items()]
     if args.output:

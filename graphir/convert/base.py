@@ -127,6 +127,7 @@ def convert_model(model: Model, target: str, **options: Any) -> Model:
         raise ConversionError(
             f"model '{model.name}' cannot be converted from {source} to {target}:\n  " + "\n  ".join(problems)
         )
-    result = Model(new_results, new_params, name=model.name, rt_info=copy.deepcopy(model.rt_info))
+    sinks = [mapping[(s.id, 0)].node for s in model.sinks if (s.id, 0) in mapping]  # kept though no Result reads them
+    result = Model(new_results, new_params, name=model.name, rt_info=copy.deepcopy(model.rt_info), sinks=sinks)
     result.meta = copy.deepcopy(model.meta)
     return result

@@ -46,6 +46,7 @@ from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _te
 from graphir.serializers.ir_scan import scan_ir
 from graphir.serializers.ir_scanned_reader import read_scanned
 from graphir.serializers.ir_rt_info import read_net_rt_info
+from graphir.variables import model_variables
 from graphir.serializers.ir_writer import _tree, _Writer, atomic_write_pair, join_names
 
 __all__ = ["read_ir", "write_ir", "read_layer", "write_layer", "read_ir_string", "write_ir_string",
@@ -96,7 +97,7 @@ def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
             or any(len(c) for c in root if c.tag in ("layers", "edges"))):
         return None
     try:
-        model = _finish(read_scanned(_Reader(where, source), scanned, root), root)
+        model = _finish(read_scanned(_Reader(where, source), scanned, root), root, where)
     except Exception:  # noqa: BLE001 - _Fallback, any error, or a bug: the tree reader decides, never this path
         return None
     return model
@@ -110,11 +111,17 @@ def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = No
         raise SerializationError(f"{where}: IR version \"{version}\" is not supported (10 or 11)")
     reader = _Reader(where, source)
     reader.plain_ports = text is not None and ports_hold_only_valid_dims(text)
-    return _finish(reader.read_graph(root, where), root)
+    return _finish(reader.read_graph(root, where), root, where)
 
 
-def _finish(model: Model, root: Any) -> Model:
-    """What the ``<net>`` element itself holds: IR version, rt_info, its other attributes."""
+def _finish(model: Model, root: Any, where: str = "") -> Model:
+    """What the ``<net>`` element itself holds: IR version, rt_info, its other attributes; then the
+    variables' pairing rules (OpenVINO's read_model refuses an Assign without its ReadValue)."""
+    if any(getattr(n.op, "stateful", False) for n in model.nodes()):
+        try:
+            model_variables(model.nodes(), f"model '{model.name}'")
+        except GraphirError as exc:
+            raise SerializationError(f"{where}: {exc}") from None
     model.meta["ir_version"] = int(root.get("version"))
     model.rt_info = read_net_rt_info(root.find("rt_info"))
     extra_attrs = {k: v for k, v in root.attrib.items() if k not in ("name", "version")}

@@ -5,6 +5,8 @@ tests/ops/test_shape_ops.py): real to integer truncates toward zero through a 32
 then wraps into narrower types (300.7 -> i8 is 44, -1.7 -> u8 is 255); NaN/inf into an integer
 gives that 32/64-bit conversion's "indefinite" value (INT_MIN, so 0 after wrapping into 8/16 bits);
 integer to narrower integer wraps; anything to boolean is ``x != 0`` (NaN is true).
+``nf4`` data holds 4-bit codes; converting it decodes each code through :data:`NF4_TABLE` (checked
+against OpenVINO's Convert of every code in tests/test_weight_decompression.py).
 """
 from __future__ import annotations
 
@@ -12,15 +14,34 @@ from typing import ClassVar
 
 import numpy as np
 
+import functools
+from collections.abc import Callable
+
 from graphir.ops.base import Op, Port, TensorType
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino import shape_values
 from graphir.types import ElementType
 
 
-def convert_array(x: np.ndarray, dst: ElementType) -> np.ndarray:
-    """``x`` converted to element type ``dst`` with OpenVINO's rules (see the module doc)."""
+#: the value of each nf4 code 0..15 (OpenVINO's ConvertNF4 table, the QLoRA NormalFloat4 levels)
+NF4_TABLE = np.array([
+    -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+    -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725,
+    0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
+    0.7229568362236023, 1.0], dtype=np.float32)
+
+
+def decode_nf4(codes: np.ndarray) -> np.ndarray:
+    """nf4 codes (0..15) as their f32 values."""
+    return NF4_TABLE[np.asarray(codes, dtype=np.uint8) & 0xF]
+
+
+def convert_array(x: np.ndarray, dst: ElementType, src: ElementType | None = None) -> np.ndarray:
+    """``x`` converted to element type ``dst`` with OpenVINO's rules (see the module doc);
+    ``src`` nf4 decodes the codes in ``x`` first."""
     x = np.asarray(x)
+    if src is ElementType.nf4 and dst is not ElementType.nf4:
+        x = decode_nf4(x)
     dtype = dst.numpy_dtype
     if dst is ElementType.boolean:
         return x != 0
@@ -56,8 +77,14 @@ class Convert(Op):
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         return [_converted(self, inputs, self.destination_type)]
 
-    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
-        return [convert_array(x, self.destination_type)]
+    def evaluate(self, x: np.ndarray, *, source: ElementType | None = None) -> list[np.ndarray]:
+        return [convert_array(x, self.destination_type, source)]
+
+    def specialize(self, inputs: list[TensorType]) -> Callable[..., list[np.ndarray]]:
+        """The evaluate a run plan uses: nf4 input arrays hold codes, so the plan passes the type."""
+        if inputs and inputs[0].element_type is ElementType.nf4:
+            return functools.partial(self.evaluate, source=ElementType.nf4)
+        return self.evaluate
 
 
 class ConvertLike(Op):
@@ -81,7 +108,7 @@ def _converted(op: Op, data: list[TensorType], et: ElementType, all_inputs: list
     if et.is_dynamic:
         return TensorType(et, x.shape)
     if x.value is not None:
-        value = fold(_Bound(op, et), data, x.shape, et)
+        value = fold(_Bound(op, et, x.element_type), data, x.shape, et)
         return TensorType(et, x.shape, value)
     items = shape_values.elements(x)
     if items is not None and et.is_integral_number and x.element_type.is_integral_number:
@@ -93,8 +120,8 @@ def _converted(op: Op, data: list[TensorType], et: ElementType, all_inputs: list
 class _Bound:
     """Adapter so :func:`fold` evaluates a conversion to ``et`` on one input."""
 
-    def __init__(self, op: Op, et: ElementType) -> None:
-        self.op, self.et = op, et
+    def __init__(self, op: Op, et: ElementType, src: ElementType | None = None) -> None:
+        self.op, self.et, self.src = op, et, src
 
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
-        return [convert_array(x, self.et)]
+        return [convert_array(x, self.et, self.src)]

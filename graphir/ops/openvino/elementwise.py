@@ -24,11 +24,14 @@ from graphir.ops.openvino.binary import (
 )
 
 
-def _dim_rule(fn, static_only_rhs: bool = True):
+def _dim_rule(fn, static_only_rhs: bool = True, both_dims: bool = False):
     """A bounds rule: ints combine exactly; a Dimension combines with a non-negative int by
-    ``fn`` on intervals; anything else is unknown (None)."""
+    ``fn`` on intervals (with ``both_dims``, two Dimensions too: a sum or product of lengths is a
+    length); anything else is unknown (None)."""
     def rule(x: object, y: object) -> object:
         if isinstance(x, int) and isinstance(y, int):
+            return fn(x, y)
+        if both_dims and isinstance(x, Dimension) and isinstance(y, Dimension):
             return fn(x, y)
         if isinstance(x, Dimension) and isinstance(y, int) and y >= 0:
             return fn(x, y)
@@ -63,7 +66,7 @@ def _check_divisor(op: Op, b: np.ndarray) -> None:
 # --- arithmetic ------------------------------------------------------------------------------
 class Add(BinaryArithmetic):
     type_name: ClassVar[str] = "Add"
-    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(lambda x, y: x + y, static_only_rhs=False))
+    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(lambda x, y: x + y, static_only_rhs=False, both_dims=True))
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.add(a, b)
@@ -78,7 +81,7 @@ class Subtract(BinaryArithmetic):
 
 class Multiply(BinaryArithmetic):
     type_name: ClassVar[str] = "Multiply"
-    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(lambda x, y: x * y, static_only_rhs=False))
+    bounds_rule: ClassVar[object] = staticmethod(_dim_rule(lambda x, y: x * y, static_only_rhs=False, both_dims=True))
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.multiply(a, b)

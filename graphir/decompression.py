@@ -1,0 +1,94 @@
+"""Weight decompression subgraphs, evaluated as OpenVINO's CPU plugin evaluates them: in f32.
+
+Compressed weights (nncf: u8/i8/u4/i4/nf4/f4e2m1/f8 codes, zero points and scales) reach a MatMul
+or Gather through a constant subgraph written in f16::
+
+    Const(codes) -> Convert(f16) -> [Subtract(Convert(zero point))] -> Multiply(scale)
+                 -> [Reshape/Transpose/Squeeze/Unsqueeze] -> Convert(f32)
+
+Read literally, every f16 step rounds; the CPU plugin fuses the pattern into the consumer and
+computes it in f32 (values then differ by up to ~1e-3 relative). A run plan therefore folds each
+such subgraph once, in f32, into a constant of the final Convert (:func:`fold_decompressions`).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphir.types import ElementType
+
+if TYPE_CHECKING:
+    from graphir.node import Node, Output
+
+#: where the precision is lost: the decompression arithmetic's element types
+_HALF = (ElementType.f16, ElementType.bf16)
+#: ops that only move data; their other inputs (shapes, orders, axes) must be constants
+_LAYOUT = ("Reshape", "Transpose", "Squeeze", "Unsqueeze")
+
+
+def fold_decompressions(order: Sequence["Node"]) -> dict[int, np.ndarray]:
+    """Node id of each final ``Convert(f32)`` of a decompression subgraph -> its f32 value."""
+    folded: dict[int, np.ndarray] = {}
+    for node in order:
+        if node.type_name != "Convert" or node.op.destination_type is not ElementType.f32:
+            continue
+        src = node.inputs[0]
+        if src is None or src.node.output_types[src.index].element_type not in _HALF:
+            continue
+        scaled = [False]
+        value = _f32_value(src, scaled)
+        if value is not None and scaled[0]:
+            folded[node.id] = value
+    return folded
+
+
+def _f32_value(out: "Output", scaled: list[bool]) -> np.ndarray | None:
+    """The value of a half-precision decompression step computed in f32; None when ``out`` is not
+    one (``scaled[0]`` is set once a Multiply by a scale is seen: without it nothing is folded)."""
+    node = out.node
+    kind = node.type_name
+    if kind == "Convert":
+        const = node.inputs[0].node
+        if const.type_name != "Constant":
+            return None
+        from graphir.ops.openvino.conversion import convert_array
+
+        return convert_array(const.op.value, ElementType.f32, const.op.element_type)
+    if kind == "Constant":
+        return np.asarray(node.op.value, dtype=np.float32) if node.op.element_type in _HALF else None
+    if kind in ("Subtract", "Multiply"):
+        a = _f32_value(node.inputs[0], scaled)
+        b = _f32_value(node.inputs[1], scaled) if a is not None else None
+        if b is None:
+            return None
+        if kind == "Multiply":
+            scaled[0] = True
+            return a * b
+        return a - b
+    if kind in _LAYOUT:
+        rest = [s.node for s in node.inputs[1:] if s is not None]
+        if not all(n.type_name == "Constant" for n in rest):
+            return None
+        data = _f32_value(node.inputs[0], scaled)
+        if data is None:
+            return None
+        return np.asarray(node.op.evaluate(data, *[n.op.value for n in rest])[0], dtype=np.float32)
+    return None
+
+
+def absorbed_nodes(order: Sequence["Node"], folded: dict[int, np.ndarray], roots: Sequence["Node"]) -> set[int]:
+    """Ids of the nodes only folded subgraphs use (their steps need not run)."""
+    consumers: dict[int, list[int]] = {}
+    for node in order:
+        for src in node.inputs:
+            if src is not None:
+                consumers.setdefault(src.node.id, []).append(node.id)
+    kept = {r.id for r in roots}
+    gone: set[int] = set(folded)
+    for node in reversed(order):
+        users = consumers.get(node.id)
+        if node.id not in kept and users and all(u in gone for u in users):
+            gone.add(node.id)
+    return gone - set(folded)
