@@ -162,7 +162,7 @@ def build_plan(model: "Model") -> RunPlan:
         specialize = getattr(node.op, "specialize", None)  # ops whose evaluate depends on input types
         evaluate = node.op.evaluate if specialize is None else specialize(node.input_types())
         if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
-            ins, evaluate = (state_slot, *ins), node.op.evaluate_state
+            ins, evaluate = (state_slot, *ins), getattr(node.op, "evaluate_state")
         base = slot_of[(node.id, 0)] if node.output_types else -1
         first = (ins + (-1, -1, -1))[:3]
         steps.append((evaluate, len(ins), first[0], first[1], first[2], ins, base, len(node.output_types),

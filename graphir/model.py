@@ -153,7 +153,9 @@ class Model:
 
         return list(model_variables(self.get_ordered_ops(), f"model '{self.name}'", self.sinks).values())
 
-    get_variables = variables.fget
+    def get_variables(self) -> "list[Variable]":
+        """OpenVINO's spelling of :attr:`variables`."""
+        return self.variables
 
     def create_infer_request(self) -> "InferRequest":
         """A request with its own variable state (OpenVINO's ``CompiledModel.create_infer_request``)."""
