@@ -1,0 +1,108 @@
+"""ROI ops against OpenVINO 2026.4 (roi.py): inferred types and shapes over static, dynamic and
+interval shapes, error texts, and CPU values over random boxes (inside, across and outside the
+feature map, empty boxes, every aligned mode, sampling ratios 0..2, avg and max)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphir import opset
+from graphir.errors import GraphirError
+from tests.ops.detection_oracle import Const, Param, compare, shapes_of
+from tests.ops.ov_diff import build_both
+
+
+def _ov(version: str, name: str):  # noqa: ANN202
+    import importlib
+
+    return getattr(importlib.import_module(f"openvino.{version}"), name)
+
+
+def _roi_align(version: str, ph: int, pw: int, sr: int, scale: float, mode: str, **kw):  # noqa: ANN202
+    gr = lambda *a: opset.make("ROIAlign", *a, version=version, pooled_h=ph, pooled_w=pw, sampling_ratio=sr,  # noqa: E731
+                               spatial_scale=scale, mode=mode, **kw)
+    o = lambda *a: _ov(version, "roi_align")(*a, ph, pw, sr, scale, mode, **kw)  # noqa: E731
+    return gr, o
+
+
+@pytest.mark.parametrize("version", ["opset3", "opset9"])
+@pytest.mark.parametrize("data,rois,indices", [
+    (("[2,3,8,8]", "f32"), ("[5,4]", "f32"), ("[5]", "i32")),
+    (("[...]", "f32"), ("[?,4]", "f32"), ("[3]", "i32")),
+    (("[...]", "f16"), ("[...]", "f16"), ("[...]", "i64")),
+    (("[1..2,3..4,8,8]", "f32"), ("[1..5,4]", "f32"), ("[2..7]", "i64")),
+    (("[2,3,8,8]", "dynamic"), ("[5,4]", "f32"), ("[5]", "u8")),
+    (("[2,3,8,8]", "f64"), ("[5,4]", "f64"), ("[5]", "i32")),
+])
+def test_roi_align_shapes_and_types(ov, version: str, data, rois, indices) -> None:  # noqa: ANN001
+    gr, o = _roi_align(version, 2, 3, 2, 0.5, "avg")
+    g, _, x, _ = build_both(ov, gr, o, [Param(*data), Param(*rois), Param(*indices)])
+    assert shapes_of(g) == shapes_of(x)
+
+
+@pytest.mark.parametrize("inputs,message", [
+    ([Param("[2,3,8,8]", "f16"), Param("[5,4]"), Param("[5]", "i32")], "The data type for input and ROIs is expected to be a same floating point type"),
+    ([Param("[2,3,8,8]", "i32"), Param("[5,4]", "i32"), Param("[5]", "i32")], "The data type for input and ROIs is expected to be a same floating point type"),
+    ([Param("[2,3,8,8]"), Param("[5,4]"), Param("[5]")], "The data type for batch indices is expected to be an integer"),
+    ([Param("[2,3,8,8]"), Param("[5,4]"), Param("[4]", "i32")], "The first dimension of ROIs input must be equal to the first dimension of the batch indices input"),
+    ([Param("[2,3,8,8]"), Param("[5,5]"), Param("[5]", "i32")], "The second dimension of ROIs input should contain box coordinates"),
+    ([Param("[3,8,8]"), Param("[5,4]"), Param("[5]", "i32")], "Expected a 4D tensor for the input data"),
+    ([Param("[2,3,8,8]"), Param("[5,4,1]"), Param("[5]", "i32")], "Expected a 2D tensor for the ROIs input"),
+    ([Param("[2,3,8,8]"), Param("[5,4]"), Param("[5,1]", "i32")], "Expected a 1D tensor for the batch indices input"),
+])
+def test_roi_align_errors_like_openvino(ov, inputs, message: str) -> None:  # noqa: ANN001
+    gr, o = _roi_align("opset9", 2, 3, 2, 0.5, "avg")
+    with pytest.raises(GraphirError, match=message):
+        build_both(ov, gr, lambda *a: None, inputs)
+    with pytest.raises(Exception, match=message):
+        build_both(ov, lambda *a: [], o, inputs)
+
+
+@pytest.mark.parametrize("version,aligned", [("opset3", None), ("opset9", "asymmetric"),
+                                             ("opset9", "half_pixel_for_nn"), ("opset9", "half_pixel")])
+@pytest.mark.parametrize("mode", ["avg", "max"])
+def test_roi_align_values_match_openvino_cpu(ov, version: str, aligned: str | None, mode: str) -> None:
+    rng = np.random.default_rng(7)
+    kw = {} if aligned is None else {"aligned_mode": aligned}
+    for trial in range(10):
+        n, c, h, w, r = (int(v) for v in rng.integers(1, [3, 4, 9, 9, 5]))
+        data = rng.standard_normal((n, c, h, w)).astype(np.float32)
+        rois = (rng.random((r, 4)) * np.array([w, h, w, h]) * 1.4 - 1).astype(np.float32)
+        rois[:, 2:] = np.maximum(rois[:, 2:], rois[:, :2])
+        if trial % 3 == 0:
+            rois = np.round(rois)  # empty boxes and boxes on cell edges
+        indices = rng.integers(0, n, size=r).astype(np.int32)
+        ph, pw, sr = int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(0, 3))
+        scale = float(rng.choice([1.0, 0.5, 2.0]))
+        gr, o = _roi_align(version, ph, pw, sr, scale, mode, **kw)
+        compare(ov, gr, o, [Param(f"[{n},{c},{h},{w}]"), Param(f"[{r},4]"), Param(f"[{r}]", "i32")],
+                [data, rois, indices], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("clockwise", [False, True])
+@pytest.mark.parametrize("seed", range(2))
+def test_roi_align_rotated_values_match_openvino_cpu(ov, clockwise: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for trial in range(15):
+        n, c, h, w, r = (int(v) for v in rng.integers(1, [3, 4, 9, 9, 5]))
+        data = rng.standard_normal((n, c, h, w)).astype(np.float32)
+        rois = np.c_[rng.random(r) * w, rng.random(r) * h, rng.random(r) * w * 0.8 + 0.1, rng.random(r) * h * 0.8 + 0.1,
+                     (rng.random(r) - 0.5) * 4].astype(np.float32)
+        if trial % 4 == 0:
+            rois[:, 4] = 0  # axis-aligned
+        indices = rng.integers(0, n, size=r).astype(np.int32)
+        ph, pw, sr = int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(0, 3))
+        scale = float(rng.choice([1.0, 0.5]))
+        compare(ov, lambda d, b, i: opset.make("ROIAlignRotated", d, b, i, pooled_h=ph, pooled_w=pw, sampling_ratio=sr,
+                                               spatial_scale=scale, clockwise_mode=clockwise),
+                lambda d, b, i: _ov("opset15", "roi_align_rotated")(d, b, i, ph, pw, sr, scale, clockwise),
+                [Param(f"[{n},{c},{h},{w}]"), Param(f"[{r},5]"), Param(f"[{r}]", "i32")], [data, rois, indices],
+                rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("data,rois,indices", [("[2,3,8,8]", "[5,5]", "[5]"), ("[...]", "[?,5]", "[3]"), ("[1..2,3,?,8]", "[1..5,5]", "[2..7]")])
+def test_roi_align_rotated_shapes(ov, data: str, rois: str, indices: str) -> None:
+    g, _, x, _ = build_both(ov, lambda *a: opset.make("ROIAlignRotated", *a, pooled_h=2, pooled_w=3, sampling_ratio=2, spatial_scale=0.5),
+                            lambda *a: _ov("opset15", "roi_align_rotated")(*a, 2, 3, 2, 0.5, False),
+                            [Param(data), Param(rois), Param(indices, "i32")])
+    assert shapes_of(g) == shapes_of(x)
