@@ -52,7 +52,9 @@ __all__ = [
     'ctc_loss',
     'cum_sum',
     'deformable_convolution',
+    'deformable_psroi_pooling',
     'depth_to_space',
+    'detection_output',
     'dft',
     'divide',
     'einsum',
@@ -66,6 +68,11 @@ __all__ = [
     'erf',
     'erf_inv',
     'exp',
+    'experimental_detectron_detection_output',
+    'experimental_detectron_generate_proposals_single_image',
+    'experimental_detectron_prior_grid_generator',
+    'experimental_detectron_roi_feature_extractor',
+    'experimental_detectron_top_kro_is',
     'extract_image_patches',
     'eye',
     'fake_convert',
@@ -77,6 +84,7 @@ __all__ = [
     'gather_nd',
     'gather_tree',
     'gelu',
+    'generate_proposals',
     'greater',
     'greater_equal',
     'grid_sample',
@@ -115,15 +123,19 @@ __all__ = [
     'lstm_cell',
     'lstm_sequence',
     'mat_mul',
+    'matrix_nms',
     'max_pool',
     'maximum',
     'minimum',
     'mish',
     'mod',
+    'multiclass_nms',
     'multinomial',
     'multiply',
     'mvn',
     'negative',
+    'nms_rotated',
+    'non_max_suppression',
     'non_zero',
     'normalize_l2',
     'not_equal',
@@ -133,6 +145,10 @@ __all__ = [
     'p_relu',
     'pad',
     'power',
+    'prior_box',
+    'prior_box_clustered',
+    'proposal',
+    'psroi_pooling',
     'random_uniform',
     'range',
     'rdft',
@@ -146,13 +162,18 @@ __all__ = [
     'reduce_min',
     'reduce_prod',
     'reduce_sum',
+    'region_yolo',
     'relu',
+    'reorg_yolo',
     'reshape',
     'reverse',
     'reverse_sequence',
     'rg_bto_nv12',
     'rnn_cell',
     'rnn_sequence',
+    'roi_align',
+    'roi_align_rotated',
+    'roi_pooling',
     'roll',
     'round',
     'scaled_dot_product_attention',
@@ -1175,6 +1196,55 @@ def deformable_convolution(
     })
 
 
+def deformable_psroi_pooling(
+    input: TensorLike,
+    rois: TensorLike,
+    offsets: TensorLike | None = None,
+    *,
+    output_dim: int,
+    spatial_scale: float,
+    group_size: int = 1,
+    mode: Literal['bilinear_deformable'] = 'bilinear_deformable',
+    spatial_bins_x: int = 1,
+    spatial_bins_y: int = 1,
+    trans_std: float = 1.0,
+    part_size: int = 1,
+    name: str | None = None,
+) -> Output:
+    """DeformablePSROIPooling-opset1 (``openvino::DeformablePSROIPooling-opset1``).
+
+    DeformablePSROIPooling-1: PSROIPooling (bilinear, ``spatial_bins`` samples per bin) whose
+    bins move by learned offsets (input 2, scaled by ``trans_std`` and the box size).
+
+    Inputs:
+        input: any type
+        rois: any type
+        offsets: any type (optional)
+
+    Attributes:
+        output_dim: int, required
+        spatial_scale: float, required
+        group_size: int, default 1
+        mode: Literal['bilinear_deformable'], default 'bilinear_deformable'
+        spatial_bins_x: int, default 1
+        spatial_bins_y: int, default 1
+        trans_std: float, default 1.0
+        part_size: int, default 1
+
+    Returns the output (output).
+    """
+    return build('openvino', 'DeformablePSROIPooling', 'opset1', (input, rois, offsets), name, {
+        'output_dim': output_dim,
+        'spatial_scale': spatial_scale,
+        'group_size': group_size,
+        'mode': mode,
+        'spatial_bins_x': spatial_bins_x,
+        'spatial_bins_y': spatial_bins_y,
+        'trans_std': trans_std,
+        'part_size': part_size,
+    })
+
+
 def depth_to_space(
     data: TensorLike,
     *,
@@ -1199,6 +1269,82 @@ def depth_to_space(
     return build('openvino', 'DepthToSpace', 'opset1', (data,), name, {
         'mode': mode,
         'block_size': block_size,
+    })
+
+
+def detection_output(
+    box_logits: TensorLike,
+    class_preds: TensorLike,
+    proposals: TensorLike,
+    aux_class_preds: TensorLike | None = None,
+    aux_box_preds: TensorLike | None = None,
+    *,
+    num_classes: int = 0,
+    background_label_id: int = 0,
+    top_k: int = -1,
+    variance_encoded_in_target: bool = False,
+    keep_top_k: Sequence[int],
+    code_type: str = 'caffe.PriorBoxParameter.CORNER',
+    share_location: bool = True,
+    nms_threshold: float,
+    confidence_threshold: float = 0.0,
+    clip_after_nms: bool = False,
+    clip_before_nms: bool = False,
+    decrease_label_id: bool = False,
+    normalized: bool = False,
+    input_height: int = 1,
+    input_width: int = 1,
+    objectness_score: float = 0.0,
+    name: str | None = None,
+) -> Output:
+    """DetectionOutput-opset8 (``openvino::DetectionOutput-opset8``).
+
+    DetectionOutput-8: as v1, ``num_classes`` from ``class_preds`` (its length / priors).
+
+    Inputs:
+        box_logits: any type
+        class_preds: any type
+        proposals: any type
+        aux_class_preds: any type (optional)
+        aux_box_preds: any type (optional)
+
+    Attributes:
+        num_classes: int, default 0
+        background_label_id: int, default 0
+        top_k: int, default -1
+        variance_encoded_in_target: bool, default False
+        keep_top_k: Sequence[int], required
+        code_type: str, default 'caffe.PriorBoxParameter.CORNER'
+        share_location: bool, default True
+        nms_threshold: float, required
+        confidence_threshold: float, default 0.0
+        clip_after_nms: bool, default False
+        clip_before_nms: bool, default False
+        decrease_label_id: bool, default False
+        normalized: bool, default False
+        input_height: int, default 1
+        input_width: int, default 1
+        objectness_score: float, default 0.0
+
+    Returns the output (detection_boxes).
+    """
+    return build('openvino', 'DetectionOutput', 'opset8', (box_logits, class_preds, proposals, aux_class_preds, aux_box_preds), name, {
+        'num_classes': num_classes,
+        'background_label_id': background_label_id,
+        'top_k': top_k,
+        'variance_encoded_in_target': variance_encoded_in_target,
+        'keep_top_k': keep_top_k,
+        'code_type': code_type,
+        'share_location': share_location,
+        'nms_threshold': nms_threshold,
+        'confidence_threshold': confidence_threshold,
+        'clip_after_nms': clip_after_nms,
+        'clip_before_nms': clip_before_nms,
+        'decrease_label_id': decrease_label_id,
+        'normalized': normalized,
+        'input_height': input_height,
+        'input_width': input_width,
+        'objectness_score': objectness_score,
     })
 
 
@@ -1484,6 +1630,197 @@ def exp(arg: TensorLike, *, name: str | None = None) -> Output:
     return build('openvino', 'Exp', 'opset1', (arg,), name, {})
 
 
+def experimental_detectron_detection_output(
+    rois: TensorLike,
+    deltas: TensorLike,
+    scores: TensorLike,
+    im_info: TensorLike,
+    *,
+    score_threshold: float,
+    nms_threshold: float,
+    max_delta_log_wh: float,
+    num_classes: int,
+    post_nms_count: int,
+    max_detections_per_image: int,
+    class_agnostic_box_regression: bool = False,
+    deltas_weights: Sequence[float],
+    name: str | None = None,
+) -> list[Output]:
+    """ExperimentalDetectronDetectionOutput-opset6 (``openvino::ExperimentalDetectronDetectionOutput-opset6``).
+
+    DetectionOutput-6: per class (background 0 skipped) the refined boxes above
+    ``score_threshold``, NMS, then the ``max_detections_per_image`` best over all classes:
+    boxes, class ids (i32) and scores, zero padded.
+
+    Inputs:
+        rois: any type
+        deltas: any type
+        scores: any type
+        im_info: any type
+
+    Attributes:
+        score_threshold: float, required
+        nms_threshold: float, required
+        max_delta_log_wh: float, required
+        num_classes: int, required
+        post_nms_count: int, required
+        max_detections_per_image: int, required
+        class_agnostic_box_regression: bool, default False
+        deltas_weights: Sequence[float], required
+
+    Returns the outputs (boxes, classes, scores).
+    """
+    return build_many('openvino', 'ExperimentalDetectronDetectionOutput', 'opset6', (rois, deltas, scores, im_info), name, {
+        'score_threshold': score_threshold,
+        'nms_threshold': nms_threshold,
+        'max_delta_log_wh': max_delta_log_wh,
+        'num_classes': num_classes,
+        'post_nms_count': post_nms_count,
+        'max_detections_per_image': max_detections_per_image,
+        'class_agnostic_box_regression': class_agnostic_box_regression,
+        'deltas_weights': deltas_weights,
+    })
+
+
+def experimental_detectron_generate_proposals_single_image(
+    im_info: TensorLike,
+    anchors: TensorLike,
+    deltas: TensorLike,
+    scores: TensorLike,
+    *,
+    min_size: float = 0.0,
+    nms_threshold: float = 0.0,
+    post_nms_count: int = 0,
+    pre_nms_count: int = 0,
+    name: str | None = None,
+) -> list[Output]:
+    """ExperimentalDetectronGenerateProposalsSingleImage-opset6 (``openvino::ExperimentalDetectronGenerateProposalsSingleImage-opset6``).
+
+    GenerateProposalsSingleImage-6: anchors moved by the deltas, clipped, small ones dropped,
+    the ``pre_nms_count`` best kept, NMS, the ``post_nms_count`` best returned (zero padded).
+
+    Inputs:
+        im_info: any type
+        anchors: any type
+        deltas: any type
+        scores: any type
+
+    Attributes:
+        min_size: float, default 0.0
+        nms_threshold: float, default 0.0
+        post_nms_count: int, default 0
+        pre_nms_count: int, default 0
+
+    Returns the outputs (output_rois, output_scores).
+    """
+    return build_many('openvino', 'ExperimentalDetectronGenerateProposalsSingleImage', 'opset6', (im_info, anchors, deltas, scores), name, {
+        'min_size': min_size,
+        'nms_threshold': nms_threshold,
+        'post_nms_count': post_nms_count,
+        'pre_nms_count': pre_nms_count,
+    })
+
+
+def experimental_detectron_prior_grid_generator(
+    priors: TensorLike,
+    feature_map: TensorLike,
+    im_data: TensorLike,
+    *,
+    flatten: bool = True,
+    h: int = 0,
+    w: int = 0,
+    stride_x: float = 0.0,
+    stride_y: float = 0.0,
+    name: str | None = None,
+) -> Output:
+    """ExperimentalDetectronPriorGridGenerator-opset6 (``openvino::ExperimentalDetectronPriorGridGenerator-opset6``).
+
+    PriorGridGenerator-6: the priors shifted to every feature-map cell centre
+    (``(w + 0.5) * stride_x``, ``(h + 0.5) * stride_y``; strides default to image / feature size).
+
+    Inputs:
+        priors: any type
+        feature_map: any type
+        im_data: any type
+
+    Attributes:
+        flatten: bool, default True
+        h: int, default 0
+        w: int, default 0
+        stride_x: float, default 0.0
+        stride_y: float, default 0.0
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ExperimentalDetectronPriorGridGenerator', 'opset6', (priors, feature_map, im_data), name, {
+        'flatten': flatten,
+        'h': h,
+        'w': w,
+        'stride_x': stride_x,
+        'stride_y': stride_y,
+    })
+
+
+def experimental_detectron_roi_feature_extractor(
+    rois: TensorLike,
+    *feature_maps: TensorLike,
+    output_size: int,
+    sampling_ratio: int,
+    pyramid_scales: Sequence[int],
+    aligned: bool = False,
+    name: str | None = None,
+) -> list[Output]:
+    """ExperimentalDetectronROIFeatureExtractor-opset6 (``openvino::ExperimentalDetectronROIFeatureExtractor-opset6``).
+
+    ROIFeatureExtractor-6: each box is pooled (Detectron ROIAlign) from the FPN level its size
+    picks (``floor(log2(sqrt(area) / 224 + 1e-6)) + 2``, clamped to the given levels); outputs
+    the pooled features and the boxes.
+
+    Inputs:
+        rois: any type
+        feature_maps: any type (variadic)
+
+    Attributes:
+        output_size: int, required
+        sampling_ratio: int, required
+        pyramid_scales: Sequence[int], required
+        aligned: bool, default False
+
+    Returns the outputs (output, output_rois).
+    """
+    return build_many('openvino', 'ExperimentalDetectronROIFeatureExtractor', 'opset6', (rois, *feature_maps), name, {
+        'output_size': output_size,
+        'sampling_ratio': sampling_ratio,
+        'pyramid_scales': pyramid_scales,
+        'aligned': aligned,
+    })
+
+
+def experimental_detectron_top_kro_is(
+    input_rois: TensorLike,
+    rois_probs: TensorLike,
+    *,
+    max_rois: int = 0,
+    name: str | None = None,
+) -> Output:
+    """ExperimentalDetectronTopKROIs-opset6 (``openvino::ExperimentalDetectronTopKROIs-opset6``).
+
+    TopKROIs-6: the ``max_rois`` boxes of highest probability, best first.
+
+    Inputs:
+        input_rois: any type
+        rois_probs: any type
+
+    Attributes:
+        max_rois: int, default 0
+
+    Returns the output (output_rois).
+    """
+    return build('openvino', 'ExperimentalDetectronTopKROIs', 'opset6', (input_rois, rois_probs), name, {
+        'max_rois': max_rois,
+    })
+
+
 def extract_image_patches(
     data: TensorLike,
     *,
@@ -1765,6 +2102,57 @@ def gelu(
     """
     return build('openvino', 'Gelu', 'opset7', (arg,), name, {
         'approximation_mode': approximation_mode,
+    })
+
+
+def generate_proposals(
+    im_info: TensorLike,
+    anchors: TensorLike,
+    deltas: TensorLike,
+    scores: TensorLike,
+    *,
+    min_size: float,
+    nms_threshold: float,
+    pre_nms_count: int,
+    post_nms_count: int,
+    normalized: bool = True,
+    nms_eta: float = 1.0,
+    roi_num_type: str = 'i64',
+    name: str | None = None,
+) -> list[Output]:
+    """GenerateProposals-opset9 (``openvino::GenerateProposals-opset9``).
+
+    GenerateProposals-9: the batched successor of GenerateProposalsSingleImage: per image, the
+    anchors ``[H, W, A, 4]`` moved by the deltas, clipped, small ones dropped, the
+    ``pre_nms_count`` best kept, NMS (``nms_eta`` adapts the threshold), at most
+    ``post_nms_count`` kept; outputs the concatenated boxes and scores and the count per image.
+    ``normalized`` false counts box sizes with Detectron's +1.
+
+    Inputs:
+        im_info: any type
+        anchors: any type
+        deltas: any type
+        scores: any type
+
+    Attributes:
+        min_size: float, required
+        nms_threshold: float, required
+        pre_nms_count: int, required
+        post_nms_count: int, required
+        normalized: bool, default True
+        nms_eta: float, default 1.0
+        roi_num_type: str, default 'i64'
+
+    Returns the outputs (rois, roi_scores, roi_num).
+    """
+    return build_many('openvino', 'GenerateProposals', 'opset9', (im_info, anchors, deltas, scores), name, {
+        'min_size': min_size,
+        'nms_threshold': nms_threshold,
+        'pre_nms_count': pre_nms_count,
+        'post_nms_count': post_nms_count,
+        'normalized': normalized,
+        'nms_eta': nms_eta,
+        'roi_num_type': roi_num_type,
     })
 
 
@@ -2778,6 +3166,63 @@ def mat_mul(
     })
 
 
+def matrix_nms(
+    boxes: TensorLike,
+    scores: TensorLike,
+    *,
+    sort_result_type: Literal['classid', 'score', 'none'] = 'none',
+    sort_result_across_batch: bool = False,
+    output_type: Literal['i64', 'i32'] = 'i64',
+    score_threshold: float = 0.0,
+    nms_top_k: int = -1,
+    keep_top_k: int = -1,
+    background_class: int = -1,
+    normalized: bool = True,
+    decay_function: Literal['gaussian', 'linear'] = 'linear',
+    gaussian_sigma: float = 2.0,
+    post_threshold: float = 0.0,
+    name: str | None = None,
+) -> list[Output]:
+    """MatrixNms-opset8 (``openvino::MatrixNms-opset8``).
+
+    MatrixNms-8 (SOLOv2): per class, each candidate's score decays by its overlap with every
+    better one (``linear``: (1 - iou) / (1 - max_iou); ``gaussian``: exp((max_iou^2 - iou^2) * sigma));
+    scores at or below ``post_threshold`` are dropped.
+
+    Inputs:
+        boxes: any type
+        scores: any type
+
+    Attributes:
+        sort_result_type: Literal['classid', 'score', 'none'], default 'none'
+        sort_result_across_batch: bool, default False
+        output_type: Literal['i64', 'i32'], default 'i64'
+        score_threshold: float, default 0.0
+        nms_top_k: int, default -1
+        keep_top_k: int, default -1
+        background_class: int, default -1
+        normalized: bool, default True
+        decay_function: Literal['gaussian', 'linear'], default 'linear'
+        gaussian_sigma: float, default 2.0
+        post_threshold: float, default 0.0
+
+    Returns the outputs (selected_outputs, selected_indices, selected_num).
+    """
+    return build_many('openvino', 'MatrixNms', 'opset8', (boxes, scores), name, {
+        'sort_result_type': sort_result_type,
+        'sort_result_across_batch': sort_result_across_batch,
+        'output_type': output_type,
+        'score_threshold': score_threshold,
+        'nms_top_k': nms_top_k,
+        'keep_top_k': keep_top_k,
+        'background_class': background_class,
+        'normalized': normalized,
+        'decay_function': decay_function,
+        'gaussian_sigma': gaussian_sigma,
+        'post_threshold': post_threshold,
+    })
+
+
 def max_pool(
     data: TensorLike,
     *,
@@ -2918,6 +3363,61 @@ def mod(
     })
 
 
+def multiclass_nms(
+    boxes: TensorLike,
+    scores: TensorLike,
+    roisnum: TensorLike | None = None,
+    *,
+    sort_result_type: Literal['classid', 'score', 'none'] = 'none',
+    sort_result_across_batch: bool = False,
+    output_type: Literal['i64', 'i32'] = 'i64',
+    score_threshold: float = 0.0,
+    nms_top_k: int = -1,
+    keep_top_k: int = -1,
+    background_class: int = -1,
+    normalized: bool = True,
+    iou_threshold: float = 0.0,
+    nms_eta: float = 1.0,
+    name: str | None = None,
+) -> list[Output]:
+    """MulticlassNms-opset9 (``openvino::MulticlassNms-opset9``).
+
+    MulticlassNms-9: also the three-input layout: boxes ``[C, M, 4]``, scores ``[C, M]`` and
+    ``roisnum`` ``[N]`` (how many of the M boxes belong to each image).
+
+    Inputs:
+        boxes: any type
+        scores: any type
+        roisnum: any type (optional)
+
+    Attributes:
+        sort_result_type: Literal['classid', 'score', 'none'], default 'none'
+        sort_result_across_batch: bool, default False
+        output_type: Literal['i64', 'i32'], default 'i64'
+        score_threshold: float, default 0.0
+        nms_top_k: int, default -1
+        keep_top_k: int, default -1
+        background_class: int, default -1
+        normalized: bool, default True
+        iou_threshold: float, default 0.0
+        nms_eta: float, default 1.0
+
+    Returns the outputs (selected_outputs, selected_indices, selected_num).
+    """
+    return build_many('openvino', 'MulticlassNms', 'opset9', (boxes, scores, roisnum), name, {
+        'sort_result_type': sort_result_type,
+        'sort_result_across_batch': sort_result_across_batch,
+        'output_type': output_type,
+        'score_threshold': score_threshold,
+        'nms_top_k': nms_top_k,
+        'keep_top_k': keep_top_k,
+        'background_class': background_class,
+        'normalized': normalized,
+        'iou_threshold': iou_threshold,
+        'nms_eta': nms_eta,
+    })
+
+
 def multinomial(
     probs: TensorLike,
     num_samples: TensorLike,
@@ -3023,6 +3523,86 @@ def negative(arg: TensorLike, *, name: str | None = None) -> Output:
     Returns the output (output).
     """
     return build('openvino', 'Negative', 'opset1', (arg,), name, {})
+
+
+def nms_rotated(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_boxes_per_class: TensorLike | None = None,
+    iou_threshold: TensorLike | None = None,
+    score_threshold: TensorLike | None = None,
+    *,
+    box_encoding: Literal['corner', 'center'] = 'corner',
+    sort_result_descending: bool = True,
+    output_type: Literal['i64', 'i32'] = 'i64',
+    clockwise: bool = True,
+    name: str | None = None,
+) -> list[Output]:
+    """NMSRotated-opset13 (``openvino::NMSRotated-opset13``).
+
+    NMSRotated-13: NonMaxSuppression over rotated boxes ``[N, M, 5]`` (cx, cy, w, h, angle);
+    outputs as NonMaxSuppression-9; no soft-NMS.
+
+    Inputs:
+        boxes: any type
+        scores: any type
+        max_output_boxes_per_class: any type (optional)
+        iou_threshold: any type (optional)
+        score_threshold: any type (optional)
+
+    Attributes:
+        box_encoding: Literal['corner', 'center'], default 'corner'
+        sort_result_descending: bool, default True
+        output_type: Literal['i64', 'i32'], default 'i64'
+        clockwise: bool, default True
+
+    Returns the outputs (selected_indices, selected_scores, valid_outputs).
+    """
+    return build_many('openvino', 'NMSRotated', 'opset13', (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold), name, {
+        'box_encoding': box_encoding,
+        'sort_result_descending': sort_result_descending,
+        'output_type': output_type,
+        'clockwise': clockwise,
+    })
+
+
+def non_max_suppression(
+    boxes: TensorLike,
+    scores: TensorLike,
+    max_output_boxes_per_class: TensorLike | None = None,
+    iou_threshold: TensorLike | None = None,
+    score_threshold: TensorLike | None = None,
+    soft_nms_sigma: TensorLike | None = None,
+    *,
+    box_encoding: Literal['corner', 'center'] = 'corner',
+    sort_result_descending: bool = True,
+    output_type: Literal['i64', 'i32'] = 'i64',
+    name: str | None = None,
+) -> list[Output]:
+    """NonMaxSuppression-opset9 (``openvino::NonMaxSuppression-opset9``).
+
+    NonMaxSuppression-9: as v5.
+
+    Inputs:
+        boxes: any type
+        scores: any type
+        max_output_boxes_per_class: any type (optional)
+        iou_threshold: any type (optional)
+        score_threshold: any type (optional)
+        soft_nms_sigma: any type (optional)
+
+    Attributes:
+        box_encoding: Literal['corner', 'center'], default 'corner'
+        sort_result_descending: bool, default True
+        output_type: Literal['i64', 'i32'], default 'i64'
+
+    Returns the outputs (selected_indices, selected_scores, valid_outputs).
+    """
+    return build_many('openvino', 'NonMaxSuppression', 'opset9', (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold, soft_nms_sigma), name, {
+        'box_encoding': box_encoding,
+        'sort_result_descending': sort_result_descending,
+        'output_type': output_type,
+    })
 
 
 def non_zero(
@@ -3230,6 +3810,222 @@ def power(
     return build('openvino', 'Power', 'opset1', (A, B), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
+    })
+
+
+def prior_box(
+    output_size: TensorLike,
+    image_size: TensorLike,
+    *,
+    min_size: Sequence[float] = (),
+    max_size: Sequence[float] = (),
+    aspect_ratio: Sequence[float] = (),
+    density: Sequence[float] = (),
+    fixed_ratio: Sequence[float] = (),
+    fixed_size: Sequence[float] = (),
+    clip: bool = False,
+    flip: bool = False,
+    step: float = 0.0,
+    offset: float,
+    variance: Sequence[float] = (),
+    scale_all_sizes: bool = True,
+    min_max_aspect_ratios_order: bool = True,
+    name: str | None = None,
+) -> Output:
+    """PriorBox-opset8 (``openvino::PriorBox-opset8``).
+
+    PriorBox-8: adds ``min_max_aspect_ratios_order`` (false: the aspect-ratio boxes before the
+    max-size box, as Caffe's SSD orders them).
+
+    Inputs:
+        output_size: any type
+        image_size: any type
+
+    Attributes:
+        min_size: Sequence[float], default ()
+        max_size: Sequence[float], default ()
+        aspect_ratio: Sequence[float], default ()
+        density: Sequence[float], default ()
+        fixed_ratio: Sequence[float], default ()
+        fixed_size: Sequence[float], default ()
+        clip: bool, default False
+        flip: bool, default False
+        step: float, default 0.0
+        offset: float, required
+        variance: Sequence[float], default ()
+        scale_all_sizes: bool, default True
+        min_max_aspect_ratios_order: bool, default True
+
+    Returns the output (output).
+    """
+    return build('openvino', 'PriorBox', 'opset8', (output_size, image_size), name, {
+        'min_size': min_size,
+        'max_size': max_size,
+        'aspect_ratio': aspect_ratio,
+        'density': density,
+        'fixed_ratio': fixed_ratio,
+        'fixed_size': fixed_size,
+        'clip': clip,
+        'flip': flip,
+        'step': step,
+        'offset': offset,
+        'variance': variance,
+        'scale_all_sizes': scale_all_sizes,
+        'min_max_aspect_ratios_order': min_max_aspect_ratios_order,
+    })
+
+
+def prior_box_clustered(
+    output_size: TensorLike,
+    image_size: TensorLike,
+    *,
+    width: Sequence[float] = (),
+    height: Sequence[float] = (),
+    clip: bool = True,
+    step: float = 0.0,
+    step_w: float = 0.0,
+    step_h: float = 0.0,
+    offset: float = 0.5,
+    variance: Sequence[float] = (),
+    name: str | None = None,
+) -> Output:
+    """PriorBoxClustered-opset1 (``openvino::PriorBoxClustered-opset1``).
+
+    PriorBoxClustered-1: one prior per (width, height) pair, centred on each cell.
+
+    Inputs:
+        output_size: any type
+        image_size: any type
+
+    Attributes:
+        width: Sequence[float], default ()
+        height: Sequence[float], default ()
+        clip: bool, default True
+        step: float, default 0.0
+        step_w: float, default 0.0
+        step_h: float, default 0.0
+        offset: float, default 0.5
+        variance: Sequence[float], default ()
+
+    Returns the output (output).
+    """
+    return build('openvino', 'PriorBoxClustered', 'opset1', (output_size, image_size), name, {
+        'width': width,
+        'height': height,
+        'clip': clip,
+        'step': step,
+        'step_w': step_w,
+        'step_h': step_h,
+        'offset': offset,
+        'variance': variance,
+    })
+
+
+def proposal(
+    class_probs: TensorLike,
+    bbox_deltas: TensorLike,
+    image_shape: TensorLike,
+    *,
+    base_size: int,
+    pre_nms_topn: int,
+    post_nms_topn: int,
+    nms_thresh: float,
+    feat_stride: int,
+    min_size: int,
+    ratio: Sequence[float],
+    scale: Sequence[float],
+    clip_before_nms: bool = True,
+    clip_after_nms: bool = False,
+    normalize: bool = False,
+    box_size_scale: float = 1.0,
+    box_coordinate_scale: float = 1.0,
+    framework: str = '',
+    name: str | None = None,
+) -> list[Output]:
+    """Proposal-opset4 (``openvino::Proposal-opset4``).
+
+    Proposal-4: also the proposals' objectness scores ``[batch * post_nms_topn]``.
+
+    Inputs:
+        class_probs: any type
+        bbox_deltas: any type
+        image_shape: any type
+
+    Attributes:
+        base_size: int, required
+        pre_nms_topn: int, required
+        post_nms_topn: int, required
+        nms_thresh: float, required
+        feat_stride: int, required
+        min_size: int, required
+        ratio: Sequence[float], required
+        scale: Sequence[float], required
+        clip_before_nms: bool, default True
+        clip_after_nms: bool, default False
+        normalize: bool, default False
+        box_size_scale: float, default 1.0
+        box_coordinate_scale: float, default 1.0
+        framework: str, default ''
+
+    Returns the outputs (proposals, probs).
+    """
+    return build_many('openvino', 'Proposal', 'opset4', (class_probs, bbox_deltas, image_shape), name, {
+        'base_size': base_size,
+        'pre_nms_topn': pre_nms_topn,
+        'post_nms_topn': post_nms_topn,
+        'nms_thresh': nms_thresh,
+        'feat_stride': feat_stride,
+        'min_size': min_size,
+        'ratio': ratio,
+        'scale': scale,
+        'clip_before_nms': clip_before_nms,
+        'clip_after_nms': clip_after_nms,
+        'normalize': normalize,
+        'box_size_scale': box_size_scale,
+        'box_coordinate_scale': box_coordinate_scale,
+        'framework': framework,
+    })
+
+
+def psroi_pooling(
+    input: TensorLike,
+    coords: TensorLike,
+    *,
+    output_dim: int,
+    group_size: int = 1,
+    spatial_scale: float,
+    spatial_bins_x: int = 1,
+    spatial_bins_y: int = 1,
+    mode: Literal['average', 'bilinear'] = 'average',
+    name: str | None = None,
+) -> Output:
+    """PSROIPooling-opset1 (``openvino::PSROIPooling-opset1``).
+
+    PSROIPooling-1 (R-FCN): position-sensitive pooling; output cell (c, i, j) reads its own
+    input channel group. ``average`` pools integer-rounded bins, ``bilinear`` averages
+    ``spatial_bins_x * spatial_bins_y`` bilinear samples.
+
+    Inputs:
+        input: any type
+        coords: any type
+
+    Attributes:
+        output_dim: int, required
+        group_size: int, default 1
+        spatial_scale: float, required
+        spatial_bins_x: int, default 1
+        spatial_bins_y: int, default 1
+        mode: Literal['average', 'bilinear'], default 'average'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'PSROIPooling', 'opset1', (input, coords), name, {
+        'output_dim': output_dim,
+        'group_size': group_size,
+        'spatial_scale': spatial_scale,
+        'spatial_bins_x': spatial_bins_x,
+        'spatial_bins_y': spatial_bins_y,
+        'mode': mode,
     })
 
 
@@ -3551,6 +4347,52 @@ def reduce_sum(
     })
 
 
+def region_yolo(
+    data: TensorLike,
+    *,
+    coords: int = 4,
+    classes: int = 20,
+    num: int = 5,
+    do_softmax: bool = True,
+    mask: Sequence[int] = (),
+    axis: int = 1,
+    end_axis: int = 3,
+    anchors: Sequence[float] = (),
+    name: str | None = None,
+) -> Output:
+    """RegionYolo-opset1 (``openvino::RegionYolo-opset1``).
+
+    RegionYolo-1: per anchor, sigmoid on x, y and the objectness, softmax (``do_softmax``,
+    output flattened over ``axis..end_axis``) or sigmoid (only the ``mask`` anchors kept) over the
+    class scores; the other coordinates pass through.
+
+    Inputs:
+        data: any type
+
+    Attributes:
+        coords: int, default 4
+        classes: int, default 20
+        num: int, default 5
+        do_softmax: bool, default True
+        mask: Sequence[int], default ()
+        axis: int, default 1
+        end_axis: int, default 3
+        anchors: Sequence[float], default ()
+
+    Returns the output (output).
+    """
+    return build('openvino', 'RegionYolo', 'opset1', (data,), name, {
+        'coords': coords,
+        'classes': classes,
+        'num': num,
+        'do_softmax': do_softmax,
+        'mask': mask,
+        'axis': axis,
+        'end_axis': end_axis,
+        'anchors': anchors,
+    })
+
+
 def relu(arg: TensorLike, *, name: str | None = None) -> Output:
     """Relu-opset1 (``openvino::Relu-opset1``).
 
@@ -3560,6 +4402,24 @@ def relu(arg: TensorLike, *, name: str | None = None) -> Output:
     Returns the output (output).
     """
     return build('openvino', 'Relu', 'opset1', (arg,), name, {})
+
+
+def reorg_yolo(data: TensorLike, *, stride: Sequence[int], name: str | None = None) -> Output:
+    """ReorgYolo-opset2 (``openvino::ReorgYolo-opset2``).
+
+    ReorgYolo-2: ``[N, C, H, W]`` to ``[N, C*s*s, H/s, W/s]`` in darknet's reorg order.
+
+    Inputs:
+        data: any type
+
+    Attributes:
+        stride: Sequence[int], required
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ReorgYolo', 'opset2', (data,), name, {
+        'stride': stride,
+    })
 
 
 def reshape(
@@ -3749,6 +4609,126 @@ def rnn_sequence(
         'activations_beta': activations_beta,
         'clip': clip,
         'direction': direction,
+    })
+
+
+def roi_align(
+    data: TensorLike,
+    rois: TensorLike,
+    batch_indices: TensorLike,
+    *,
+    pooled_h: int,
+    pooled_w: int,
+    sampling_ratio: int,
+    spatial_scale: float,
+    mode: Literal['avg', 'max'],
+    aligned_mode: Literal['asymmetric', 'half_pixel_for_nn', 'half_pixel'] = 'asymmetric',
+    name: str | None = None,
+) -> Output:
+    """ROIAlign-opset9 (``openvino::ROIAlign-opset9``).
+
+    ROIAlign-9: adds ``aligned_mode`` (half_pixel shifts boxes by half a pixel and keeps
+    boxes under one pixel; asymmetric, as v3, widens them to one pixel).
+
+    Inputs:
+        data: any type
+        rois: any type
+        batch_indices: any type
+
+    Attributes:
+        pooled_h: int, required
+        pooled_w: int, required
+        sampling_ratio: int, required
+        spatial_scale: float, required
+        mode: Literal['avg', 'max'], required
+        aligned_mode: Literal['asymmetric', 'half_pixel_for_nn', 'half_pixel'], default 'asymmetric'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ROIAlign', 'opset9', (data, rois, batch_indices), name, {
+        'pooled_h': pooled_h,
+        'pooled_w': pooled_w,
+        'sampling_ratio': sampling_ratio,
+        'spatial_scale': spatial_scale,
+        'mode': mode,
+        'aligned_mode': aligned_mode,
+    })
+
+
+def roi_align_rotated(
+    data: TensorLike,
+    rois: TensorLike,
+    batch_indices: TensorLike,
+    *,
+    pooled_h: int,
+    pooled_w: int,
+    sampling_ratio: int,
+    spatial_scale: float,
+    clockwise_mode: bool = False,
+    name: str | None = None,
+) -> Output:
+    """ROIAlignRotated-opset15 (``openvino::ROIAlignRotated-opset15``).
+
+    ROIAlignRotated-15: ROIAlign over rotated boxes ``[cx, cy, w, h, angle]`` (radians,
+    counter-clockwise unless ``clockwise_mode``); the sample grid is built around the box centre
+    (shifted by half a pixel) and rotated onto the feature map.
+
+    Inputs:
+        data: any type
+        rois: any type
+        batch_indices: any type
+
+    Attributes:
+        pooled_h: int, required
+        pooled_w: int, required
+        sampling_ratio: int, required
+        spatial_scale: float, required
+        clockwise_mode: bool, default False
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ROIAlignRotated', 'opset15', (data, rois, batch_indices), name, {
+        'pooled_h': pooled_h,
+        'pooled_w': pooled_w,
+        'sampling_ratio': sampling_ratio,
+        'spatial_scale': spatial_scale,
+        'clockwise_mode': clockwise_mode,
+    })
+
+
+def roi_pooling(
+    input: TensorLike,
+    rois: TensorLike,
+    *,
+    pooled_h: int,
+    pooled_w: int,
+    spatial_scale: float,
+    method: Literal['max', 'bilinear'] = 'max',
+    name: str | None = None,
+) -> Output:
+    """ROIPooling-opset2 (``openvino::ROIPooling-opset2``).
+
+    ROIPooling-2: max over integer-rounded bins (``max``, Caffe) or one bilinear sample per
+    output cell with boxes in normalised coordinates (``bilinear``); boxes are
+    ``[batch_id, x1, y1, x2, y2]``.
+
+    Inputs:
+        input: any type
+        rois: any type
+
+    Attributes:
+        pooled_h: int, required
+        pooled_w: int, required
+        spatial_scale: float, required
+        method: Literal['max', 'bilinear'], default 'max'
+
+    Returns the output (output).
+    """
+    return build('openvino', 'ROIPooling', 'opset2', (input, rois), name, {
+        'pooled_h': pooled_h,
+        'pooled_w': pooled_w,
+        'spatial_scale': spatial_scale,
+        'method': method,
     })
 
 
