@@ -1,9 +1,48 @@
-"""One exception family. Every message names the place (file, node, port) and the rule broken."""
+"""One exception family. Every message names the place (file, node, port) and the rule broken.
+
+Messages stay short whatever the input: a value echoed into a message goes through :func:`clip`,
+and as a safety net a message longer than :data:`MAX_MESSAGE` characters keeps its head and its
+tail (where the place and the rule are) and says how much was left out.
+"""
 from __future__ import annotations
+
+from typing import Any
+
+#: the longest error message kept whole, in characters
+MAX_MESSAGE = 4000
+#: how much of one echoed value :func:`clip` keeps, in characters
+MAX_ECHO = 200
+
+
+def clip(value: Any, limit: int = MAX_ECHO) -> str:
+    """``str(value)`` cut to ``limit`` characters, saying how many were left out."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+def clip_repr(value: Any, limit: int = MAX_ECHO) -> str:
+    """``repr(value)`` cut like :func:`clip` (for values echoed with their quotes)."""
+    if isinstance(value, (str, bytes)) and len(value) > 4 * limit:
+        value = value[:limit + 1]  # a repr of a 100 MB string is not built only to be cut
+    return clip(repr(value), limit)
+
+
+def _shorten(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    head, tail = MAX_MESSAGE * 3 // 4, MAX_MESSAGE // 4
+    return f"{message[:head]} ... ({len(message) - head - tail:,} characters left out) ... {message[-tail:]}"
 
 
 class GraphirError(Exception):
     """Base of every error graphir raises on purpose."""
+
+    def __init__(self, *args: Any) -> None:
+        if len(args) == 1 and isinstance(args[0], str):
+            args = (_shorten(args[0]),)
+        super().__init__(*args)
 
 
 class ElementTypeError(GraphirError, ValueError):
@@ -48,3 +87,8 @@ class ConversionError(GraphirError, ValueError):
 
 class UnsupportedOpError(GraphirError):
     """An opaque op (loaded but not implemented) was asked to infer or run."""
+
+
+class ResourceLimitError(GraphirError):
+    """A tensor (or a file's count or depth of something) beyond a documented limit; the message
+    names the place, the size asked for and the limit (see :mod:`graphir.limits`)."""

@@ -98,6 +98,8 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     try:
         with np.errstate(all="ignore"):
             outs = op.evaluate(*(np.asarray(a) for a in args))
+    except RecursionError:
+        raise
     except Exception:  # noqa: BLE001 - folding is best effort; infer already validated the node
         return False
     if len(outs) < len(types_):

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
-from graphir.errors import EvaluationError, GraphirError, InputError, UnsupportedOpError
+from graphir.errors import EvaluationError, GraphirError, InputError, ResourceLimitError, UnsupportedOpError
+from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_bytes, tensor_limit
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.decompression import absorbed_nodes, fold_decompressions
 from graphir.variables import VariableStore, model_variables
@@ -60,6 +61,9 @@ class RunPlan:
     #: whether a progress bar may be worth it: more than one step, and the last run (if any) took
     #: over half a second; fast models then skip the terminal check and tqdm entirely
     show_progress: bool = False
+    #: the largest output whose shape inference knows it, as (bytes, step index, output index):
+    #: checked against the tensor size limit before a run starts
+    largest_output: tuple[int, int, int] = (0, -1, -1)
     #: the value-table slot that holds the variable store during a run (-1: the model has no stateful op)
     state_slot: int = -1
     #: the model's variables by id (see graphir.variables), for the stores of its requests
@@ -169,6 +173,13 @@ def build_plan(model: "Model") -> RunPlan:
                       tuple(sorted(releases.get(step_index, ()))), node))
     params = model.get_parameters()
     specs = [_input_spec(i, p) for i, p in enumerate(params)]
+    largest = (0, -1, -1)
+    for step_index, node in enumerate(executed):
+        for i, t in enumerate(node.output_types):
+            if t.shape.is_static and not t.element_type.is_dynamic:
+                nbytes = tensor_bytes(t.shape.to_shape(), _item_bytes(t.element_type))
+                if nbytes > largest[0]:
+                    largest = (nbytes, step_index, i)
     index: dict[str, int] = {}
     for i, p in enumerate(params):  # tensor names first, so friendly names win on a clash
         for name in p.output_names[0]:
@@ -185,9 +196,17 @@ def build_plan(model: "Model") -> RunPlan:
         template=template,
         result_pairs=tuple(zip(unique_result_keys(results), result_slots)),
         show_progress=len(steps) > 1,
+        largest_output=largest,
         state_slot=state_slot,
         variables=model_variables(order, f"model '{model.name}'", model.sinks) if stateful else {},
     )
+
+
+def _item_bytes(element_type: Any) -> int:
+    try:
+        return max(np.dtype(element_type.numpy_dtype).itemsize, 1)
+    except (TypeError, ValueError, AttributeError):
+        return 8
 
 
 def _input_spec(index: int, param: "Node") -> InputSpec:
@@ -243,13 +262,26 @@ def _place_inputs(model: "Model", plan: RunPlan, inputs: Any, values: list[Any],
         given: list[Any] = []
     elif isinstance(inputs, np.ndarray) and n == 1:
         given = [inputs]
-    else:
+    elif type(inputs) is list or type(inputs) is tuple:
         given = list(inputs)
+    else:
+        given = _sequence(model, inputs)
     if len(given) != n:
         raise InputError(f"model '{model.name}' has {n} inputs "
                          f"({', '.join(repr(s.name) for s in specs) or 'none'}), got {len(given)} values")
     for i, value in enumerate(given):
         values[slots[i]] = _check(specs[i], value)
+
+
+def _sequence(model: "Model", inputs: Any) -> list[Any]:
+    """Values in Parameter order from any other iterable; an InputError for what is not one."""
+    if not isinstance(inputs, (str, bytes)):
+        try:
+            return list(inputs)
+        except TypeError:
+            pass
+    raise InputError(f"model '{model.name}': inputs must be a dict (by input name or index), a list or "
+                     f"tuple in Parameter order, or one array for a one-input model; got {type(inputs).__name__}")
 
 
 class _Missing:
@@ -317,17 +349,17 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
 
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
-        state: "VariableStore | None" = None) -> dict[str, np.ndarray]: ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> dict[str, np.ndarray]: ...
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
-        state: "VariableStore | None" = None) -> RunResult: ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> RunResult: ...
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | None = None,
-        state: "VariableStore | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
 
 
 def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-        state: "VariableStore | None" = None) -> "dict[str, np.ndarray] | RunResult":
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult":
     """Run ``model``; returns {result tensor name: array} in Result order.
 
     ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;
@@ -337,13 +369,20 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     ``inputs``: a dict keyed by Parameter friendly name or tensor name (or index), or a list in
     Parameter order (a single array for a one-input model). With ``profile=True`` returns a
     :class:`RunResult` with per-node time and output bytes. ``progress``: None shows a tqdm bar on
-    a terminal once a run passes one second; True/False force it on/off.
+    a terminal once a run passes one second; True/False force it on/off. ``max_tensor_bytes``: the
+    largest tensor the run may build (default: ``GRAPHIR_MAX_TENSOR_BYTES`` or 4 GiB, see
+    :mod:`graphir.limits`); a node that would build a larger one raises ResourceLimitError.
     """
+    if max_tensor_bytes is not None:
+        with tensor_limit(max_tensor_bytes):
+            return run(model, inputs, profile=profile, progress=progress, state=state)
     plan = model._plan
     if plan is None:
         plan = get_plan(model)
     values = plan.template.copy()
     _place_inputs(model, plan, inputs, values, plan.parameter_slots)
+    if plan.largest_output[0] > tensor_limit_in_force():
+        _check_largest_output(plan)
     if plan.state_slot >= 0:
         if state is None:
             state = VariableStore(plan.variables)
@@ -382,6 +421,17 @@ def _execute(plan: RunPlan, values: list[Any], profile: bool, progress: bool | N
     for key, slot in plan.result_pairs:
         outputs[key] = values[slot]
     return RunResult(outputs, records) if profile else outputs
+
+
+def _check_largest_output(plan: RunPlan) -> None:
+    nbytes, step_index, index = plan.largest_output
+    limit = tensor_limit_in_force()
+    if nbytes > limit:  # the caller compared already; kept so the function stands alone
+        node = plan.steps[step_index][-1]
+        t = node.output_types[index]
+        raise ResourceLimitError(
+            f"{node.describe()}: output {index} ({t}) would take {nbytes:,} bytes, over the tensor size limit of "
+            f"{limit:,} bytes (raise it with max_tensor_bytes=, --max-tensor-bytes or GRAPHIR_MAX_TENSOR_BYTES)")
 
 
 def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
@@ -441,6 +491,8 @@ def _reraise(node: "Node", args: Sequence[Any], exc: Exception) -> None:
     if isinstance(exc, UnsupportedOpError):
         raise exc
     message = describe_failure(node, args, exc)
+    if isinstance(exc, ResourceLimitError):
+        raise ResourceLimitError(message) from None
     if isinstance(exc, GraphirError):
         raise EvaluationError(message) from None
     raise EvaluationError(message) from exc

@@ -341,21 +341,21 @@ class Model:
 
     @overload
     def run(self, inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
-            state: "VariableStore | None" = None) -> "dict[str, np.ndarray]": ...
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray]": ...
     @overload
     def run(self, inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
-            state: "VariableStore | None" = None) -> "RunResult": ...
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "RunResult": ...
     @overload
     def run(self, inputs: Any = None, *, profile: bool, progress: bool | None = None,
-            state: "VariableStore | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
 
     def run(self, inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-            state: "VariableStore | None" = None) -> "dict[str, np.ndarray] | RunResult":
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult":
         """Run on numpy inputs; see :func:`graphir.interpreter.run` (``profile=True``: a RunResult
         with the outputs and a per-node profile). Stateless: every call starts from each
         variable's initial value and forgets what its Assigns wrote (use
         :meth:`create_infer_request` to carry state from one call to the next)."""
-        return _run(self, inputs, profile=profile, progress=progress, state=state)  # imported once below: an import per call costs ~2-15 us
+        return _run(self, inputs, profile=profile, progress=progress, state=state, max_tensor_bytes=max_tensor_bytes)  # imported once below: an import per call costs ~2-15 us
 
     def clone(self) -> "Model":
         """A deep copy: new nodes with equal ops, names, ids and connections; constants shared."""

@@ -256,6 +256,8 @@ class Node:
             raise
         except GraphirError as exc:
             raise InferenceError(f"{self.describe()}, inputs ({_list(inputs)}): {_strip(exc)}") from None
+        except RecursionError:
+            raise  # bodies nested too deep: the caller names it once (wrapping it at every level costs)
         except Exception as exc:  # a bug in an op's infer: still name the place
             raise InferenceError(
                 f"{self.describe()}, inputs ({_list(inputs)}): shape inference failed: "

@@ -12,9 +12,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Union
 
-from graphir.errors import ShapeError
+from graphir.errors import ShapeError, clip
 
 _INTERVAL = re.compile(r"^(\d*)\.\.(\d*)$")
+#: the largest rank a shape written as text may have (numpy runs up to 64 dims)
+MAX_RANK = 65536
+#: the largest length a dimension may have (OpenVINO keeps dims in int64 and refuses larger ones)
+MAX_LENGTH = (1 << 63) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +29,9 @@ class Dimension:
     def __post_init__(self) -> None:
         if self.min < 0 or (self.max is not None and self.max < self.min):
             raise ShapeError(f"invalid dimension interval {self.min}..{self.max}")
+        if self.min > MAX_LENGTH or (self.max is not None and self.max > MAX_LENGTH):
+            raise ShapeError(f"dimension {self.max if self.max is not None and self.max > MAX_LENGTH else self.min} "
+                             f"is beyond the largest length 2^63-1")
 
     # --- construction -----------------------------------------------------------------------
     @classmethod
@@ -43,6 +50,8 @@ class Dimension:
         if isinstance(text, int):
             return cls.dynamic() if text == -1 else cls.static(text) if text >= 0 else cls._bad(text)
         s = str(text).strip()
+        if len(s) > 41:  # a 19-digit interval is 40 characters; longer text is not worth reading
+            return cls._bad(text)
         if s in ("?", "-1"):
             return cls.dynamic()
         if s.isdigit():
@@ -58,8 +67,9 @@ class Dimension:
 
     @staticmethod
     def _bad(text: object) -> "Dimension":
+        shown = text if len(str(text)) <= 60 else f"{str(text)[:40]}... ({len(str(text)):,} characters)"
         raise ShapeError(
-            f"invalid dimension '{text}': expected N, ?, -1, MIN..MAX, ..MAX or MIN.."
+            f"invalid dimension '{shown}': expected N, ?, -1, MIN..MAX, ..MAX or MIN.. (lengths below 2^63)"
         )
 
     # --- queries ----------------------------------------------------------------------------
@@ -217,10 +227,14 @@ class PartialShape:
                 return cls(None)
             if s == "":
                 return cls([])
+            commas = s.count(",", 0, 4 * MAX_RANK) if len(s) > 2 * MAX_RANK else 0
+            if commas >= MAX_RANK:
+                raise ShapeError(f"invalid shape '{clip(value)}': {s.count(',') + 1:,} dimensions, more than "
+                                 f"the largest rank graphir reads ({MAX_RANK:,})")
             try:
                 return cls([Dimension.parse(p) for p in s.split(",")])
             except ShapeError as exc:
-                raise ShapeError(f"invalid shape '{value}': {exc}") from None
+                raise ShapeError(f"invalid shape '{clip(value)}': {exc}") from None
         try:
             return cls(list(value))
         except TypeError:

@@ -30,6 +30,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for --random (default 0)")
     p.add_argument("--output", "-o", metavar="OUT.npz", help="write every output to an .npz, keyed by output name")
     p.add_argument("--profile", action="store_true", help="also print time and output bytes per node")
+    p.add_argument("--max-tensor-bytes", type=int, metavar="N",
+                   help="the largest tensor the run may build (default: $GRAPHIR_MAX_TENSOR_BYTES or 4 GiB)")
     p.add_argument("--json", action="store_true", help="print the output summaries as JSON")
 
 
@@ -55,9 +57,12 @@ _SUB_BYTE_RANGES = {"u1": (0, 1), "u2": (0, 3), "u3": (0, 7), "u4": (0, 7), "u6"
 
 def random_value(param: "Node", rng: np.random.Generator) -> np.ndarray:
     """Random data matching a Parameter's element type and (concretised) shape."""
+    from graphir.limits import check_tensor
+
     et = parameter_of(param).element_type
     shape = concrete_shape(param)
     name = str(et)
+    check_tensor(shape, np.float64, f"random value for input '{param.name}'")  # drawn in f64 first
     if name == "boolean":
         return rng.random(shape) < 0.5
     if name == "string":
@@ -147,11 +152,14 @@ def run(args: argparse.Namespace) -> int:
             model.reshape(reshape_arguments(model, args.shape))
         except InputError as exc:
             raise UsageError(str(exc)) from None
-    values = gather_inputs(model, args.input, args.random, args.seed)
-    try:
-        result = model.run(values, profile=args.profile)
-    except InputError as exc:
-        raise UsageError(str(exc)) from None
+    from graphir.limits import tensor_limit
+
+    with tensor_limit(args.max_tensor_bytes):
+        values = gather_inputs(model, args.input, args.random, args.seed)
+        try:
+            result = model.run(values, profile=args.profile)
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
     outputs = result.outputs if isinstance(result, RunResult) else result
     variables = model.variables
     if variables:  # on stderr: the JSON on stdout keeps its format
@@ -160,11 +168,7 @@ def run(args: argparse.Namespace) -> int:
     records = [{"name": key, "type": _type_name(array), "shape": list(array.shape), "summary": summarize(array)}
                for key, array in outputs.items()]
     if args.output:
-        try:
-            arrays: dict[str, Any] = {k: np.asarray(v) for k, v in outputs.items()}
-            np.savez(args.output, **arrays)
-        except OSError as exc:
-            raise UsageError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+        write_npz(args.output, outputs)
     if args.json:
         print(json.dumps(records, indent=2))
     else:
@@ -176,6 +180,28 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(result.table())
     return EXIT_OK
+
+
+def write_npz(path: str, outputs: dict[str, Any]) -> None:
+    """The outputs as an .npz at exactly ``path`` (numpy would append ``.npz`` to a name without
+    it), written atomically; a directory or an unwritable place is a UsageError."""
+    import io
+    import zipfile
+
+    from graphir.errors import SerializationError
+    from graphir.serializers.atomic import atomic_write
+
+    if Path(path).is_dir():
+        raise UsageError(f"--output {path}: is a directory; give a file name such as {Path(path) / 'outputs.npz'}")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:  # as np.savez writes it, for any output name (even "file")
+        for key, value in outputs.items():
+            with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asarray(value), allow_pickle=True)
+    try:
+        atomic_write(path, buffer.getbuffer())
+    except SerializationError as exc:
+        raise UsageError(f"--output {exc}") from None
 
 
 def _type_name(array: np.ndarray) -> str:

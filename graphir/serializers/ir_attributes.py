@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from graphir.errors import GraphirError, SerializationError
+from graphir.errors import GraphirError, SerializationError, clip
 from graphir.ops.base import Op
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
@@ -163,7 +163,7 @@ def _decode(text: str, annotation: Any) -> Any:
             return True
         if low in ("false", "0"):
             return False
-        raise ValueError(f"'{text}' is not a boolean (true/false)")
+        raise ValueError(f"'{clip(text)}' is not a boolean (true/false)")
     if ann is int:
         return int(text.strip())
     if ann is float:
@@ -231,8 +231,8 @@ def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[d
         try:
             values[name] = _decode(text, _annotations(cls)[name])
         except (ValueError, TypeError, GraphirError) as exc:
-            raise SerializationError(f"{where}: attribute {key}=\"{text}\" is not valid for "
-                                     f"{cls.describe()}: {exc}") from None
+            raise SerializationError(f"{where}: attribute {key}=\"{clip(text)}\" is not valid for "
+                                     f"{cls.describe()}: {clip(exc, 400)}") from None
         original[key] = text
     return values, unknown, original
 

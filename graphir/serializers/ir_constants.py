@@ -94,7 +94,7 @@ _WHOLE_BYTE_BITS: dict[ElementType, int] = {
 
 def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[int]) -> np.ndarray:
     """The values of a blob, one element per numpy item, shaped; read-only views where possible."""
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     data = np.frombuffer(raw, dtype=np.uint8)
     if et is ElementType.string:
         return _unpack_strings(data, count).reshape(shape)

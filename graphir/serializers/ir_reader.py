@@ -13,7 +13,7 @@ from typing import Any
 
 from lxml import etree
 
-from graphir.errors import GraphirError, SerializationError
+from graphir.errors import GraphirError, SerializationError, clip
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet, TensorType
@@ -22,8 +22,9 @@ from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Paramete
 from graphir.ops.registry import _REGISTRY, find
 from graphir.serializers.ir_attributes import _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
+from graphir.serializers.ir_parser import element_attributes
 from graphir.serializers.ir_rt_info import read_attribute_rt_info, read_net_rt_info
-from graphir.shapes import Dimension, PartialShape
+from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
 from graphir.types import ElementType
 
 _BODY_TAGS = ("body", "then_body", "else_body")
@@ -105,7 +106,7 @@ def _int_attr(element: Any, key: str, where: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise SerializationError(f"{where}: attribute {key}=\"{text}\" is not an integer") from None
+        raise SerializationError(f"{where}: attribute {key}=\"{clip(text)}\" is not an integer") from None
 
 
 def _parse_ports(group: Any, where: Any) -> list[_Port]:
@@ -131,7 +132,10 @@ def _parse_ports(group: Any, where: Any) -> list[_Port]:
         if pid is None:
             raise SerializationError(f"{where()}: a <port> has no id")
         if dims and min(dims) < -1:
-            raise SerializationError(f"{where()}: port {pid}: <dim>{min(dims)}</dim> must be >= -1")
+            raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
+        if dims and max(dims) > MAX_LENGTH:
+            raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the largest "
+                                     f"dimension 2^63-1")
         names = element.get("names")
         ports.append(_Port(pid, element.get("precision"), dims, split_names(names),
                            read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
@@ -144,13 +148,13 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
             int(text)
         except (TypeError, ValueError):
             raise SerializationError(
-                f"{where()}: port {element.get('id')}: <dim>{(text or '').strip()}</dim> is not an integer "
+                f"{where()}: port {clip(element.get('id'))}: <dim>{clip((text or '').strip())}</dim> is not an integer "
                 f"(-1 for dynamic)") from None
     return list(map(int, texts))
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
-    attrib = dict(element.items())
+    attrib = element_attributes(element)
     lid_text = attrib.pop("id", None)
     name = attrib.pop("name", None)
     if name is None:
@@ -181,7 +185,7 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
     for child in element:
         tag = child.tag
         if tag == "data":
-            data = dict(child.items())
+            data = element_attributes(child)
         elif tag == "input":
             inputs = _parse_ports(child, where)
         elif tag == "output":
@@ -329,7 +333,7 @@ def ports_hold_only_valid_dims(text: bytes) -> bool:
     if len(_PLAIN_PORT.findall(text)) != text.count(b"<port"):
         return False
     try:
-        return all(int(t) >= -1 for t in set(_DIM_TEXT.findall(text)))
+        return all(-1 <= int(t) <= MAX_LENGTH for t in set(_DIM_TEXT.findall(text)))
     except ValueError:
         return False
 
@@ -367,9 +371,10 @@ def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None
         if len(texts) != count:
             return None
         try:
-            if min(map(int, texts)) < -1:
-                return None
+            values = list(map(int, texts))
         except (TypeError, ValueError):
+            return None
+        if min(values) < -1 or max(values) > MAX_LENGTH:
             return None
     return pid, names
 
@@ -381,9 +386,37 @@ def assemble(root: Any, nodes: dict[int, Node], params: list[Node], results: lis
     port or a port was fed twice (``fed``: input ports connected)."""
     if len(in_position) != len(sources) or fed != len(sources):
         raise _Fallback
+    unique_parameter_names(params)
     model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
     model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
     return model
+
+
+def unique_parameter_names(params: list[Node]) -> None:
+    """Rename a Parameter tensor name that an earlier Parameter has already, as OpenVINO's reader
+    does (measured, 2026.4): the first free of ``name_1``, ``name_2``, ... (``a, a, a`` reads as
+    ``a, a_1, a_2``; ``a, a, a_1`` as ``a, a_1, a_1_1``). Otherwise an input given by that name
+    would silently feed only the first."""
+    used: set[str] = set()
+    next_suffix: dict[str, int] = {}  # per name, where the search for a free suffix resumes (linear overall)
+    for node in params:
+        names = node.output_names[0]
+        if not names:
+            continue
+        if used.isdisjoint(names):
+            used.update(names)
+            continue
+        renamed = set()
+        for name in sorted(names):
+            if name in used:
+                k = next_suffix.get(name, 1)
+                while f"{name}_{k}" in used:
+                    k += 1
+                next_suffix[name] = k + 1
+                name = f"{name}_{k}"
+            used.add(name)
+            renamed.add(name)
+        node.output_names[0] = renamed
 
 
 def _connect(lid: int, port_ids: list[str], sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
@@ -458,7 +491,7 @@ class _Reader:
                 lid_text, name, ltype, version = el.values()
                 attrib = _NO_ATTRIBUTES
             else:
-                attrib = dict(el.items())
+                attrib = element_attributes(el)
                 try:
                     lid_text, name = attrib.pop("id"), attrib.pop("name")
                     ltype, version = attrib.pop("type"), attrib.pop("version")
@@ -500,7 +533,7 @@ class _Reader:
             if plain and cls is not None:
                 inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
                 fed += len(inputs)
-                data = dict(data_el.items()) if data_el is not None else {}
+                data = element_attributes(data_el) if data_el is not None else {}
                 node = self._plain_node(cls, lid, name, ltype, version, data, attrib, inputs,
                                         [split_names(p[1]) for p in out_ports])
                 out_index[lid] = _port_ids_index(tuple([p[0] for p in out_ports]))
@@ -574,6 +607,7 @@ class _Reader:
             nodes[lid] = self._node(layer, inputs)
         params = [nodes[i] for i in order if isinstance(nodes[i].op, Parameter)]
         results = [nodes[i] for i in order if isinstance(nodes[i].op, Result)]
+        unique_parameter_names(params)
         try:
             model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
         except GraphirError as exc:
@@ -983,7 +1017,7 @@ def _int_attr_text(data: dict[str, str], key: str, where: "str | tuple[str, int,
     try:
         value = int(text)
     except ValueError:
-        raise SerializationError(f"{describe_layer(where)}: {key}=\"{text}\" is not an integer") from None
+        raise SerializationError(f"{describe_layer(where)}: {key}=\"{clip(text)}\" is not an integer") from None
     if value < 0:
         raise SerializationError(f"{describe_layer(where)}: {key}={value} is negative")
     return value

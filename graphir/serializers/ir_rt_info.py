@@ -12,39 +12,52 @@ from typing import Any
 
 from lxml import etree
 
+from graphir.serializers.ir_parser import element_attributes
+
 _XML_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 
 
 def read_net_rt_info(element: "etree._Element | None") -> dict[str, Any]:
+    """Nested dicts of a net-level ``<rt_info>``; iterative, so any nesting depth reads (OpenVINO
+    reads rt_info nested thousands deep)."""
     out: dict[str, Any] = {}
     if element is None:
         return out
-    for child in element:
-        if not isinstance(child.tag, str):
-            continue
-        key = child.get("name") if child.tag == "info" and child.get("name") is not None else child.tag
-        if len(child):
-            out[key] = read_net_rt_info(child)
-        elif "value" in child.attrib:
-            out[key] = child.get("value")
-        else:
-            out[key] = {}
+    pending = [(element, out)]
+    while pending:
+        parent, into = pending.pop()
+        for child in parent:
+            if not isinstance(child.tag, str):
+                continue
+            key = child.get("name") if child.tag == "info" and child.get("name") is not None else child.tag
+            if len(child):
+                inner: dict[str, Any] = {}
+                into[key] = inner
+                pending.append((child, inner))
+            elif "value" in child.attrib:
+                into[key] = child.get("value")
+            else:
+                into[key] = {}
     return out
 
 
 def write_net_rt_info(parent: etree._Element, data: dict[str, Any]) -> None:
-    for key in sorted(data):
-        value = data[key]
-        if _XML_NAME.match(key) and key != "info":
-            child = etree.SubElement(parent, key)
-        else:
-            child = etree.SubElement(parent, "info", name=key)
-        if isinstance(value, dict):
-            write_net_rt_info(child, value)
-        elif isinstance(value, (list, tuple)):
-            child.set("value", " ".join(str(v) for v in value))
-        else:
-            child.set("value", _text(value))
+    """The elements of nested dicts under ``parent`` (iterative: any depth)."""
+    pending = [(parent, data)]
+    while pending:
+        element, values = pending.pop()
+        for key in sorted(values):
+            value = values[key]
+            if _XML_NAME.match(key) and key != "info":
+                child = etree.SubElement(element, key)
+            else:
+                child = etree.SubElement(element, "info", name=key)
+            if isinstance(value, dict):
+                pending.append((child, value))
+            elif isinstance(value, (list, tuple)):
+                child.set("value", " ".join(str(v) for v in value))
+            else:
+                child.set("value", _text(value))
 
 
 def read_attribute_rt_info(element: "etree._Element | None") -> dict[str, Any]:
@@ -55,9 +68,9 @@ def read_attribute_rt_info(element: "etree._Element | None") -> dict[str, Any]:
         if not isinstance(child.tag, str):
             continue
         if child.tag == "attribute" and child.get("name") is not None:
-            out[child.get("name")] = {k: v for k, v in child.attrib.items() if k != "name"}
+            out[child.get("name")] = {k: v for k, v in element_attributes(child).items() if k != "name"}
         else:  # not seen in files OpenVINO writes; kept in the net-level form
-            out[child.tag] = {"__element__": read_net_rt_info(child) if len(child) else dict(child.attrib)}
+            out[child.tag] = {"__element__": read_net_rt_info(child) if len(child) else element_attributes(child)}
     return out
 
 

@@ -24,7 +24,7 @@ from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.serializers.ir_constants import BlobLoader
-from graphir.serializers.ir_parser import _parser
+from graphir.serializers.ir_parser import MANY_ATTRIBUTES, _parser, element_attributes
 from graphir.serializers.ir_reader import (_NO_ATTRIBUTES, _UNSET, _attributes, _connect, _const_declaration,
                                            _declared_type, _Fallback, _find_op, _new_constant, _parse_layer,
                                            _plain_port, _port_ids_index, _Reader, assemble, check_const_size,
@@ -73,7 +73,9 @@ class _Template:
                                   + header_rest + b">" + b"".join(pieces) + b"</layer>", parser)
         except (etree.LxmlError, ValueError):
             raise _Fallback from None
-        attrib = dict(el.items())
+        if any(len(e.attrib) > MANY_ATTRIBUTES for e in el.iter()):
+            raise _Fallback  # such a layer is read once anyway, by the tree reader
+        attrib = element_attributes(el)
         for key in ("id", "name", "type", "version"):
             attrib.pop(key)
         self.attrib = attrib or _NO_ATTRIBUTES
@@ -101,7 +103,8 @@ class _Template:
         if None in in_ports or None in out_ports:
             return
         # the attribute slots in text order: every slot attribute the normalisation left empty
-        slots = [(e, k) for e in el.iter() if e is not el for k, v in e.items() if v == "" and k in _SLOTTED]
+        slots = [(e, k) for e in el.iter() if e is not el for k, v in element_attributes(e).items()
+                 if v == "" and k in _SLOTTED]
         if len(slots) != attribute_slots:
             return  # an empty value the normalisation did not make (e.g. after a tab): parse each layer
         numbers = [k for k in range(len(parts) // 4) if parts[4 * k + 1] is not None]
@@ -109,7 +112,7 @@ class _Template:
         self.out_index = _port_ids_index(tuple([p[0] for p in out_ports]))  # type: ignore[index]
         self.names = [split_names(p[1]) for p in out_ports]  # type: ignore[index]
         self.name_slots: list[int | None] = [None] * len(out_ports)
-        self.data = dict(data_el.items()) if data_el is not None else {}
+        self.data = element_attributes(data_el) if data_el is not None else {}
         self.data_slots: list[tuple[str, int]] = []
         out_port_els = list(out_el) if out_el is not None else []
         for (element, key), slot in zip(slots, numbers):

@@ -2,14 +2,11 @@
 spellings and layout (see openvino_xml for the whole story)."""
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
-from graphir.errors import SerializationError
+from graphir.errors import SerializationError, clip, clip_repr
 from graphir.model import Model
 from graphir.node import Node
 from graphir.ops.base import TensorType
@@ -56,6 +53,16 @@ class _Writer:
                                                 "to-layer": str(t), "to-port": str(tp)})
 
     def layer(self, node: Node, parent: Any, result_names: dict[tuple[int, int], set[str]]) -> Any:
+        try:
+            return self._layer(node, parent, result_names)
+        except (ValueError, UnicodeError) as exc:
+            if isinstance(exc, SerializationError):
+                raise
+            raise SerializationError(f"node {node.id} {clip_repr(node.name)} ({node.type_name}): cannot be written as XML (a name, attribute or rt_info "
+                                     f"value holds a character XML cannot carry: a control character or a lone "
+                                     f"surrogate): {clip(exc)}") from None
+
+    def _layer(self, node: Node, parent: Any, result_names: dict[tuple[int, int], set[str]]) -> Any:
         op = node.op
         opaque = isinstance(op, OpaqueOp)
         type_name = op.type_name if opaque else type(op).serialized_type_names.get("ir", op.type_name)
@@ -186,6 +193,17 @@ def _order_children(el: Any, order: list[str]) -> None:
 
 
 def _tree(model: Model, version: int) -> tuple[Any, BinWriter]:
+    try:
+        return _net_tree(model, version)
+    except (ValueError, UnicodeError) as exc:
+        if isinstance(exc, SerializationError):
+            raise
+        raise SerializationError(f"model {clip_repr(model.name)}: cannot be written as XML (its name or rt_info holds a "
+                                 f"character XML cannot carry: a control character or a lone surrogate): "
+                                 f"{clip(exc)}") from None
+
+
+def _net_tree(model: Model, version: int) -> tuple[Any, BinWriter]:
     writer = _Writer(version)
     attrs = {"name": model.name, "version": str(version)}
     root = etree.Element("net", attrs)
@@ -196,68 +214,3 @@ def _tree(model: Model, version: int) -> tuple[Any, BinWriter]:
     write_net_rt_info(rt, model.rt_info)
     etree.indent(root, space="\t")
     return root, writer.bin
-
-
-def _temp_copy(path: Path, data: bytes) -> str:
-    """``data`` in a synced temp file beside ``path``; its name."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-    except OSError as exc:
-        _unlink(tmp)
-        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    return tmp
-
-
-def _unlink(path: "str | None") -> None:
-    if path is None:
-        return
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def atomic_write_pair(xml_path: Path, xml: bytes, bin_path: Path, blob: bytes) -> None:
-    """Replace both files by renames; if the second rename fails the old .bin is put back, so a
-    failed save leaves the previous model (both files) in place and no temp files behind."""
-    tmp_bin = _temp_copy(bin_path, blob)
-    try:
-        tmp_xml = _temp_copy(xml_path, xml)
-    except SerializationError:
-        _unlink(tmp_bin)
-        raise
-    backup = None
-    try:
-        if bin_path.exists():
-            backup = tmp_bin + ".old"
-            os.link(bin_path, backup)
-    except OSError:
-        backup = None  # no hard links here: the old .bin cannot be restored, still try
-    try:
-        os.replace(tmp_bin, bin_path)
-    except OSError as exc:
-        for leftover in (tmp_bin, tmp_xml, backup):
-            _unlink(leftover)
-        raise SerializationError(f"{bin_path}: cannot write: {exc.strerror or exc}") from None
-    try:
-        os.replace(tmp_xml, xml_path)
-    except OSError as exc:
-        if backup is not None:
-            try:
-                os.replace(backup, bin_path)
-                backup = None
-            except OSError:
-                pass
-        _unlink(tmp_xml)
-        _unlink(backup)
-        raise SerializationError(f"{xml_path}: cannot write: {exc.strerror or exc}") from None
-    _unlink(backup)

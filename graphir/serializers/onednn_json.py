@@ -19,13 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphir.errors import GraphirError, SerializationError
+from graphir.errors import GraphirError, SerializationError, clip, clip_repr
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op
 from graphir.ops.onednn.base import OneDNNOp
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.ops.registry import find
+from graphir.serializers.atomic import atomic_write
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -37,6 +38,9 @@ LAYOUT_TYPES = ("strided", "any", "opaque", "undef")
 PROPERTY_TYPES = ("undef", "variable", "constant", "host_scalar")
 _EXTRA_DTYPES = {"s64": ElementType.i64}  # Dropout seed/offset; the core table lists only data types
 DEFAULT_TOP = {"version": "3.9.0", "engine_kind": "cpu", "fpmath_mode": "strict"}
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+#: the most digits an integer in a file may have (int64 has 19)
+_MAX_DIGITS = 20
 
 
 # --- small conversions -------------------------------------------------------------------------
@@ -121,12 +125,14 @@ class _Reader:
         for key in TENSOR_KEYS:
             if key not in record:
                 raise self.error(self.op_where(op, index, f"{field}.{key}"), "missing key")
-        if not isinstance(record["id"], int) or isinstance(record["id"], bool):
-            raise self.error(self.op_where(op, index, f"{field}.id"), f"expected an integer, got {record['id']!r}")
+        if not _is_int64(record["id"]):
+            raise self.error(self.op_where(op, index, f"{field}.id"),
+                             f"expected an integer in the int64 range, got {clip_repr(record['id'])}")
         for key in ("shape", "stride"):
             value = record[key]
-            if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-                raise self.error(self.op_where(op, index, f"{field}.{key}"), f"expected a list of integers, got {value!r}")
+            if not isinstance(value, list) or not all(_is_int64(v) for v in value):
+                raise self.error(self.op_where(op, index, f"{field}.{key}"),
+                                 f"expected a list of integers in the int64 range, got {clip_repr(value)}")
             if any(v < -1 and v != UNKNOWN for v in value) and key == "shape":
                 raise self.error(self.op_where(op, index, f"{field}.shape"), f"invalid dims {value}")
         shape, stride = record["shape"], record["stride"]
@@ -187,12 +193,15 @@ class _Reader:
             op["inputs"] = [self.tensor(op, i, "inputs", j, t) for j, t in enumerate(op["inputs"])]
             op["outputs"] = [self.tensor(op, i, "outputs", j, t) for j, t in enumerate(op["outputs"])]
         for i, op in enumerate(ops):
-            if not isinstance(op["id"], int) or isinstance(op["id"], bool):
-                raise self.error(self.op_where(op, i, "id"), f"expected an integer op id, got {op['id']!r}")
+            if not _is_int64(op["id"]):
+                raise self.error(self.op_where(op, i, "id"),
+                                 f"expected an integer op id in the int64 range, got {clip_repr(op['id'])}")
         ids = [op["id"] for op in ops]
-        if len(set(map(str, ids))) != len(ids):
-            dup = next(x for x in ids if ids.count(x) > 1)
-            raise self.error(f"op {dup}", "op id used twice")
+        seen_ids: set[int] = set()
+        for op_id in ids:
+            if op_id in seen_ids:
+                raise self.error(f"op {op_id}", "op id used twice")
+            seen_ids.add(op_id)
 
         producer: dict[int, tuple[int, int]] = {}
         for i, op in enumerate(ops):
@@ -211,8 +220,15 @@ class _Reader:
                 if t["id"] not in producer:
                     first_use.setdefault(t["id"], t)
         ports = data.get("input_ports")
-        if ports is not None and (not isinstance(ports, list) or not all(isinstance(p, int) for p in ports)):
-            raise self.error("input_ports", "expected a list of logical tensor ids")
+        if ports is not None and (not isinstance(ports, list) or not all(_is_int64(p) for p in ports)):
+            raise self.error("input_ports", "expected a list of logical tensor ids (integers in the int64 range)")
+        for p in ports or []:
+            if p in producer:
+                other = ops[producer[p][0]]
+                raise self.error("input_ports", f"logical tensor {p} is an output of op {clip(other['id'])} "
+                                                f"'{clip(other['name'])}', not a graph input")
+            if p not in first_use:
+                raise self.error("input_ports", f"logical tensor {p} is not an input of any op")
         param_ids = list(dict.fromkeys(p for p in (ports or []) if p in first_use))
         param_ids += [t for t in first_use if t not in param_ids]
         self.param_ids = param_ids
@@ -315,8 +331,8 @@ class _Reader:
                producer: dict[int, tuple[int, int]], ops: list[dict]) -> Model:
         ports = data.get("output_ports")
         if ports is not None:
-            if not isinstance(ports, list) or not all(isinstance(p, int) for p in ports):
-                raise self.error("output_ports", "expected a list of logical tensor ids")
+            if not isinstance(ports, list) or not all(_is_int64(p) for p in ports):
+                raise self.error("output_ports", "expected a list of logical tensor ids (integers in the int64 range)")
             for p in ports:
                 if p not in outputs:
                     raise self.error("output_ports", f"logical tensor {p} appears in no op")
@@ -337,23 +353,70 @@ class _Reader:
         return model
 
 
+def _is_int64(value: Any) -> bool:
+    return type(value) is int and INT64_MIN <= value <= INT64_MAX
+
+
+class _TooManyDigits(Exception):
+    pass
+
+
+def _parse_int(text: str) -> int:
+    """JSON integers: at most :data:`_MAX_DIGITS` digits (Python would read a 100,000-digit number,
+    slowly, or refuse it with a ValueError)."""
+    if len(text.lstrip("-")) > _MAX_DIGITS:
+        raise _TooManyDigits(text)
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > 1000:  # float() of a long mantissa is fine but slow; no file needs it
+        raise _TooManyDigits(text)
+    return float(text)
+
+
 def read_json(path: "str | Path") -> Model:
-    """Read a oneDNN Graph JSON file into a Model (see the module docstring)."""
+    """Read a oneDNN Graph JSON file into a Model (see the module docstring). The file must be
+    UTF-8 (RFC 8259; a BOM is allowed)."""
     p = Path(path)
     try:
-        text = p.read_text()
+        raw = p.read_bytes()
     except OSError as exc:
         raise SerializationError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    return loads(text, p)
+    return loads(_decode(raw, p), p)
 
 
-def loads(text: str, path: "str | Path" = "<string>") -> Model:
-    p = Path(path)
+def _decode(raw: bytes, path: Path) -> str:
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(raw) >= 2 and (raw[0] == 0 or raw[1] == 0)):
+        raise SerializationError(f"{path}: not UTF-8 (it looks like UTF-16 or UTF-32); oneDNN Graph JSON is UTF-8")
     try:
-        data = json.loads(text)
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SerializationError(f"{path}: not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start} "
+                                 f"({exc.reason}); oneDNN Graph JSON is UTF-8") from None
+
+
+def loads(text: "str | bytes", path: "str | Path" = "<string>") -> Model:
+    """A Model from JSON text (bytes are decoded as UTF-8)."""
+    p = Path(path)
+    if isinstance(text, (bytes, bytearray)):
+        text = _decode(bytes(text), p)
+    try:
+        data = json.loads(text, parse_int=_parse_int, parse_float=_parse_float)
     except json.JSONDecodeError as exc:
         raise SerializationError(f"{p}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    return _Reader(p, data).read()
+    except RecursionError:
+        raise SerializationError(f"{p}: not readable: arrays or objects nested too deep (a oneDNN Graph "
+                                 f"file nests 4 levels)") from None
+    except _TooManyDigits as exc:
+        raise SerializationError(f"{p}: a number with {len(str(exc)):,} characters ({clip(exc, 40)}); "
+                                 f"integers must fit in int64") from None
+    except MemoryError:
+        raise SerializationError(f"{p}: not readable: out of memory") from None
+    try:
+        return _Reader(p, data).read()
+    except RecursionError:
+        raise SerializationError(f"{p}: not readable: values nested too deep") from None
 
 
 # --- writing -----------------------------------------------------------------------------------
@@ -483,10 +546,7 @@ def dumps(model: Model, *, constants_as_inputs: bool = False, indent: int | None
 
 
 def write_json(model: Model, path: "str | Path", *, constants_as_inputs: bool = False, indent: int | None = 2) -> None:
-    """Write ``model`` (onednn dialect) as oneDNN Graph JSON."""
+    """Write ``model`` (onednn dialect) as oneDNN Graph JSON, atomically (see serializers.atomic)."""
     p = Path(path)
     text = dumps(model, constants_as_inputs=constants_as_inputs, indent=indent, path=str(p))
-    try:
-        p.write_text(text + "\n")
-    except OSError as exc:
-        raise SerializationError(f"{p}: cannot write: {exc.strerror or exc}") from None
+    atomic_write(p, (text + "\n").encode("utf-8"))

@@ -30,6 +30,7 @@ Modules: ir_parser (hardened lxml), ir_reader, ir_writer (incl. atomic writes), 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +47,9 @@ from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _te
 from graphir.serializers.ir_scan import scan_ir
 from graphir.serializers.ir_scanned_reader import read_scanned
 from graphir.serializers.ir_rt_info import read_net_rt_info
+from graphir.serializers.atomic import atomic_write_pair, same_file
+from graphir.serializers.ir_writer import _tree, _Writer, join_names
 from graphir.variables import model_variables
-from graphir.serializers.ir_writer import _tree, _Writer, atomic_write_pair, join_names
 
 __all__ = ["read_ir", "write_ir", "read_layer", "write_layer", "read_ir_string", "write_ir_string",
            "split_names", "join_names"]
@@ -63,11 +65,20 @@ def read_ir(path: Any, weights: Any = None) -> Model:
         raise SerializationError(f"{where}: no such file")
     data = read_xml_bytes(p, where)
     source = _weights(p, weights, where)
-    model = _read_scanned(data, where, source)
-    if model is not None:
-        return model
-    root = parse_xml(data, where)
-    return _read_root(root, where, source, data)
+    return _read_bytes(data, where, source)
+
+
+def _read_bytes(data: bytes, where: str, source: BinSource) -> Model:
+    try:
+        model = _read_scanned(data, where, source)
+        if model is not None:
+            return model
+        root = parse_xml(data, where)
+        return _read_root(root, where, source, data)
+    except RecursionError:
+        raise SerializationError(
+            f"{where}: subgraph bodies (If/Loop/TensorIterator) nested too deep: graphir reads bodies "
+            f"recursively, within Python's recursion limit ({sys.getrecursionlimit()} frames)") from None
 
 
 def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
@@ -75,11 +86,7 @@ def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
     data = xml.encode("utf-8") if isinstance(xml, str) else xml
     where = "<IR in memory>"
     source = _weights(None, weights, where) if weights is not None else BinSource(where, data=b"")
-    model = _read_scanned(data, where, source)
-    if model is not None:
-        return model
-    root = parse_xml(data, where)
-    return _read_root(root, where, source, data)
+    return _read_bytes(data, where, source)
 
 
 def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
@@ -98,6 +105,8 @@ def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
         return None
     try:
         model = _finish(read_scanned(_Reader(where, source), scanned, root), root, where)
+    except RecursionError:
+        raise
     except Exception:  # noqa: BLE001 - _Fallback, any error, or a bug: the tree reader decides, never this path
         return None
     return model
@@ -154,6 +163,8 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
     renames; a failure leaves the previous files in place."""
     xml_path = Path(path)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
+    if same_file(xml_path, bin_path):
+        raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
     xml, blob = write_ir_string(model, version)
     atomic_write_pair(xml_path, xml, bin_path, blob)
 

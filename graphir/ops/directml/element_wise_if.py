@@ -11,6 +11,8 @@ violation names the tensor, the rule and the lowest feature level that would acc
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
@@ -160,7 +162,7 @@ class ElementWiseIf(Op):
                     f"{desc.DataType}"
                 )
             if tensor.shape.is_static:
-                count = int(np.prod(tensor.shape.to_shape(), dtype=np.int64))
+                count = math.prod(tensor.shape.to_shape())
                 if count < desc.required_elements:
                     raise self.fail(
                         f"input {index} ('{name}') {tensor.shape} holds {count} elements; its desc "

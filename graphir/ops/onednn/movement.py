@@ -83,15 +83,15 @@ class StaticReshape(OneDNNOp):
         if -1 in dims:
             known = [d for d in dims if d not in (-1, None)]
             if src.is_static and None not in dims:
-                total = int(np.prod(src.to_shape(), dtype=np.int64))
-                rest = int(np.prod(known, dtype=np.int64))
+                total = math.prod(src.to_shape())
+                rest = math.prod(known)
                 if rest == 0 or total % rest:
                     raise self.fail(f"cannot reshape input 0 {src} ({total} elements) to {self.shape}")
                 dims[dims.index(-1)] = total // rest
             else:
                 dims[dims.index(-1)] = None
         elif src.is_static and None not in dims:
-            total = int(np.prod(src.to_shape(), dtype=np.int64))
+            total = math.prod(src.to_shape())
             if total != math.prod(d for d in dims if d is not None):  # None is not in dims here
                 raise self.fail(f"cannot reshape input 0 {src} ({total} elements) to {self.shape}")
         return [TensorType(inputs[0].element_type, to_shape(dims))]

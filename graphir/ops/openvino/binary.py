@@ -13,6 +13,7 @@ Outputs fold (``TensorType.value``) when both input values are known and the res
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -46,7 +47,7 @@ def fold(op: Evaluates, inputs: list[TensorType], shape: PartialShape, et: Eleme
     """Evaluate ``op`` on its inputs' known values when all are known and the result is small."""
     if any(t.value is None for t in inputs) or et.is_dynamic or not shape.is_static:
         return None
-    if int(np.prod(shape.to_shape(), dtype=np.int64)) > FOLD_LIMIT:
+    if math.prod(shape.to_shape()) > FOLD_LIMIT:
         return None
     try:
         with np.errstate(all="ignore"):

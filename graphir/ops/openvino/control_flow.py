@@ -23,6 +23,7 @@ from pydantic.json_schema import SkipJsonSchema
 from graphir.errors import EvaluationError, UnsupportedOpError
 from graphir.inference import infer_body
 from graphir.interpreter import _run_steps, get_plan
+from graphir.limits import check_bytes
 from graphir.model import Model
 from graphir.ops.base import Op, Port, TensorType, types
 from graphir.ops.openvino.core import parameter_of
@@ -280,6 +281,7 @@ class _Iterating(Op):
                 axis = slicing.normalized_axis(arrays[ext].ndim, self, f"sliced input {ext}")
                 sliced.append((index, arrays[ext], axis, slicing))
         collected: dict[int, list[np.ndarray]] = {ext: [] for ext, _, s in outs if s is not None}
+        gathered = {ext: 0 for ext in collected}  # bytes collected so far per concatenated output
         last: list[np.ndarray] | None = None
         j = 0
         while condition and (count is None or j < count):
@@ -301,7 +303,13 @@ class _Iterating(Op):
             last = run_body(body, current)
             for ext, index, slicing in outs:
                 if slicing is not None:
-                    collected[ext].append(last[index])
+                    part = last[index]
+                    collected[ext].append(part)
+                    gathered[ext] += int(getattr(part, "nbytes", 0))
+                    # the concatenation of all iterations, projected from those so far when the count is known
+                    total = gathered[ext] if count is None else gathered[ext] // (j + 1) * count
+                    check_bytes(total, f"concatenated output {ext} (body result {index}) after {j + 1} of "
+                                       f"{count if count is not None else 'unbounded'} iterations")
             for r, p in edges:
                 current[p] = last[r]
             if condition_result >= 0:

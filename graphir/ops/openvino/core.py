@@ -1,6 +1,8 @@
 """The graph's boundary ops: Parameter, Constant (IR ``Const``) and Result."""
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -82,7 +84,7 @@ class Constant(Op):
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         value = self.value if self.size <= FOLDABLE_CONSTANT_SIZE and self.element_type is not ElementType.string else None

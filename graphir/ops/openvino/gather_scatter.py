@@ -7,6 +7,8 @@ values/bounds (``ShapeOf -> Gather`` in shape subgraphs).
 """
 from __future__ import annotations
 
+import math
+
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -99,7 +101,7 @@ class Gather(Op):
                 out = np.where(mask, np.zeros((), data.dtype), out)
             return [out]
         batch_shape = data.shape[:b]
-        n = int(np.prod(batch_shape, dtype=np.int64))
+        n = math.prod(batch_shape)
         d = data.reshape((n,) + data.shape[b:])
         s = safe.reshape((n,) + safe.shape[b:])
         m = bad.reshape((n,) + bad.shape[b:])
@@ -180,7 +182,7 @@ class GatherND(Op):
         b = self.batch_dims
         k = indices.shape[-1]
         batch_shape = data.shape[:b]
-        n = int(np.prod(batch_shape, dtype=np.int64))
+        n = math.prod(batch_shape)
         d = data.reshape((n,) + data.shape[b:])
         ix = indices.reshape((n,) + indices.shape[b:])
         parts = []

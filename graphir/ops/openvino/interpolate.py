@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from graphir.errors import UnsupportedOpError
+from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, NUMERIC, Op, Port, TensorType, types
 from graphir.ops.openvino.reduction import normalize_axes
 from graphir.shapes import Dimension, PartialShape
@@ -158,6 +159,11 @@ class _InterpolateAttrs(Op):
         if any(begin) or any(end):
             x = np.pad(x, [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)])
         out_dtype = x.dtype
+        out_shape = list(x.shape)
+        for axis, size in zip(axes, sizes):
+            out_shape[axis] = max(int(size), 0)
+            check_tensor([int(size), x.shape[axis]], np.float64, f"the weights for axis {axis}")
+        check_tensor(out_shape, np.float64, "output (computed in f64)")
         work = x.astype(np.float64)
         for axis, size, scale in zip(axes, sizes, scales):
             if size == work.shape[axis] and self.mode != "linear" and abs(scale - 1.0) < 1e-12:

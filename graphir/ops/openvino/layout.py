@@ -5,6 +5,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from graphir.limits import check_tensor
 from graphir.ops.base import INTEGRAL, Op, Port, TensorType
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
@@ -82,6 +83,7 @@ class Pad(Op):
                      for i, (bb, ee) in enumerate(zip(b, e)))
         x = x[crop]
         widths = [(max(bb, 0), max(ee, 0)) for bb, ee in zip(b, e)]
+        check_tensor([d + lo + hi for d, (lo, hi) in zip(x.shape, widths)], x.dtype)
         if self.pad_mode == "constant":
             fill = np.asarray(value).reshape(-1)[0] if value is not None else 0
             return [np.pad(x, widths, mode="constant", constant_values=fill)]

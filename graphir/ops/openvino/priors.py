@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from graphir.limits import check_tensor
 from graphir.ops.base import Op, Port, TensorType
 from graphir.ops.openvino.binary import fold
 from graphir.shapes import Dimension, PartialShape
@@ -103,6 +104,7 @@ class PriorBox1(_Priors):
     def evaluate(self, output_size: np.ndarray, image_size: np.ndarray) -> list[np.ndarray]:
         h, w = (int(v) for v in np.asarray(output_size).reshape(-1)[:2])
         ih, iw = (int(v) for v in np.asarray(image_size).reshape(-1)[:2])
+        check_tensor([2, 4 * max(h, 0) * max(w, 0) * self.num_priors()], np.float32)
         f = np.float32
         ratios = [f(1.0)]
         for r in self.aspect_ratio:  # first-seen order, as the kernel walks them
@@ -226,6 +228,7 @@ class PriorBoxClustered(_Priors):
     def evaluate(self, output_size: np.ndarray, image_size: np.ndarray) -> list[np.ndarray]:
         h, w = (int(v) for v in np.asarray(output_size).reshape(-1)[:2])
         ih, iw = (int(v) for v in np.asarray(image_size).reshape(-1)[:2])
+        check_tensor([2, 4 * max(h, 0) * max(w, 0) * self.num_priors()], np.float32)
         f = np.float32
         step_w, step_h = f(self.step_w), f(self.step_h)
         if step_w == 0 and step_h == 0:

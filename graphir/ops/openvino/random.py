@@ -16,6 +16,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, Op, Port, TensorType, types
 from graphir.ops.openvino import philox
 from graphir.ops.openvino import shape_values as sv
@@ -78,6 +79,7 @@ class RandomUniform(Op):
     def evaluate(self, shape: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
         dims = tuple(int(v) for v in np.asarray(shape).reshape(-1))
         dtype = ElementType.parse(self.output_type).numpy_dtype
+        check_tensor(dims, np.float64)  # the generator works in up to 64 bits an item
         count = int(np.prod(dims, dtype=np.int64))
         g, o = _seeds(self.global_seed, self.op_seed)
         low, high = np.asarray(lo, dtype).reshape(-1)[0], np.asarray(hi, dtype).reshape(-1)[0]
@@ -131,6 +133,7 @@ class Multinomial(Op):
         tiny = np.finfo(work).tiny if work.kind == "f" else 1
         cdf = (cdf / np.maximum(cdf[:, -1:], work.type(tiny))).astype(work)
         samples = int(np.asarray(num_samples).reshape(-1)[0])
+        check_tensor([rows.shape[0], samples], np.float64)
         g, o = _seeds(self.global_seed, self.op_seed)
         draws = philox.mt19937_seeded_words(rows.shape[0] * samples, [g, o]).astype(np.float32)
         uniform = (draws / np.float32(4294967295.0)).astype(work).reshape(rows.shape[0], samples)

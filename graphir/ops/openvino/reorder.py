@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from graphir.limits import check_tensor
 from graphir.ops.base import INTEGRAL, Op, Port, TensorType
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
@@ -164,6 +165,8 @@ class Eye(Op):
     def evaluate(self, rows: np.ndarray, cols: np.ndarray, k: np.ndarray,
                  batch: np.ndarray | None = None) -> list[np.ndarray]:
         n, m = int(np.asarray(rows).reshape(-1)[0]), int(np.asarray(cols).reshape(-1)[0])
+        batch_dims = [int(v) for v in np.asarray(batch).reshape(-1)] if batch is not None else []
+        check_tensor(batch_dims + [n, m], np.float64)  # np.eye builds f64 first
         eye = np.eye(n, m, int(np.asarray(k).reshape(-1)[0])).astype(self.output_type.numpy_dtype)
         if batch is not None:
             eye = np.broadcast_to(eye, tuple(int(v) for v in np.asarray(batch).reshape(-1)) + (n, m)).copy()

@@ -5,6 +5,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, Op, Port, TensorType
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
@@ -69,6 +70,7 @@ class SegmentMax(Op):
         count = int(np.asarray(num_segments).reshape(-1)[0]) if num_segments is not None else \
             (int(ids.max()) + 1 if ids.size else 0)
         low = lowest(data.dtype)
+        check_tensor((count,) + data.shape[1:], data.dtype)
         out = np.full((count,) + data.shape[1:], low, dtype=data.dtype)
         seen = np.zeros(count, dtype=bool)
         for i, s in enumerate(ids):
@@ -138,6 +140,7 @@ class SparseFillEmptyRows(Op):
                  default: np.ndarray) -> list[np.ndarray]:
         values, indices = np.asarray(values).reshape(-1), np.asarray(indices).reshape(-1, 2)
         rows = int(np.asarray(dense_shape).reshape(-1)[0])
+        check_tensor([rows, 2], indices.dtype)  # at most one filled row each
         empty = np.ones(rows, dtype=bool)
         present = indices[:, 0]
         empty[present[(present >= 0) & (present < rows)]] = False

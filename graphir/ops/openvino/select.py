@@ -10,6 +10,8 @@ gives -1 (trailing) or any other axis. tests/test_select_differential.py pins al
 """
 from __future__ import annotations
 
+import math
+
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -101,7 +103,7 @@ class Select(Op):
         """The output value when all three inputs are known and small (shape subgraphs)."""
         if cond.value is None or then.value is None or other.value is None or not shape.is_static:
             return None
-        if int(np.prod(shape.to_shape(), dtype=np.int64)) > _FOLD_LIMIT or et.is_dynamic:
+        if math.prod(shape.to_shape()) > _FOLD_LIMIT or et.is_dynamic:
             return None
         try:
             return self.evaluate(np.asarray(cond.value), np.asarray(then.value), np.asarray(other.value))[0]

@@ -8,6 +8,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, INTEGRAL, Op, Port, TensorType
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
@@ -82,6 +83,7 @@ class Range(Op):
         if integral:
             start, stop, step = math.trunc(start), math.trunc(stop), math.trunc(step)
         n = range_length(start, stop, step, integral)
+        check_tensor([n], np.float64)
         return (start + np.arange(n, dtype=np.float64) * step).astype(dtype)
 
 
@@ -302,6 +304,9 @@ class OneHot(Op):
         if self.normalize_negative():
             idx = np.where(idx < 0, idx + d, idx)
         axis = self.axis % (idx.ndim + 1)
+        out_shape = list(idx.shape)
+        out_shape.insert(axis, d)
+        check_tensor(out_shape, np.float64)  # the comparison and np.where build it (at most 8 bytes an item)
         hits = np.expand_dims(idx, axis) == np.arange(d).reshape((1,) * axis + (d,) + (1,) * (idx.ndim - axis))
         return [np.where(hits, on_v, off_v).astype(np.asarray(on).dtype)]
 

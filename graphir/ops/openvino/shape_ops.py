@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import field_validator
 
 from graphir.broadcast import broadcast_merge
+from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, INTEGRAL, Op, Port, TensorType, types
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
@@ -427,7 +428,8 @@ class Broadcast3(Op):
             target = PartialShape([sv.as_dimension(e) for e in items])
             shape = self._shape(data.shape, target, inputs[2] if len(inputs) > 2 else None)
         out = with_value(self, inputs, data.element_type, shape)
-        if out.value is None and data.bounds is not None and len(data.bounds) == 1 and shape.is_static:
+        if (out.value is None and data.bounds is not None and len(data.bounds) == 1 and shape.is_static
+                and math.prod(shape.to_shape()) <= sv.BOUNDS_LIMIT):
             return [sv.make(data.element_type, shape, list(data.bounds) * int(np.prod(shape.to_shape())))]
         return [out]
 
@@ -499,6 +501,7 @@ class Broadcast3(Op):
         x = np.asarray(x)
         shape = tuple(int(v) for v in np.asarray(target).reshape(-1))
         if self.mode == "bidirectional":
+            check_tensor(np.broadcast_shapes(x.shape, shape) if all(d >= 0 for d in shape) else shape, x.dtype)
             return [x * np.ones(shape, dtype=x.dtype) if x.dtype != np.bool_ else
                     np.logical_and(x, np.ones(shape, dtype=bool))]
         if self.mode == "explicit" and mapping is not None:
@@ -507,6 +510,7 @@ class Broadcast3(Op):
             for i, a in enumerate(axes):
                 expanded[a] = x.shape[i]
             x = x.reshape(expanded)
+        check_tensor(shape, x.dtype)
         return [np.broadcast_to(x, shape).copy()]
 
 
@@ -551,5 +555,9 @@ class Tile(Op):
         return [with_value(self, inputs, data.element_type, shape)]
 
     def evaluate(self, x: np.ndarray, repeats: np.ndarray) -> list[np.ndarray]:
+        x = np.asarray(x)
         reps = [max(int(r), 0) for r in np.asarray(repeats).reshape(-1)]
-        return [np.tile(np.asarray(x), reps)]
+        rank = max(len(reps), x.ndim)
+        padded = [1] * (rank - x.ndim) + list(x.shape)
+        check_tensor([d * r for d, r in zip(padded, [1] * (rank - len(reps)) + reps)], x.dtype)
+        return [np.tile(x, reps)]

@@ -1,0 +1,169 @@
+"""Atomic file replacement for every save (IR .xml/.bin, oneDNN JSON, ``graphir run --output``).
+
+A save writes a temporary file in the target's directory, flushes and fsyncs it, renames it over
+the target and fsyncs the directory. Until the rename the target is untouched, so a save that
+fails (disk full, a file-size limit, a read-only directory, an exception while writing) or a
+process killed at any moment leaves the previous file byte for byte; after the rename the new file
+is complete. A failed save removes its temporary file (a killed one may leave a ``.NAME.*.tmp``
+beside the target, never a damaged target).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from graphir.errors import SerializationError
+
+
+def _directory(path: Path) -> Path:
+    return path.parent if str(path.parent) else Path(".")
+
+
+def _refuse_directory(path: Path) -> None:
+    if path.is_dir():
+        raise SerializationError(f"{path}: cannot write: it is a directory")
+
+
+def temp_copy(path: Path, data: "bytes | memoryview") -> str:
+    """``data`` in a synced temporary file beside ``path``; its name. On failure nothing is left."""
+    _refuse_directory(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=_directory(path))
+    except OSError as exc:
+        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _mode(path))
+    except OSError as exc:
+        unlink_quietly(tmp)
+        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    except BaseException:  # an interrupt or a bug while writing: no temp file left behind
+        unlink_quietly(tmp)
+        raise
+    return tmp
+
+
+def _mode(path: Path) -> int:
+    """The file mode a new file gets: the old file's, else 0o666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def unlink_quietly(path: "str | None") -> None:
+    if path is None:
+        return
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _sync_directory(path: Path) -> None:
+    """Make a rename in ``path``'s directory durable (best effort: not every system allows it)."""
+    try:
+        fd = os.open(_directory(path), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: "str | Path", data: "bytes | memoryview") -> None:
+    """Replace ``path`` by ``data`` atomically (see the module docstring)."""
+    path = Path(path)
+    tmp = temp_copy(path, data)
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        unlink_quietly(tmp)
+        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        unlink_quietly(tmp)
+        raise
+    _sync_directory(path)
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (also when it does not exist yet)."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.abspath(a) == os.path.abspath(b)
+
+
+def holds(path: Path, data: "bytes | memoryview", chunk: int = 1 << 24) -> bool:
+    """Whether the file at ``path`` holds exactly ``data`` (compared in chunks; False when unreadable)."""
+    view = memoryview(data).cast("B")
+    try:
+        if not path.is_file() or path.stat().st_size != len(view):
+            return False
+        with open(path, "rb") as fh:
+            for start in range(0, len(view), chunk):
+                if fh.read(chunk) != view[start:start + chunk]:
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+def atomic_write_pair(xml_path: Path, xml: bytes, bin_path: Path, blob: bytes) -> None:
+    """Replace both files by renames (.bin first, then .xml). If the second rename fails, the old
+    .bin is put back, so a failed save leaves the previous model (both files) in place and no
+    temporary files behind. A kill between the two renames leaves the old .xml with the new .bin
+    (the .xml, which names the model, is always whole). When the .bin already holds the new
+    weights (a model saved again after an edit that kept them) only the .xml is replaced: one
+    rename, no such window."""
+    if same_file(xml_path, bin_path):
+        raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
+    if holds(bin_path, blob):  # the weights did not change: one rename, atomic as a whole
+        atomic_write(xml_path, xml)
+        return
+    tmp_bin = temp_copy(bin_path, blob)
+    try:
+        tmp_xml = temp_copy(xml_path, xml)
+    except BaseException:
+        unlink_quietly(tmp_bin)
+        raise
+    backup = None
+    try:
+        if bin_path.exists():
+            backup = tmp_bin + ".old"
+            os.link(bin_path, backup)
+    except OSError:
+        backup = None  # no hard links here: the old .bin cannot be restored, still try
+    try:
+        os.replace(tmp_bin, bin_path)
+    except OSError as exc:
+        for leftover in (tmp_bin, tmp_xml, backup):
+            unlink_quietly(leftover)
+        raise SerializationError(f"{bin_path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        os.replace(tmp_xml, xml_path)
+    except OSError as exc:
+        if backup is not None:
+            try:
+                os.replace(backup, bin_path)
+                backup = None
+            except OSError:
+                pass
+        unlink_quietly(tmp_xml)
+        unlink_quietly(backup)
+        raise SerializationError(f"{xml_path}: cannot write: {exc.strerror or exc}") from None
+    unlink_quietly(backup)
+    _sync_directory(xml_path)
+    if _directory(bin_path) != _directory(xml_path):
+        _sync_directory(bin_path)

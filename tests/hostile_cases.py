@@ -1,0 +1,1005 @@
+"""The hostile-input cases of ``tests/test_hostile.py`` and the runner that executes them.
+
+Every case is a function that builds its input (files in its own directory) and does what an
+attacker or a careless pipeline would do: read a file, run a model, save over a good file. It
+returns a short summary of a good outcome, or raises. The runner (``python -m tests.hostile_cases
+OUT.json``, started once by the test module) imports graphir once, then forks one worker per case,
+a few at a time; each worker sets its own memory limit (``RLIMIT_AS``), CPU limit (``RLIMIT_CPU``)
+and wall-clock alarm, so a hang, a blow-up or a crash is an outcome like any other: the test side
+then asserts, per case, the outcome's class and message.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import resource
+import signal
+import struct
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+MiB = 1 << 20
+
+
+@dataclass
+class Case:
+    name: str
+    run: Callable[[Path], Any]
+    #: "ok", or the exception class name the case must raise
+    expect: str
+    #: fragments the message (or, for "ok", the summary) must contain
+    fragments: tuple[str, ...] = ()
+    seconds: float = 20.0
+    memory_mib: int = 2048
+
+
+CASES: dict[str, Case] = {}
+
+
+def case(expect: str, *fragments: str, seconds: float = 20.0, memory_mib: int = 2048,
+         name: str | None = None) -> Callable[[Callable[[Path], Any]], Callable[[Path], Any]]:
+    def register(fn: Callable[[Path], Any]) -> Callable[[Path], Any]:
+        key = name or fn.__name__
+        CASES[key] = Case(key, fn, expect, fragments, seconds, memory_mib)
+        return fn
+    return register
+
+
+# ============================================================================== helpers ==
+def base_ir(directory: Path, name: str = "base") -> tuple[Path, str]:
+    """A small valid IR (Parameter a[2,3] + Const -> Add -> Result); its path and XML text."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.serializers.openvino_xml import write_ir
+
+    a = opset.parameter([2, 3], "f32", name="a")
+    k = opset.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="k")
+    y = opset.add(a, k, name="add")
+    path = directory / f"{name}.xml"
+    write_ir(graphir.Model([y], [a], name=name), path)
+    return path, path.read_text()
+
+
+def write_variant(directory: Path, name: str, text: "str | bytes", blob: "bytes | None" = None) -> Path:
+    path = directory / f"{name}.xml"
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    if blob is None:
+        blob = (directory / "base.bin").read_bytes()
+    path.with_suffix(".bin").write_bytes(blob)
+    return path
+
+
+def read(path: Path) -> str:
+    import graphir
+
+    model = graphir.read_model(path)
+    return repr(model)
+
+
+def mutated_ir(directory: Path, text: str, old: str, new: str, name: str = "bad") -> Path:
+    assert old in text, old
+    return write_variant(directory, name, text.replace(old, new, 1))
+
+
+# ============================================================ XML: DTDs in any encoding ==
+BILLION_LAUGHS = ('<!DOCTYPE net [<!ENTITY lol "lol">'
+                  + "".join(f'<!ENTITY lol{i} "{("&lol;" if i == 1 else f"&lol{i - 1};") * 10}">' for i in range(1, 10))
+                  + "]>")
+XXE = '<!DOCTYPE net [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+XXE_REMOTE = '<!DOCTYPE net [<!ENTITY % remote SYSTEM "http://127.0.0.1:9/evil.dtd"> %remote;]>'
+ENCODINGS = {"utf8": "utf-8", "utf16": "utf-16", "utf16be": "utf-16-be", "utf32": "utf-32"}
+
+
+def _with_doctype(directory: Path, doctype: str, encoding: str, use: str) -> Path:
+    _, text = base_ir(directory)
+    declared = encoding.replace("-be", "").replace("-le", "")
+    text = text.replace('<?xml version="1.0"?>', f'<?xml version="1.0" encoding="{declared}"?>\n{doctype}')
+    text = text.replace('name="add"', f'name="{use}"')
+    return write_variant(directory, "dtd", text.encode(encoding))
+
+
+def _register_dtd_cases() -> None:
+    for label, encoding in ENCODINGS.items():
+        for kind, doctype, use in (("billion_laughs", BILLION_LAUGHS, "&lol9;"), ("xxe", XXE, "&xxe;"),
+                                   ("xxe_parameter_entity", XXE_REMOTE, "add")):
+            def run(directory: Path, doctype: str = doctype, encoding: str = encoding, use: str = use) -> str:
+                return read(_with_doctype(directory, doctype, encoding, use))
+            case("SerializationError", "dtd.xml", "DOCTYPE", seconds=10, memory_mib=1024,
+                 name=f"{kind}_{label}")(run)
+
+        def valid(directory: Path, encoding: str = encoding) -> str:
+            _, text = base_ir(directory)
+            declared = encoding.replace("-be", "").replace("-le", "")
+            text = text.replace('<?xml version="1.0"?>', f'<?xml version="1.0" encoding="{declared}"?>')
+            return read(write_variant(directory, "enc", text.encode(encoding)))
+        case("ok", "(a: f32[2,3]) -> (f32[2,3])", name=f"valid_ir_in_{label}")(valid)
+
+
+_register_dtd_cases()
+
+
+@case("ok", "(a: f32[2,3]) -> (f32[2,3])")
+def doctype_inside_a_comment(directory: Path) -> str:
+    _, text = base_ir(directory)
+    text = text.replace("<net ", f"<!-- {XXE} <!ENTITY x 'y'> -->\n<net ", 1)
+    text = text.replace("<layers>", "<layers><!-- <!DOCTYPE net> -->", 1)
+    return read(write_variant(directory, "comment", text))
+
+
+@case("ok", "<!DOCTYPE x>")
+def doctype_text_in_an_attribute_value(directory: Path) -> str:
+    import graphir
+
+    _, text = base_ir(directory)
+    model = graphir.read_model(mutated_ir(directory, text, 'name="add"', 'name="&lt;!DOCTYPE x&gt;"'))
+    return [n.name for n in model.nodes() if n.type_name == "Add"][0]
+
+
+@case("SerializationError", "bad.xml", "malformed XML", "lol")
+def undeclared_entity(directory: Path) -> str:
+    _, text = base_ir(directory)
+    return read(mutated_ir(directory, text, 'name="add"', 'name="&lol;"'))
+
+
+# ============================================================== huge counts and nesting ==
+@case("ok", "300000 unknown attributes", seconds=60)
+def attributes_300000_on_one_data_element(directory: Path) -> str:
+    import graphir
+
+    _, text = base_ir(directory)
+    attrs = " ".join(f'x{i}="{i}"' for i in range(300_000))
+    path = mutated_ir(directory, text, '<data auto_broadcast="numpy" />', f'<data auto_broadcast="numpy" {attrs} />')
+    start = time.perf_counter()
+    model = graphir.read_model(path)
+    elapsed = time.perf_counter() - start
+    add = [n for n in model.nodes() if n.type_name == "Add"][0]
+    unknown = add.extra["ir_unknown_attributes"]
+    assert unknown["x299999"] == "299999"
+    return f"{len(unknown)} unknown attributes read in {elapsed:.1f} s"
+
+
+def _nested_rt_info(depth: int) -> str:
+    return ("".join(f"<k{i}>" for i in range(depth)) + '<leaf value="deep"/>'
+            + "".join(f"</k{i}>" for i in reversed(range(depth))))
+
+
+@case("ok", "depth 1500", "written and read back")
+def rt_info_nested_1500_deep(directory: Path) -> str:
+    """OpenVINO 2026.4 reads it (its rt_info is a map of maps); so does graphir, and writes it."""
+    import graphir
+
+    _, text = base_ir(directory)
+    model = graphir.read_model(mutated_ir(directory, text, "<rt_info />", f"<rt_info>{_nested_rt_info(1500)}</rt_info>"))
+
+    def depth(info: Any) -> int:
+        d = 0
+        while isinstance(info, dict) and "leaf" not in info:
+            info = next(iter(info.values()))
+            d += 1
+        return d
+
+    assert depth(model.rt_info) == 1500
+    graphir.save_model(model, directory / "again.xml")
+    again = graphir.read_model(directory / "again.xml")
+    assert depth(again.rt_info) == 1500
+    return "depth 1500, written and read back"
+
+
+@case("SerializationError", "bad.xml", "malformed XML", "depth")
+def elements_nested_100000_deep(directory: Path) -> str:
+    _, text = base_ir(directory)
+    return read(mutated_ir(directory, text, "<rt_info />", f"<rt_info>{_nested_rt_info(100_000)}</rt_info>"))
+
+
+@case("SerializationError", "bad.xml", "shape", "50,000,001 dimensions", seconds=90, memory_mib=3072)
+def parameter_shape_attribute_of_100_mb(directory: Path) -> str:
+    _, text = base_ir(directory)
+    return read(mutated_ir(directory, text, 'shape="2,3"', 'shape="' + "1," * 50_000_000 + '1"'))
+
+
+@case("SerializationError", "bad.xml", "shape", "20,000,000 characters", seconds=30, memory_mib=2048)
+def parameter_shape_of_one_20_mb_number(directory: Path) -> str:
+    _, text = base_ir(directory)
+    return read(mutated_ir(directory, text, 'shape="2,3"', 'shape="' + "7" * 20_000_000 + '"'))
+
+
+@case("SerializationError", "bad.xml", "shape=", "more characters")
+def attribute_value_of_10_mb_is_clipped(directory: Path) -> str:
+    _, text = base_ir(directory)
+    return read(mutated_ir(directory, text, 'shape="2,3"', 'shape="' + "q" * 10_000_000 + '"'))
+
+
+@case("SerializationError", "bad.xml", "port 0", "2^63-1")
+def port_dim_of_2_63(directory: Path) -> str:
+    _, text = base_ir(directory)
+    return read(mutated_ir(directory, text, "<dim>2</dim>", f"<dim>{1 << 63}</dim>"))
+
+
+@case("SerializationError", "bad.xml", "shape", "2^63")
+def parameter_shape_of_2_63(directory: Path) -> str:
+    _, text = base_ir(directory)
+    return read(mutated_ir(directory, text, 'shape="2,3"', f'shape="{1 << 63},3"'))
+
+
+@case("SerializationError", "bad.xml", "is not an integer", "more characters")
+def dim_of_5000_digits(directory: Path) -> str:
+    _, text = base_ir(directory)
+    return read(mutated_ir(directory, text, "<dim>2</dim>", "<dim>" + "9" * 5000 + "</dim>"))
+
+
+@case("InferenceError", "Reshape", "2^63-1")
+def reshape_to_a_dim_beyond_int64(directory: Path) -> str:
+    import numpy as np
+
+    from graphir import opset
+
+    x = opset.parameter([1 << 32, 1 << 32, 4], "f32", name="x")
+    return repr(opset.reshape(x, opset.constant(np.array([-1], np.int64)), special_zero=False))
+
+
+# ======================================================================== bad .bin files ==
+def _const_variant(directory: Path, new_data: str, blob: "bytes | None" = None) -> str:
+    _, text = base_ir(directory)
+    old = '<data element_type="f32" shape="2, 3" offset="0" size="24" />'
+    return read(write_variant(directory, "bad", text.replace(old, new_data, 1), blob))
+
+
+@case("SerializationError", "bad.xml", "'k'", "offset")
+def bin_offset_beyond_the_file(directory: Path) -> str:
+    return _const_variant(directory, '<data element_type="f32" shape="2, 3" offset="1000" size="24" />')
+
+
+@case("SerializationError", "bad.xml", "'k'", "offset")
+def bin_offset_near_2_63(directory: Path) -> str:
+    return _const_variant(directory, f'<data element_type="f32" shape="2, 3" offset="{(1 << 63) - 8}" size="24" />')
+
+
+@case("SerializationError", "bad.xml", "'k'", "negative")
+def bin_offset_negative(directory: Path) -> str:
+    return _const_variant(directory, '<data element_type="f32" shape="2, 3" offset="-8" size="24" />')
+
+
+@case("SerializationError", "bad.xml", "'k'", "size")
+def bin_size_not_the_shape(directory: Path) -> str:
+    return _const_variant(directory, '<data element_type="f32" shape="2, 3" offset="0" size="20" />')
+
+
+@case("SerializationError", "bad.xml", "'k'")
+def bin_shape_of_2_62_elements(directory: Path) -> str:
+    return _const_variant(directory, f'<data element_type="f32" shape="{1 << 31}, {1 << 31}" offset="0" size="24" />')
+
+
+@case("SerializationError", "bad.xml", "'k'")
+def bin_file_empty(directory: Path) -> str:
+    return _const_variant(directory, '<data element_type="f32" shape="2, 3" offset="0" size="24" />', b"")
+
+
+@case("SerializationError", "bad.xml", "bad.bin")
+def bin_file_missing(directory: Path) -> str:
+    _, text = base_ir(directory)
+    path = write_variant(directory, "bad", text)
+    path.with_suffix(".bin").unlink()
+    return read(path)
+
+
+# ======================================================== runs that would allocate terabytes ==
+def _run_with(build: Callable[[], tuple[Any, dict[str, Any]]], limit: "int | None" = None) -> str:
+    model, inputs = build()
+    out = model.run(inputs, max_tensor_bytes=limit)
+    return str({k: getattr(v, "shape", v) for k, v in out.items()})
+
+
+def _dynamic(op_name: str) -> tuple[Any, dict[str, Any]]:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    i64 = np.int64
+    if op_name == "Broadcast":
+        x = opset.parameter([1], "f32", name="x")
+        s = opset.parameter([2], "i64", name="s")
+        return graphir.Model([opset.broadcast(x, s)], [x, s]), {"x": np.ones(1, np.float32),
+                                                                  "s": np.array([10**6, 10**6], i64)}
+    if op_name == "Tile":
+        x = opset.parameter([2], "f32", name="x")
+        r = opset.parameter([1], "i64", name="r")
+        return graphir.Model([opset.tile(x, r)], [x, r]), {"x": np.ones(2, np.float32), "r": np.array([10**12], i64)}
+    if op_name == "Range":
+        stop = opset.parameter([], "f32", name="stop")
+        node = opset.range(opset.constant(np.float32(0)), stop, opset.constant(np.float32(1)), output_type="f32")
+        return graphir.Model([node], [stop]), {"stop": np.float32(1e12)}
+    if op_name == "Pad":
+        x = opset.parameter([2], "f32", name="x")
+        p = opset.parameter([1], "i64", name="p")
+        node = opset.pad(x, p, opset.constant(np.array([0], i64)), pad_mode="constant")
+        return graphir.Model([node], [x, p]), {"x": np.ones(2, np.float32), "p": np.array([10**12], i64)}
+    if op_name == "OneHot":
+        idx = opset.parameter([4], "i64", name="idx")
+        d = opset.parameter([], "i64", name="d")
+        node = opset.one_hot(idx, d, opset.constant(np.float32(1)), opset.constant(np.float32(0)), axis=-1)
+        return graphir.Model([node], [idx, d]), {"idx": np.arange(4, dtype=i64), "d": np.int64(10**12)}
+    if op_name == "RandomUniform":
+        shape = opset.parameter([2], "i64", name="shape")
+        node = opset.random_uniform(shape, opset.constant(np.float32(0)), opset.constant(np.float32(1)),
+                                    output_type="f32", global_seed=1, op_seed=2)
+        return graphir.Model([node], [shape]), {"shape": np.array([10**6, 10**6], i64)}
+    if op_name == "Eye":
+        n = opset.parameter([], "i64", name="n")
+        node = opset.eye(n, n, opset.constant(np.int64(0)), output_type="f32")
+        return graphir.Model([node], [n]), {"n": np.int64(10**6)}
+    if op_name == "SegmentMax":
+        x = opset.parameter([2], "f32", name="x")
+        count = opset.parameter([], "i64", name="count")
+        node = opset.segment_max(x, opset.constant(np.array([0, 1], i64)), count, fill_mode="ZERO")
+        return graphir.Model([node], [x, count]), {"x": np.ones(2, np.float32), "count": np.int64(10**12)}
+    raise AssertionError(op_name)
+
+
+for _op in ("Broadcast", "Tile", "Range", "Pad", "OneHot", "RandomUniform", "Eye", "SegmentMax"):
+    case("ResourceLimitError", _op, "bytes, over the tensor size limit of 4,294,967,296 bytes",
+         "GRAPHIR_MAX_TENSOR_BYTES", name=f"run_{_op.lower()}_to_10_12_elements")(
+        lambda directory, op=_op: _run_with(lambda: _dynamic(op)))
+
+
+@case("ResourceLimitError", "Broadcast", "4,000,000,000,000 bytes", "limit of 1,048,576 bytes")
+def run_static_broadcast_checked_before_the_run(directory: Path) -> str:
+    """The target shape is a constant: shape inference knows the output, the run refuses at once."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    x = opset.parameter([1], "f32", name="x")
+    y = opset.broadcast(x, opset.constant(np.array([10**6, 10**6], np.int64)))
+    return _run_with(lambda: (graphir.Model([y], [x]), {"x": np.ones(1, np.float32)}), 1 << 20)
+
+
+@case("ResourceLimitError", "Loop", "concatenated output", "1000000000000 iterations")
+def loop_of_10_12_iterations_with_a_concatenated_output(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+
+    src = FIXTURES / "ir" / "control_flow" / "loop_counted"
+    blob = bytearray(src.with_suffix(".bin").read_bytes())
+    blob[0:8] = struct.pack("<q", 10**12)   # the trip count
+    blob[17:25] = struct.pack("<q", 1 << 62)  # the body's early-exit bound
+    path = write_variant(directory, "loop", src.with_suffix(".xml").read_bytes(), bytes(blob))
+    inputs = dict(np.load(str(src) + "_inputs.npz"))
+    return str(graphir.read_model(path).run(inputs))
+
+
+@case("ResourceLimitError", "limit of 65,536 bytes")
+def tensor_limit_from_the_environment(directory: Path) -> str:
+    os.environ["GRAPHIR_MAX_TENSOR_BYTES"] = "65536"
+    return _run_with(lambda: _dynamic("Tile"))
+
+
+@case("InputError", "inputs must be a dict", "got int")
+def run_with_an_int(directory: Path) -> str:
+    import graphir
+
+    return str(graphir.read_model(base_ir(directory)[0]).run(5))
+
+
+@case("ok", "['a'] ['a_1']")
+def two_parameters_with_one_tensor_name(directory: Path) -> str:
+    """OpenVINO 2026.4 renames the second (measured: a, a -> a, a_1)."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.serializers.openvino_xml import write_ir
+
+    a, b = opset.parameter([2], "f32", name="a"), opset.parameter([2], "f32", name="b")
+    write_ir(graphir.Model([opset.subtract(a, b)], [a, b]), directory / "dup.xml")
+    text = (directory / "dup.xml").read_text().replace('names="b"', 'names="a"')
+    (directory / "dup.xml").write_text(text)
+    model = graphir.read_model(directory / "dup.xml")
+    out = model.run({"a": np.array([5, 5], np.float32), "a_1": np.array([1, 2], np.float32)})
+    assert next(iter(out.values())).tolist() == [4, 3]
+    return " ".join(str(sorted(p.output_names[0])) for p in model.get_parameters())
+
+
+def _nested_ifs(directory: Path, depth: int) -> Path:
+    """If-8 nested ``depth`` deep in then-bodies, written by OpenVINO (which reads 400 levels)."""
+    import numpy as np
+    import openvino as ov
+    import openvino.opset8 as ops
+
+    model = None
+    for level in range(depth + 1):
+        x = ops.parameter([2], np.float32, name=f"x{level}")
+        if model is None:
+            out = ops.relu(x)
+        else:
+            xe = ops.parameter([2], np.float32)
+            other = ov.Model([ops.result(ops.negative(xe))], [xe])
+            branch = ops.if_op(ops.constant(True))
+            branch.set_then_body(model)
+            branch.set_else_body(other)
+            branch.set_input(x.output(0), model.get_parameters()[0], other.get_parameters()[0])
+            out = branch.set_output(model.get_results()[0], other.get_results()[0])
+        model = ov.Model([ops.result(out)], [x], f"m{level}")
+    path = directory / f"nested{depth}.xml"
+    ov.save_model(model, str(path))
+    return path
+
+
+@case("ok", "[1.0, 0.0]", seconds=40)
+def if_bodies_nested_150_deep(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+
+    model = graphir.read_model(_nested_ifs(directory, 150))
+    return str(next(iter(model.run({"x150": np.array([1, -2], np.float32)}).values())).tolist())
+
+
+@case("SerializationError", "nested400.xml", "nested too deep", "recursion limit", seconds=60)
+def if_bodies_nested_400_deep(directory: Path) -> str:
+    """OpenVINO reads it; graphir reads bodies recursively and says so (a named error, no RecursionError)."""
+    return read(_nested_ifs(directory, 400))
+
+
+@case("ok", "a_19999", seconds=30)
+def parameters_20000_with_one_tensor_name(directory: Path) -> str:
+    """The renaming stays linear (a search from name_1 for each would take 2*10^8 steps)."""
+    import re
+
+    import graphir
+    from graphir import opset
+    from graphir.serializers.openvino_xml import write_ir
+
+    params = [opset.parameter([1], "f32", name=f"p{i}") for i in range(20_000)]
+    write_ir(graphir.Model([opset.concat(params, axis=0)], params), directory / "many.xml")
+    text = re.sub(r'names="p\d+"', 'names="a"', (directory / "many.xml").read_text())
+    (directory / "many.xml").write_text(text)
+    names = [sorted(p.output_names[0]) for p in graphir.read_model(directory / "many.xml").get_parameters()]
+    assert names[:3] == [["a"], ["a_1"], ["a_2"]] and len({n[0] for n in names}) == 20_000
+    return names[-1][0]
+
+
+# ============================================================== real files, mutated ==
+def _ir_fixture_files() -> list[Path]:
+    names = ["corpus/cnn_bn_pool.xml", "corpus/lstm.xml", "corpus/masked_attention.xml",
+             "ir/control_flow/loop_counted.xml", "ir/control_flow/ti_rnn.xml"]
+    return [FIXTURES / n for n in names]
+
+
+def _mutations(directory: Path, source: Path, seed: int) -> str:
+    """40 truncations and 40 byte flips of the .xml, 20 of the .bin: each reads to a model (then
+    inferred and written again) or raises a GraphirError; anything else fails the case."""
+    import random
+
+    from graphir.errors import GraphirError
+    from graphir.serializers.openvino_xml import read_ir, write_ir_string
+
+    xml, blob = source.read_bytes(), source.with_suffix(".bin").read_bytes()
+    rng = random.Random(seed)
+    variants: list[tuple[bytes, bytes]] = []
+    for _ in range(40):
+        variants.append((xml[:rng.randrange(len(xml))], blob))
+    for _ in range(40):
+        i = rng.randrange(len(xml))
+        variants.append((xml[:i] + bytes([xml[i] ^ rng.randrange(1, 256)]) + xml[i + 1:], blob))
+    for _ in range(10):
+        variants.append((xml, blob[:rng.randrange(len(blob) + 1)]))
+    for _ in range(10):
+        i = rng.randrange(max(len(blob), 1))
+        variants.append((xml, blob[:i] + bytes([blob[i] ^ 0xFF]) + blob[i + 1:] if blob else b"\x01"))
+    models = errors = 0
+    for k, (x, b) in enumerate(variants):
+        path = directory / f"m{k}.xml"
+        path.write_bytes(x)
+        path.with_suffix(".bin").write_bytes(b)
+        try:
+            model = read_ir(path)
+            model.infer_shapes()
+            write_ir_string(model)
+            models += 1
+        except GraphirError as exc:
+            assert str(path) in str(exc) or "node" in str(exc) or "model" in str(exc), str(exc)
+            errors += 1
+    return f"{models} models, {errors} named errors"
+
+
+for _k, _src in enumerate(_ir_fixture_files()):
+    case("ok", "named errors", seconds=60, name=f"mutated_{_src.stem}")(
+        lambda directory, src=_src, seed=_k: _mutations(directory, src, seed))
+
+
+# ================================================================== hostile oneDNN JSON ==
+def onednn_graph() -> dict[str, Any]:
+    def lt(ident: int, shape: list[int]) -> dict[str, Any]:
+        strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+        return {"id": ident, "dtype": "f32", "shape": shape, "stride": strides, "layout_type": "strided",
+                "property_type": "undef"}
+    return {"version": "3.5.0", "engine_kind": "cpu", "fpmath_mode": "strict", "input_ports": [0, 1],
+            "output_ports": [3],
+            "graph": [{"id": 7, "name": "add", "kind": "Add",
+                       "attrs": {"auto_broadcast": {"type": "string", "value": "numpy"}},
+                       "inputs": [lt(0, [2, 3]), lt(1, [1, 3])], "outputs": [lt(2, [2, 3])]},
+                      {"id": 8, "name": "relu", "kind": "ReLU", "attrs": {},
+                       "inputs": [lt(2, [2, 3])], "outputs": [lt(3, [2, 3])]}]}
+
+
+def _read_json_bytes(directory: Path, data: bytes) -> str:
+    from graphir.serializers.onednn_json import read_json
+
+    path = directory / "bad.json"
+    path.write_bytes(data)
+    return repr(read_json(path))
+
+
+def _json_text() -> str:
+    return json.dumps(onednn_graph())
+
+
+@case("ok", "-> (f32[2,3])")
+def json_valid(directory: Path) -> str:
+    return _read_json_bytes(directory, _json_text().encode())
+
+
+@case("SerializationError", "bad.json", "nested too deep")
+def json_nested_100000_deep(directory: Path) -> str:
+    text = _json_text().replace('"attrs": {}', '"attrs": {}, "deep": ' + "[" * 100_000 + "]" * 100_000)
+    return _read_json_bytes(directory, text.encode())
+
+
+@case("SerializationError", "bad.json", "not UTF-8", "offset")
+def json_in_latin1(directory: Path) -> str:
+    return _read_json_bytes(directory, _json_text().replace('"relu"', '"r\u00e9lu"').encode("latin-1"))
+
+
+@case("SerializationError", "bad.json", "UTF-16")
+def json_in_utf16(directory: Path) -> str:
+    return _read_json_bytes(directory, _json_text().encode("utf-16"))
+
+
+@case("SerializationError", "bad.json", "UTF-32")
+def json_in_utf32_le(directory: Path) -> str:
+    return _read_json_bytes(directory, _json_text().encode("utf-32-le"))
+
+
+@case("SerializationError", "bad.json", "5,000 characters", "int64")
+def json_number_of_5000_digits(directory: Path) -> str:
+    return _read_json_bytes(directory, _json_text().replace('"id": 8', '"id": ' + "9" * 5000).encode())
+
+
+@case("SerializationError", "bad.json", "op 7", "inputs[0].id", "int64")
+def json_tensor_id_beyond_int64(directory: Path) -> str:
+    data = onednn_graph()
+    data["graph"][0]["inputs"][0]["id"] = 1 << 64
+    return _read_json_bytes(directory, json.dumps(data).encode())
+
+
+@case("SerializationError", "bad.json", "op id", "int64")
+def json_op_id_beyond_int64(directory: Path) -> str:
+    data = onednn_graph()
+    data["graph"][1]["id"] = -(1 << 63) - 1
+    return _read_json_bytes(directory, json.dumps(data).encode())
+
+
+@case("SerializationError", "bad.json", "input_ports", "logical tensor 99", "not an input of any op")
+def json_input_port_nothing_reads(directory: Path) -> str:
+    data = onednn_graph()
+    data["input_ports"] = [0, 1, 99]
+    return _read_json_bytes(directory, json.dumps(data).encode())
+
+
+@case("SerializationError", "bad.json", "input_ports", "logical tensor 2", "output of op 7 'add'")
+def json_input_port_an_op_produces(directory: Path) -> str:
+    data = onednn_graph()
+    data["input_ports"] = [0, 1, 2]
+    return _read_json_bytes(directory, json.dumps(data).encode())
+
+
+@case("ok", "named errors", seconds=40)
+def json_mutated(directory: Path) -> str:
+    """Truncations and byte flips of a valid file: a model or a GraphirError each."""
+    import random
+
+    from graphir.errors import GraphirError
+    from graphir.serializers.onednn_json import read_json
+
+    text = json.dumps(onednn_graph(), indent=1).encode()
+    rng = random.Random(7)
+    models = errors = 0
+    path = directory / "m.json"
+    for k in range(300):
+        if k % 2:
+            data = text[:rng.randrange(len(text))]
+        else:
+            i = rng.randrange(len(text))
+            data = text[:i] + bytes([text[i] ^ rng.randrange(1, 256)]) + text[i + 1:]
+        path.write_bytes(data)
+        try:
+            read_json(path)
+            models += 1
+        except GraphirError:
+            errors += 1
+    return f"{models} models, {errors} named errors"
+
+
+# ================================================================= saves that fail or die ==
+def _models() -> tuple[Any, Any]:
+    """An OpenVINO-dialect model (saved as IR) and a oneDNN one (saved as JSON), a few MB each."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.serializers.onednn_json import loads
+
+    a = opset.parameter([512, 1024], "f32", name="a")
+    k = opset.constant(np.random.default_rng(0).standard_normal((512, 1024)).astype(np.float32), name="k")
+    ir_model = graphir.Model([opset.add(a, k, name="add")], [a], name="big")
+    data = onednn_graph()
+    data["graph"][1]["name"] = "relu" + "x" * 3_000_000  # a large file, so a kill lands mid-write
+    return ir_model, loads(json.dumps(data))
+
+
+def _old_files(directory: Path) -> dict[Path, bytes]:
+    """A good saved model of each kind: the files a failed save must leave byte for byte."""
+    import graphir
+
+    path, _ = base_ir(directory, "m")
+    graphir.save_model(graphir.read_model(directory / "m.xml"), path)
+    from graphir.serializers.onednn_json import write_json, loads
+
+    write_json(loads(_json_text()), directory / "m.json")
+    return {p: p.read_bytes() for p in (directory / "m.xml", directory / "m.bin", directory / "m.json")}
+
+
+def _intact(old: dict[Path, bytes]) -> str:
+    damaged = [p.name for p, data in old.items() if not p.exists() or p.read_bytes() != data]
+    leftovers = sorted(p.name for p in next(iter(old)).parent.iterdir() if p.name.endswith(".tmp"))
+    assert not damaged, f"damaged: {damaged}"
+    assert not leftovers, f"temporary files left: {leftovers}"
+    return "old files intact"
+
+
+def _failing_saves(directory: Path, how: Callable[[Callable[[], None]], None]) -> str:
+    import graphir
+
+    old = _old_files(directory)
+    ir_model, json_model = _models()
+    errors = []
+    for save in (lambda: graphir.save_model(ir_model, directory / "m.xml"),
+                 lambda: graphir.save_model(json_model, directory / "m.json")):
+        try:
+            how(save)
+        except Exception as exc:  # noqa: BLE001 - the class is checked below
+            errors.append(f"{type(exc).__name__}: {exc}")
+    assert len(errors) == 2, errors
+    return _intact(old) + "; " + " | ".join(e[:400] for e in errors)
+
+
+@case("ok", "old files intact", "SerializationError", "File too large")
+def save_over_the_file_size_limit(directory: Path) -> str:
+    def how(save: Callable[[], None]) -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel kills the process
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
+        try:
+            save()
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    return _failing_saves(directory, how)
+
+
+@case("ok", "old files intact", "RuntimeError: injected")
+def save_with_an_exception_mid_write(directory: Path) -> str:
+    real_fsync = os.fsync
+
+    def how(save: Callable[[], None]) -> None:
+        def failing(fd: int) -> None:
+            raise RuntimeError("injected failure after the data was written")
+        os.fsync = failing  # type: ignore[assignment]
+        try:
+            save()
+        finally:
+            os.fsync = real_fsync  # type: ignore[assignment]
+    return _failing_saves(directory, how)
+
+
+@case("ok", "the .bin was kept", "one rename")
+def save_again_with_the_same_weights_replaces_only_the_xml(directory: Path) -> str:
+    """The .bin already holds the weights: it is not rewritten (same inode), so the save is a single
+    atomic rename; the model written is still the new one."""
+    import graphir
+
+    path, _ = base_ir(directory, "m")
+    model = graphir.read_model(path)
+    inode = (directory / "m.bin").stat().st_ino
+    [n for n in model.nodes() if n.type_name == "Add"][0].name = "renamed"
+    graphir.save_model(model, path)
+    assert (directory / "m.bin").stat().st_ino == inode
+    assert "renamed" in path.read_text()
+    assert sorted(p.name for p in directory.iterdir()) == ["m.bin", "m.xml"]
+    return "the .bin was kept, the .xml replaced: one rename"
+
+
+@case("ok", "old files intact", "SerializationError", "Permission denied")
+def save_into_a_read_only_directory(directory: Path) -> str:
+    """A directory the process may not write to (as root, the save runs in a child that dropped to
+    uid/gid 65534, since root writes anywhere)."""
+    import shutil
+    import tempfile
+
+    import graphir
+
+    place = Path(tempfile.mkdtemp(prefix="graphir-readonly-"))  # outside pytest's 0700 tree
+    try:
+        os.chmod(place, 0o755)
+        old = _old_files(place)
+        for path in old:
+            os.chmod(path, 0o644)
+        ir_model, json_model = _models()
+        os.chmod(place, 0o555)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(read_end)
+                if os.geteuid() == 0:
+                    os.setgid(65534)
+                    os.setuid(65534)
+                errors = []
+                for save in (lambda: graphir.save_model(ir_model, place / "m.xml"),
+                             lambda: graphir.save_model(json_model, place / "m.json")):
+                    try:
+                        save()
+                    except Exception as exc:  # noqa: BLE001 - reported to the parent
+                        errors.append(f"{type(exc).__name__}: {exc}")
+                os.write(write_end, json.dumps(errors).encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end) as pipe:
+            errors = json.loads(pipe.read() or "[]")
+        os.waitpid(pid, 0)
+        assert len(errors) == 2, errors
+        os.chmod(place, 0o755)
+        return _intact(old) + "; " + " | ".join(e[:400] for e in errors)
+    finally:
+        os.chmod(place, 0o755)
+        shutil.rmtree(place, ignore_errors=True)
+
+
+@case("ok", "old files intact", "SerializationError", "is a directory")
+def save_over_a_directory(directory: Path) -> str:
+    import graphir
+
+    (directory / "d.xml").mkdir()
+    (directory / "d.json").mkdir()
+    ir_model, json_model = _models()
+    errors = []
+    for target, model in ((directory / "d.xml", ir_model), (directory / "d.json", json_model)):
+        try:
+            graphir.save_model(model, target)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(f"{type(exc).__name__}: {exc}")
+    assert len(errors) == 2 and all(e.startswith("SerializationError") for e in errors), errors
+    assert (directory / "d.xml").is_dir() and not any((directory / "d.xml").iterdir())
+    return "old files intact; " + errors[0]
+
+
+@case("SerializationError", "m.xml", "weights file is the .xml itself")
+def save_with_weights_equal_to_the_xml(directory: Path) -> str:
+    import graphir
+
+    old = _old_files(directory)
+    try:
+        graphir.save_model(graphir.read_model(directory / "m.xml"), directory / "m.xml", weights=directory / "m.xml")
+    finally:
+        _intact(old)
+    return "saved"
+
+
+@case("ok", "old files intact after", "kills")
+def save_killed_mid_write(directory: Path) -> str:
+    """SIGKILL a child at staggered moments of an IR save and of a JSON save; the files must be the
+    old ones or the new ones byte for byte (never a mix within one file, never a truncated file).
+    An IR save renames two files; a kill between the renames (microseconds) leaves the new .bin
+    beside the old .xml (documented in the README): counted, reported, checked to be that state."""
+    import graphir
+
+    old = _old_files(directory)
+    ir_model, json_model = _models()
+    new_dir = directory / "new"
+    new_dir.mkdir()
+    graphir.save_model(ir_model, new_dir / "m.xml")
+    graphir.save_model(json_model, new_dir / "m.json")
+    new = {p: (new_dir / p.name).read_bytes() for p in old}
+    kills = mixed = 0
+    for attempt in range(12):
+        target = "m.xml" if attempt % 2 == 0 else "m.json"
+        model = ir_model if target == "m.xml" else json_model
+        for p, data in old.items():  # start each attempt from the old files
+            p.write_bytes(data)
+        for p in directory.glob(".m.*"):
+            p.unlink()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                graphir.save_model(model, directory / target)
+            finally:
+                os._exit(0)
+        time.sleep(0.002 * attempt)
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        kills += os.WIFSIGNALED(status)
+        states = {p.name: ("old" if p.read_bytes() == old[p] else "new" if p.read_bytes() == new[p] else "DAMAGED")
+                  for p in old}
+        assert "DAMAGED" not in states.values(), (attempt, states)
+        if target == "m.xml" and states["m.xml"] != states["m.bin"]:
+            mixed += 1
+            assert states == {"m.xml": "old", "m.bin": "new", "m.json": "old"}, states
+    # not asserted to be 0: a kill may (rarely) land in the documented window; the state it leaves
+    # is checked above to be exactly the documented one
+    return f"old files intact after {kills} kills (of 12 attempts), {mixed} between renames"
+
+
+@case("ok", "old files intact", "node", "'a\\x01b'", "'a\\udcffb'", "cannot be written as XML", "JSON keeps")
+def save_names_xml_cannot_carry(directory: Path) -> str:
+    """IR: a named error (lxml cannot write them) and the old files untouched. JSON escapes them
+    (\\u0001, \\udcff) and reads them back unchanged."""
+    import graphir
+    from graphir import opset
+    from graphir.errors import SerializationError
+    from graphir.serializers.onednn_json import dumps, loads
+
+    old = _old_files(directory)
+    errors = []
+    for name in ("a\x01b", "a\udcffb"):
+        a = opset.parameter([2], "f32", name=name)
+        try:
+            graphir.save_model(graphir.Model([opset.relu(a)], [a], name="m"), directory / "m.xml")
+        except SerializationError as exc:
+            errors.append(str(exc))
+    assert len(errors) == 2, errors
+    _intact(old)
+    model = loads(_json_text())
+    [n for n in model.get_ordered_ops() if n.type_name == "ReLU"][0].name = "r\x01\udcff"
+    back = loads(dumps(model))
+    assert [n.name for n in back.get_ordered_ops() if n.type_name == "ReLU"] == ["r\x01\udcff"]
+    return "old files intact; " + " | ".join(errors) + "; JSON keeps them"
+
+
+# ===================================================================== the CLI ==
+@case("ok", "usage error", "is a directory")
+def cli_run_output_to_a_directory(directory: Path) -> str:
+    import subprocess
+
+    path, _ = base_ir(directory)
+    (directory / "out").mkdir()
+    proc = subprocess.run([sys.executable, "-m", "graphir.cli", "run", str(path), "--random", "--output",
+                           str(directory / "out")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc
+    assert not (directory / "out.npz").exists()
+    return "usage error: " + proc.stderr.strip()
+
+
+@case("ok", "wrote 1 output(s) to", "outputs.bin")
+def cli_run_output_without_npz_suffix(directory: Path) -> str:
+    import subprocess
+
+    import numpy as np
+
+    path, _ = base_ir(directory)
+    target = directory / "outputs.bin"
+    proc = subprocess.run([sys.executable, "-m", "graphir.cli", "run", str(path), "--random", "--output", str(target)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc
+    with np.load(target) as archive:
+        assert len(archive.files) == 1 and archive[archive.files[0]].shape == (2, 3), archive.files
+    assert not Path(str(target) + ".npz").exists()
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@case("ok", "random value for input 'a'", "8,000,000,000,000 bytes", "limit of 4,096 bytes")
+def cli_run_random_input_over_the_limit(directory: Path) -> str:
+    import subprocess
+
+    import graphir
+    from graphir import opset
+
+    a = opset.parameter([10**6, 10**6], "f32", name="a")
+    graphir.save_model(graphir.Model([opset.relu(a)], [a]), directory / "huge.xml")
+    proc = subprocess.run([sys.executable, "-m", "graphir.cli", "run", str(directory / "huge.xml"), "--random",
+                           "--max-tensor-bytes", "4096"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc
+    return proc.stderr.strip()
+
+
+# ====================================================================== the runner ==
+def _limit(case_: Case) -> None:
+    memory = case_.memory_mib * MiB
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = int(math.ceil(case_.seconds)) + 5
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    signal.alarm(int(math.ceil(case_.seconds)))
+
+
+def _work(case_: Case, directory: Path, result_file: Path) -> None:
+    """In the forked worker: run the case under its limits, write its outcome as JSON."""
+    from graphir.errors import GraphirError
+
+    directory.mkdir(parents=True, exist_ok=True)
+    os.chdir(directory)
+    _limit(case_)
+    start = time.perf_counter()
+    try:
+        outcome = {"class": "ok", "message": str(case_.run(directory)), "graphir": False}
+    except BaseException as exc:  # noqa: BLE001 - every outcome is recorded
+        outcome = {"class": type(exc).__name__, "message": str(exc)[:100_000] or repr(exc),
+                   "message_length": len(str(exc)), "graphir": isinstance(exc, GraphirError),
+                   "traceback": "" if isinstance(exc, GraphirError) else traceback.format_exc()[-3000:]}
+    outcome["seconds"] = round(time.perf_counter() - start, 3)
+    result_file.write_text(json.dumps(outcome))
+
+
+def _warm_up(directory: Path) -> None:
+    """Import what the cases use once, before forking (op classes load lazily, pydantic builds
+    their schemas on first use: ~1.5 s a worker would otherwise pay each)."""
+    import numpy as np
+
+    import graphir
+    from graphir.ops.registry import all_ops
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path, _ = base_ir(directory)
+    graphir.read_model(path).run({"a": np.ones((2, 3), np.float32)})
+    for _ in all_ops():
+        pass
+    json_valid(directory)
+
+
+def run_all(out: Path, workdir: Path, names: "list[str] | None" = None, parallel: int = 3) -> None:
+    import graphir  # noqa: F401 - imported once, shared by every forked worker
+    import graphir.serializers.onednn_json  # noqa: F401
+    import graphir.serializers.openvino_xml  # noqa: F401
+
+    _warm_up(workdir / "warm-up")
+    todo = [CASES[n] for n in (names or list(CASES))]
+    todo.sort(key=lambda c: -c.seconds)  # the long ones first
+    running: dict[int, tuple[Case, Path, float]] = {}
+    results: dict[str, Any] = {}
+    while todo or running:
+        while todo and len(running) < parallel:
+            case_ = todo.pop(0)
+            result_file = workdir / f"{case_.name}.result.json"
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    _work(case_, workdir / case_.name, result_file)
+                finally:
+                    os._exit(0)
+            running[pid] = (case_, result_file, time.perf_counter())
+        pid, status = os.wait()
+        case_, result_file, started = running.pop(pid)
+        if result_file.exists():
+            results[case_.name] = json.loads(result_file.read_text())
+        else:
+            reason = (f"killed by signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
+                      else f"exited with status {os.WEXITSTATUS(status)}")
+            results[case_.name] = {"class": "died", "message": f"{reason} after {time.perf_counter() - started:.1f} s "
+                                                               f"(limits: {case_.seconds} s, {case_.memory_mib} MiB)"}
+    out.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    run_all(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:] or None)
