@@ -19,7 +19,7 @@ import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
 from graphir.ops.base import TensorType
-from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
+from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import PartialShape
 
 if TYPE_CHECKING:
@@ -305,7 +305,7 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
                          f"of input -> shape, got {type(shapes).__name__}")
     from graphir.model import quiet_edits
 
-    old = [(p, p.op.shape) for p in params]
+    old = [(p, parameter_of(p).shape) for p in params]
     with quiet_edits():  # one edit for the whole reshape, and inference below re-infers everything
         for node, shape in items:
             assert isinstance(node.op, Parameter)

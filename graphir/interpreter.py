@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -137,7 +137,7 @@ def build_plan(model: "Model") -> RunPlan:
     results = model.get_results()
     # a Result passes its input through: its output slot aliases its input's slot
     for r in results:
-        src = r.inputs[0]
+        src = r.input_value(0)
         slot_of[(r.id, 0)] = slot_of[(src.node.id, src.index)]
     folded = fold_decompressions(order)  # weight decompression, computed once in f32 as OpenVINO does
     skipped = absorbed_nodes(order, folded, results + model.sinks) if folded else set()
@@ -147,9 +147,9 @@ def build_plan(model: "Model") -> RunPlan:
     for step_index, node in enumerate(executed):
         for i in range(len(node.output_types)):  # an output nobody reads is dropped at once
             last_use[slot_of[(node.id, i)]] = step_index
-        for src in node.inputs:
-            if src is not None:
-                last_use[slot_of[(src.node.id, src.index)]] = step_index
+        for used in node.inputs:
+            if used is not None:
+                last_use[slot_of[(used.node.id, used.index)]] = step_index
     result_slots = [slot_of[(r.id, 0)] for r in results]
     keep = set(result_slots)
     stateful = any(getattr(n.op, "stateful", False) for n in executed)
@@ -174,10 +174,10 @@ def build_plan(model: "Model") -> RunPlan:
         specialize = getattr(node.op, "specialize", None)  # ops whose evaluate depends on input types
         evaluate = node.op.evaluate if specialize is None else specialize(node.input_types())
         if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
-            ins, evaluate = (state_slot, *ins), node.op.evaluate_state
+            ins, evaluate = (state_slot, *ins), getattr(node.op, "evaluate_state")
         base = slot_of[(node.id, 0)] if node.output_types else -1
         first = (ins + (-1, -1, -1))[:3]
-        steps.append((evaluate, len(ins), *first, ins, base, len(node.output_types),
+        steps.append((evaluate, len(ins), first[0], first[1], first[2], ins, base, len(node.output_types),
                       tuple(sorted(releases.get(step_index, ()))), node))
     params = model.get_parameters()
     specs = [_input_spec(i, p) for i, p in enumerate(params)]
@@ -410,8 +410,19 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
     return array.astype(dtype)
 
 
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> dict[str, np.ndarray]: ...
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> RunResult: ...
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | None = None,
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
+
+
 def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> Any:
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult":
     """Run ``model``; returns {result tensor name: array} in Result order.
 
     ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;

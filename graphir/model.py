@@ -11,21 +11,22 @@ import contextlib
 import copy
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from graphir import node as _node_module
-from graphir.ops import base as _ops_base
 from graphir.errors import GraphError, GraphirError
 from graphir.node import Node, Output, _as_output
+from graphir.ops import base as _ops_base
 from graphir.ops.openvino.core import Parameter, Result
+from graphir.toposort import lexicographic_order
 
 if TYPE_CHECKING:
+    import networkx as nx
     import numpy as np
 
+    from graphir.interpreter import RunResult
     from graphir.request import InferRequest
-    from graphir.variables import Variable
+    from graphir.variables import Variable, VariableStore
 
 
 #: every Model alive in the process: an edit on a node (``Node.set_input``) finds the models that
@@ -85,7 +86,7 @@ class Model:
         extra = list(nodes)
         self._nodes: dict[int, Node] = {}
         self._collect(self._results + given_sinks + extra)
-        self.sinks = list(dict.fromkeys(
+        self.sinks: list[Node] = list(dict.fromkeys(
             given_sinks + sorted((n for n in self._nodes.values() if getattr(n.op, "sink", False)), key=lambda n: n.id)))
         if parameters is None:
             self._parameters = sorted(
@@ -140,7 +141,7 @@ class Model:
     def _init_state(self) -> None:
         self._version = 0
         self._dirty: set[Node] = set()  # nodes whose inputs changed since their types were inferred
-        self.sinks: list[Node] = []  # (set by __init__ from its arguments; see the class docstring)
+        self.sinks = []  # set by __init__ from its arguments (see the class docstring)
         self._op_index: dict[int, Node] | None = None
         _LIVE.add(self)
 
@@ -234,6 +235,8 @@ class Model:
     def graph(self) -> nx.MultiDiGraph:
         """The networkx view: node id -> attribute ``node``; edges carry src_port/dst_port."""
         if self._graph is None:
+            import networkx as nx  # deferred: an import costs ~0.1-0.6 s, most calls never need it
+
             g = nx.MultiDiGraph()
             for nid, node in self._nodes.items():
                 g.add_node(nid, node=node)
@@ -269,7 +272,9 @@ class Model:
 
         return list(model_variables(self.get_ordered_ops(), f"model '{self.name}'", self.sinks).values())
 
-    get_variables = variables.fget
+    def get_variables(self) -> "list[Variable]":
+        """OpenVINO's spelling of :attr:`variables`."""
+        return self.variables
 
     def create_infer_request(self) -> "InferRequest":
         """A request with its own variable state (OpenVINO's ``CompiledModel.create_infer_request``)."""
@@ -334,13 +339,13 @@ class Model:
     def get_ordered_ops(self) -> list[Node]:
         """Nodes in topological order (computed once per structure); a cycle is a GraphError."""
         if self._order is None:
-            g = self.graph
-            try:
-                order = list(nx.lexicographical_topological_sort(g, key=lambda nid: nid))
-            except nx.NetworkXUnfeasible:
-                cycle = nx.find_cycle(g)
+            order = lexicographic_order(self._nodes)
+            if order is None:
+                import networkx as nx
+
+                cycle = nx.find_cycle(self.graph)
                 names = " -> ".join(self._nodes[e[0]].describe() for e in cycle)
-                raise GraphError(f"model '{self.name}' has a cycle: {names}") from None
+                raise GraphError(f"model '{self.name}' has a cycle: {names}")
             self._order = [self._nodes[nid] for nid in order]
         return self._order
 
@@ -459,11 +464,23 @@ class Model:
 
         reshape(self, shapes)
 
-    def run(self, inputs: Any = None, **options: Any) -> "dict[str, np.ndarray]":
-        """Run on numpy inputs; see :func:`graphir.interpreter.run`. Stateless: every call starts
-        from each variable's initial value and forgets what its Assigns wrote (use
+    @overload
+    def run(self, inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray]": ...
+    @overload
+    def run(self, inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "RunResult": ...
+    @overload
+    def run(self, inputs: Any = None, *, profile: bool, progress: bool | None = None,
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
+
+    def run(self, inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult":
+        """Run on numpy inputs; see :func:`graphir.interpreter.run` (``profile=True``: a RunResult
+        with the outputs and a per-node profile). Stateless: every call starts from each
+        variable's initial value and forgets what its Assigns wrote (use
         :meth:`create_infer_request` to carry state from one call to the next)."""
-        return _run(self, inputs, **options)  # imported once below: an import per call costs ~2-15 us
+        return _run(self, inputs, profile=profile, progress=progress, state=state, max_tensor_bytes=max_tensor_bytes)  # imported once below: an import per call costs ~2-15 us
 
     def clone(self) -> "Model":
         """A deep copy: new nodes with equal ops, names, ids and connections; constants shared."""

@@ -141,7 +141,7 @@ class Output:
 class Node:
     """An op instance with a stable id, a friendly name, its input connections and output types."""
 
-    __slots__ = ("id", "name", "op", "inputs", "output_types", "output_names", "rt_info", "extra", "__weakref__")
+    __slots__ = ("id", "name", "op", "inputs", "output_types", "_output_names", "rt_info", "extra", "__weakref__")
 
     def __init__(
         self,
@@ -169,7 +169,7 @@ class Node:
             self.output_types: list[TensorType] = list(output_types)
         else:
             self.output_types = [TensorType(ElementType.dynamic, PartialShape.dynamic())] * op.num_outputs()
-        self.output_names: list[set[str]] = [set() for _ in self.output_types]
+        self._output_names: list[set[str]] | None = None
         if infer and output_types is None:
             self.infer()
 
@@ -187,8 +187,27 @@ class Node:
         node.rt_info = {}
         node.extra = {}
         node.output_types = output_types
-        node.output_names = [set() for _ in output_types]
+        node._output_names = None
         return node
+
+    @property
+    def output_names(self) -> list[set[str]]:
+        """The tensor names of each output (a set per output), made on first use: a model read
+        from a file has tens of thousands of nodes, most without names, and each list and set is
+        one more object for the cyclic garbage collector to scan."""
+        names = self._output_names
+        if names is None:
+            names = self._output_names = [set() for _ in self.output_types]
+        return names
+
+    @output_names.setter
+    def output_names(self, value: list[set[str]]) -> None:
+        self._output_names = value
+
+    def has_output_names(self) -> bool:
+        """Whether any output has a tensor name (without making the lists)."""
+        names = self._output_names
+        return names is not None and any(names)
 
     # --- identity ---------------------------------------------------------------------------
     @property
@@ -281,8 +300,9 @@ class Node:
     def infer(self) -> list[TensorType]:
         """Re-infer the output types from the input types; errors name this node and its inputs."""
         result = self.infer_types(self.input_types())
-        if len(self.output_names) != len(result):
-            self.output_names = (self.output_names + [set() for _ in result])[: len(result)]
+        names = self._output_names
+        if names is not None and len(names) != len(result):
+            self._output_names = (names + [set() for _ in result])[: len(result)]
         self.output_types = list(result)
         return self.output_types
 

@@ -37,7 +37,7 @@ def summary(model: "Model", path: str) -> dict[str, Any]:
         "ir_version": model.meta.get("ir_version"),
         "inputs": [{"name": p.name, "tensor_names": sorted(p.output_names[0]), **port_record(p.output_types[0])}
                    for p in model.get_parameters()],
-        "outputs": [{"name": result_key(r), "tensor_names": sorted(r.inputs[0].names),
+        "outputs": [{"name": result_key(r), "tensor_names": sorted(r.input_value(0).names),
                      **port_record(r.output_types[0])} for r in model.get_results()],
         "nodes": len(model),
         "ops": [{"dialect": d, "type": t, "version": v, "count": c}

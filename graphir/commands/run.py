@@ -13,6 +13,7 @@ import numpy as np
 
 from graphir.cli import EXIT_OK, UsageError, command
 from graphir.commands._common import load_model, split_assignment, table
+from graphir.ops.openvino.core import parameter_of
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -49,7 +50,7 @@ def random_value(param: "Node", shape: tuple[int, ...], rng: np.random.Generator
     """Random data of a Parameter's element type and the given (static) shape."""
     from graphir.limits import check_tensor
 
-    et = param.op.element_type
+    et = parameter_of(param).element_type
     name = str(et)
     check_tensor(shape, np.float64, f"random value for input '{param.name}'")  # drawn in f64 first
     if name == "boolean":
@@ -70,7 +71,7 @@ def random_value(param: "Node", shape: tuple[int, ...], rng: np.random.Generator
 
 
 def _target_dtype(param: "Node") -> np.dtype | None:
-    et = param.op.element_type
+    et = parameter_of(param).element_type
     if et.is_dynamic or str(et) == "string":
         return None
     return np.dtype(et.numpy_dtype)
@@ -163,12 +164,12 @@ def recorded_dims(path: str, model: "Model") -> dict[int, list[list[int]]]:
         if layer is not None and (own := dims(layer, "output", None)) is not None:
             found.setdefault(pid, []).append(own)
     for edge in root.iterfind("edges/edge"):
-        pid = ids.get(edge.get("from-layer", ""))
+        source = ids.get(edge.get("from-layer", ""))
         consumer = layers.get(edge.get("to-layer", ""))
-        if pid is not None and consumer is not None:
+        if source is not None and consumer is not None:
             seen = dims(consumer, "input", edge.get("to-port"))
             if seen is not None:
-                found.setdefault(pid, []).append(seen)
+                found.setdefault(source, []).append(seen)
     return found
 
 

@@ -75,7 +75,7 @@ def check_node(node: Any, dialect: str, options: dict[str, Any]) -> list[str]:
     if isinstance(node.op, BOUNDARY_OPS):
         return []
     inputs: list[Any] = []
-    params = []
+    params: list[Any] = []
     for src in node.inputs:
         if src is None:
             inputs.append(None)

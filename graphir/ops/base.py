@@ -6,9 +6,9 @@ output TensorTypes; ``evaluate`` maps numpy arrays to numpy arrays. Declaring a 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -73,6 +73,14 @@ INDEX = types("i32", "i64")
 attribute_listener: "Callable[[Op], None] | None" = None
 
 
+class SharedFieldsSet(set[str]):
+    """One pydantic fields-set that many ops of the same attributes share (the IR reader gives one
+    to all ops built from a layer template: one object for the garbage collector instead of one
+    per op). An op takes a set of its own before an assignment changes it (``Op.__setattr__``)."""
+
+    __slots__ = ()
+
+
 class Op(BaseModel):
     """Base of every op schema. Fields are attributes; class variables are metadata."""
 
@@ -103,6 +111,8 @@ class Op(BaseModel):
     def __setattr__(self, name: str, value: Any) -> None:
         """Assignments are validated too (``validate_assignment``); errors stay in the family. An
         attribute set on an op in a model is an edit: the model's version moves on."""
+        if type(self.__pydantic_fields_set__) is SharedFieldsSet:  # about to change: make it ours
+            object.__setattr__(self, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
         try:
             super().__setattr__(name, value)
         except ValidationError as exc:
@@ -174,8 +184,13 @@ class Op(BaseModel):
         its runtime cannot compute). Called when a run's concrete input types are inferred, before
         anything runs, and when ``graphir run --random`` picks input sizes; raise ``self.fail(...)``."""
 
-    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
-        raise NotImplementedError(f"{self.describe()} does not implement evaluate")
+    if TYPE_CHECKING:
+        #: ``evaluate(self, *input arrays) -> output arrays``; each op names its own inputs
+        #: (``def evaluate(self, cond, then, otherwise)``), which a method signature here would forbid
+        evaluate: ClassVar[Callable[..., list[np.ndarray]]]
+    else:
+        def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+            raise NotImplementedError(f"{self.describe()} does not implement evaluate")
 
     # --- helpers for subclasses -------------------------------------------------------------
     def fail(self, message: str) -> "InferenceError":

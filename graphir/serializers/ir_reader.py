@@ -18,7 +18,7 @@ from lxml import etree
 from graphir.errors import GraphirError, SerializationError, clip, file_error
 from graphir.model import Model
 from graphir.node import Node, Output
-from graphir.ops.base import Op, TensorType
+from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.ops.registry import _REGISTRY, find
@@ -166,10 +166,10 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
     try:
         lid = int(lid_text)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        where = f"{file}: layer id={lid_text} name='{name}'"
+        place = f"{file}: layer id={lid_text} name='{name}'"
         if lid_text is None:
-            raise SerializationError(f"{where}: missing attribute 'id'") from None
-        raise SerializationError(f"{where}: id \"{lid_text}\" is not an integer") from None
+            raise SerializationError(f"{place}: missing attribute 'id'") from None
+        raise SerializationError(f"{place}: id \"{lid_text}\" is not an integer") from None
     if not ltype:
         raise SerializationError(f"{file}: layer id={lid_text} name='{name}': missing attribute 'type'")
     if version is None:
@@ -338,6 +338,17 @@ def ports_hold_only_valid_dims(text: bytes) -> bool:
         return all(-1 <= int(t) <= MAX_LENGTH for t in set(_DIM_TEXT.findall(text)))
     except ValueError:
         return False
+
+
+def _plain_ports(ports: Any, dims_checked: bool) -> "list[tuple[str, str | None]] | None":
+    """:func:`_plain_port` of every port of an <input>/<output>; None when one is not plain."""
+    found = []
+    for port in ports:
+        plain = _plain_port(port, dims_checked)
+        if plain is None:
+            return None
+        found.append(plain)
+    return found
 
 
 def _plain_port(port: Any, dims_checked: bool = False) -> "tuple[str, str | None] | None":
@@ -510,14 +521,17 @@ class _Reader:
             cls = classes.get((ltype, version), _UNSET)
             if cls is _UNSET:
                 cls = classes[(ltype, version)] = _find_op(ltype, version)
-            in_ports = out_ports = ()
+            in_ports: list[tuple[str, str | None]] = []
+            out_ports: list[tuple[str, str | None]] = []
             if plain and cls is not None:
                 if in_el is not None:
-                    in_ports = [_plain_port(port, checked) for port in in_el]
-                    plain = None not in in_ports
+                    found = _plain_ports(in_el, checked)
+                    plain = found is not None
+                    in_ports = found or []
                 if plain and out_el is not None:
-                    out_ports = [_plain_port(port, checked) for port in out_el]
-                    plain = None not in out_ports
+                    found = _plain_ports(out_el, checked)
+                    plain = found is not None
+                    out_ports = found or []
             if plain and cls is not None:
                 inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
                 fed += len(inputs)
@@ -704,8 +718,10 @@ class _Reader:
         opaque = isinstance(op, OpaqueOp)
         big_constant = type(op) is Constant and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
         if big_constant:  # too large to fold: its type is its declaration, and its data stays unread
+            assert isinstance(op, Constant)
             output_types = [_declared_type(op.element_type, op.shape)]
         elif opaque:
+            assert isinstance(op, OpaqueOp)
             output_types = list(op.recorded_outputs)
         else:  # placeholders (as Node makes them) until inference below
             output_types = [_UNKNOWN_TYPE] * op.num_outputs()
@@ -722,7 +738,7 @@ class _Reader:
             self._infer(node, key, where)
         if is_result and not opaque:
             node.output_names[0] = split_names(attrib.get("output_names", ""))
-        else:  # the op may have inferred more outputs than it first declared (variadic)
+        elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
             names = node.output_names
             for i, port_names in enumerate(output_names[: len(names)]):
                 names[i] = port_names
@@ -743,8 +759,9 @@ class _Reader:
                 hit = self._inferred.get(memo_key)
                 if hit is not None:
                     node.output_types = list(hit)
-                    if len(node.output_names) != len(hit):
-                        node.output_names = [set() for _ in hit]
+                    names = node._output_names
+                    if names is not None and len(names) != len(hit):
+                        node.output_names = (names + [set() for _ in hit])[: len(hit)]
                     return
         try:
             outputs = node.infer()
@@ -885,9 +902,10 @@ class _Decoded:
     """One op class's decoded attribute text, remembered per (class, text): a 10,000-layer file
     repeats the same few attribute sets. ``instance`` validates the first op and afterwards hands
     out copies of a validated template (what pydantic's ``model_copy`` does, without its per-call
-    overhead; lists are copied, everything else is immutable), so no two ops share mutable state."""
+    overhead; lists are copied, everything else is immutable), so no two ops share mutable state
+    but their pydantic fields-set, a SharedFieldsSet that an op replaces before it changes it."""
 
-    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_lists", "cacheable")
+    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_lists", "_fields_set", "cacheable")
 
     def __init__(self, cls: type[Op], key: tuple[Any, ...],
                  decoded: tuple[dict[str, Any], dict[str, str], dict[str, str]]) -> None:
@@ -896,6 +914,7 @@ class _Decoded:
         self.values, self.unknown, self.original = decoded
         self._template: Op | None = None
         self._lists: tuple[str, ...] = ()
+        self._fields_set = SharedFieldsSet()
         self.cacheable = all(_copyable(v) for v in self.values.values())
 
     def instance(self, where: str) -> Op:
@@ -907,12 +926,13 @@ class _Decoded:
                 return op
             self._template = template = op
             self._lists = tuple(k for k, v in op.__dict__.items() if type(v) is list)
+            self._fields_set = SharedFieldsSet(op.__pydantic_fields_set__)
         state = template.__dict__.copy()
         for name in self._lists:
             state[name] = state[name].copy()
         op = object.__new__(self.cls)
         object.__setattr__(op, "__dict__", state)
-        object.__setattr__(op, "__pydantic_fields_set__", set(template.__pydantic_fields_set__))
+        object.__setattr__(op, "__pydantic_fields_set__", self._fields_set)
         object.__setattr__(op, "__pydantic_extra__", None)
         object.__setattr__(op, "__pydantic_private__", None)
         return op
@@ -1037,6 +1057,7 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
 
 
 _CONSTANT_FIELDS = frozenset(("element_type", "shape"))
+_CONSTANT_FIELDS_SET = SharedFieldsSet(_CONSTANT_FIELDS)  # every Constant read shares it
 _FAST_CONSTANT = (set(Constant.model_fields) == _CONSTANT_FIELDS
                   and set(Constant.__private_attributes__) == {"_data", "_loader"})
 
@@ -1050,7 +1071,7 @@ def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
         return op
     op = object.__new__(Constant)
     object.__setattr__(op, "__dict__", {"element_type": et, "shape": shape})
-    object.__setattr__(op, "__pydantic_fields_set__", set(_CONSTANT_FIELDS))
+    object.__setattr__(op, "__pydantic_fields_set__", _CONSTANT_FIELDS_SET)
     object.__setattr__(op, "__pydantic_extra__", None)
     object.__setattr__(op, "__pydantic_private__", {"_data": None, "_loader": loader})
     return op

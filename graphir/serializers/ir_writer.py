@@ -37,8 +37,8 @@ class _Writer:
         result_names: dict[tuple[int, int], set[str]] = {}
         for node in order:
             if isinstance(node.op, Result) and node.inputs and node.inputs[0] is not None:
-                src = node.inputs[0]
-                result_names.setdefault((src.node.id, src.index), set(node.output_names[0]))
+                fed_by = node.inputs[0]
+                result_names.setdefault((fed_by.node.id, fed_by.index), set(node.output_names[0]))
         edges: list[tuple[int, int, int, int]] = []
         for node in order:
             self.layer(node, layers, result_names)
@@ -150,7 +150,7 @@ class _Writer:
                     items[tag] = [{"tag": "input", **d} for d in ins] + [{"tag": "output", **d} for d in outs]
                     items[tag].sort(key=lambda d: "purpose" in d)  # OpenVINO writes Loop's special ports last
             if "back_edges" in fields:
-                items["back_edges"] = [{"tag": "edge", **d} for d in (op.back_edges or [])]
+                items["back_edges"] = [{"tag": "edge", **d} for d in (getattr(op, "back_edges") or [])]
             for tag in _BODY_TAGS:
                 if tag in fields and getattr(op, tag) is not None:
                     items[tag] = getattr(op, tag)

@@ -327,8 +327,15 @@ class Interpolate1(Op):
     pads_end: list[int] = [0]
 
     def _as_v4(self) -> Interpolate4:
-        mode = {"linear": "linear_onnx" if not self.antialias else "linear"}.get(self.mode, self.mode)
-        transform = "align_corners" if self.align_corners else "asymmetric"  # measured on OpenVINO 2026.4
+        mode: Literal["nearest", "linear", "linear_onnx", "cubic"]
+        if self.mode == "linear":
+            mode = "linear" if self.antialias else "linear_onnx"
+        elif self.mode == "area":  # Interpolate-4 has no area mode: validation names it
+            mode = self.mode  # type: ignore[assignment]  # refused by Interpolate4's own check
+        else:
+            mode = self.mode
+        transform: Literal["align_corners", "asymmetric"] = (
+            "align_corners" if self.align_corners else "asymmetric")  # measured on OpenVINO 2026.4
         return Interpolate4(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=transform,
                             nearest_mode="simple" if self.mode == "nearest" else "round_prefer_floor",
                             antialias=self.antialias, pads_begin=self.pads_begin, pads_end=self.pads_end)

@@ -9,12 +9,18 @@ valid prefix backwards.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import ClassVar, Literal
 
 import numpy as np
 
 from graphir.ops.base import INDEX, REAL, Op, Port, TensorType
 from graphir.shapes import Dimension, PartialShape
+
+def _with_params(x: np.ndarray, fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float,
+                 beta: float) -> np.ndarray:
+    return fn(x, alpha, beta)
+
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
     "sigmoid": lambda x, a, b: 1.0 / (1.0 + np.exp(-x)),
@@ -43,14 +49,14 @@ class _RecurrentAttrs(Op):
 
     def _fns(self) -> list[Callable[[np.ndarray], np.ndarray]]:
         names = self.activations or list(self.default_activations)
-        fns = []
+        fns: list[Callable[[np.ndarray], np.ndarray]] = []
         for i, name in enumerate(names):
             fn = _ACTIVATIONS.get(name.lower())
             if fn is None:
                 raise self.fail(f"unknown activation '{name}' (known: {', '.join(_ACTIVATIONS)})")
             a = self.activations_alpha[i] if i < len(self.activations_alpha) else 0.0
             b = self.activations_beta[i] if i < len(self.activations_beta) else 0.0
-            fns.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b))
+            fns.append(partial(_with_params, fn=fn, alpha=a, beta=b))
         return fns
 
     def _clip(self, x: np.ndarray) -> np.ndarray:
