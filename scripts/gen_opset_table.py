@@ -1,4 +1,4 @@
-"""Writes graphir/ops/openvino/opset_table.py: which op types each OpenVINO opset contains.
+"""Writes graphir/serializers/ir_opsets.py: which op types each OpenVINO opset contains.
 
 The source is the opset tables the installed openvino wheel ships (include/openvino/opsets/
 opsetN_tbl.hpp, one `_OPENVINO_OP_REG(Type, namespace)` line per op). The IR reader refuses a layer
@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 _ENTRY = re.compile(r"_OPENVINO_OP_REG\((\w+),\s*[\w:]+\)")
-TARGET = Path(__file__).resolve().parent.parent / "graphir" / "ops" / "openvino" / "opset_table.py"
+TARGET = Path(__file__).resolve().parent.parent / "graphir" / "serializers" / "ir_opsets.py"
 
 
 def opset_contents() -> dict[int, set[str]]:

@@ -111,7 +111,7 @@ def test_the_opset_table_matches_the_installed_openvino() -> None:
     finally:
         sys.path.pop(0)
     expected = gen_opset_table.render(gen_opset_table.opset_contents())
-    assert (ROOT / "graphir/ops/openvino/opset_table.py").read_text() == expected
+    assert (ROOT / "graphir/serializers/ir_opsets.py").read_text() == expected
 
 
 def test_an_inconsistent_layer_in_a_file_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

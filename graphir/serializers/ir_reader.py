@@ -989,7 +989,7 @@ def opset_refusal(type_name: str, version: str, name: str, layer_id: object) -> 
     versions of another form (extensions) are left to the op lookup."""
     key = (type_name, version)
     if key not in _REFUSALS:
-        from graphir.ops.openvino.opset_table import LATEST_OPSET, OPSETS_OF_TYPE
+        from graphir.serializers.ir_opsets import LATEST_OPSET, OPSETS_OF_TYPE
 
         reason = None
         if version.startswith("opset"):
@@ -1019,7 +1019,7 @@ _OPSET2_IN_OPSET1 = frozenset(("MVN", "ROIPooling", "ReorgYolo"))
 @functools.lru_cache(maxsize=1)
 def _lower_case_types() -> dict[str, str]:
     """OpenVINO matches layer types case-insensitively: lower-case name -> opset spans."""
-    from graphir.ops.openvino.opset_table import OPSETS_OF_TYPE
+    from graphir.serializers.ir_opsets import OPSETS_OF_TYPE
 
     return {name.lower(): spans for name, spans in OPSETS_OF_TYPE.items()}
 
