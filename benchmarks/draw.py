@@ -10,16 +10,12 @@ the 2,000-layer model: under 10 s).
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# benchmarks/select.py would shadow the standard library's ``select`` when run as a script
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
 import argparse
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 

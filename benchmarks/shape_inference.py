@@ -7,14 +7,6 @@ Usage: ``python benchmarks/shape_inference.py [--layers N] [--repeat R] [--json]
 """
 from __future__ import annotations
 
-import os
-import sys
-
-# benchmarks/select.py would shadow the standard library's ``select`` (imported by pydantic via
-# asyncio) when this script's folder is sys.path[0]: drop that entry before importing anything else
-if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-    sys.path.pop(0)
-
 import argparse
 import json
 import tempfile

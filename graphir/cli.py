@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -17,11 +18,22 @@ EXIT_OK, EXIT_INCONSISTENT, EXIT_USAGE = 0, 1, 2
 
 #: subcommand name -> (configure parser, handler); modules in graphir.commands may add more
 COMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {}
+#: subcommand name -> example command lines shown by its --help
+EXAMPLES: dict[str, tuple[str, ...]] = {}
+
+EXIT_CODES = """exit status:
+  0  success
+  1  the model is inconsistent or cannot be handled (shape inference fails, a node cannot run,
+     a dialect cannot express a node); one line on stderr names the layer
+  2  unusable arguments or an unreadable file (one line on stderr)"""
 
 
-def command(name: str, configure: Callable[[argparse.ArgumentParser], None]) -> Callable:
+def command(name: str, configure: Callable[[argparse.ArgumentParser], None], examples: Sequence[str] = ()) -> Callable:
+    """Register a subcommand: its parser set-up, its handler (the decorated function, whose
+    docstring is the help text) and example command lines for its --help."""
     def wrap(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
         COMMANDS[name] = (configure, handler)
+        EXAMPLES[name] = tuple(examples)
         return handler
     return wrap
 
@@ -32,7 +44,10 @@ def _configure_schema(p: argparse.ArgumentParser) -> None:
     p.add_argument("--version", dest="op_version", default=None, help="op version (default: newest)")
 
 
-@command("schema", _configure_schema)
+@command("schema", _configure_schema, examples=(
+    "graphir schema Select",
+    "graphir schema Select --dialect onednn",
+    "graphir schema MaxPool --version opset8"))
 def _schema(args: argparse.Namespace) -> int:
     """Print an op's JSON schema: its attributes (pydantic) and, under x-graphir, its ports."""
     from graphir.ops.registry import lookup
@@ -69,19 +84,51 @@ def _load_command_modules() -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     _load_command_modules()
+    examples = [EXAMPLES[name][0] for name in sorted(COMMANDS) if EXAMPLES.get(name)]
     parser = argparse.ArgumentParser(
         prog="graphir",
         description="Open, check, shape-infer, run and convert inference graphs "
-                    "(OpenVINO IR, oneDNN Graph JSON) in pure Python.",
+                    "(OpenVINO IR, oneDNN Graph JSON) in pure Python. Also: python -m graphir.",
+        epilog=_epilog(examples) + "\n\n'graphir COMMAND --help' shows a command's options and examples.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"graphir {graphir.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (configure, handler) in sorted(COMMANDS.items()):
         doc = (handler.__doc__ or "").strip().splitlines()
-        p = sub.add_parser(name, help=doc[0] if doc else None, description=handler.__doc__)
+        p = sub.add_parser(name, help=doc[0] if doc else None, description=handler.__doc__,
+                           epilog=_epilog(EXAMPLES.get(name, ())), formatter_class=argparse.RawDescriptionHelpFormatter)
         configure(p)
         p.set_defaults(handler=handler)
     return parser
+
+
+def _epilog(examples: Sequence[str]) -> str:
+    shown = "examples:\n" + "\n".join(f"  {e}" for e in examples) + "\n\n" if examples else ""
+    return shown + EXIT_CODES
+
+
+def _flag_spellings(parser: argparse.ArgumentParser, command_name: str | None) -> dict[str, str]:
+    """Python keyword spellings in library messages -> the command's flag (``constants_as_inputs=True``
+    -> ``--constants-as-inputs``), from the command's own options."""
+    spellings: dict[str, str] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command_name in action.choices:
+            for option in action.choices[command_name]._actions:
+                long = [o for o in option.option_strings if o.startswith("--")]
+                if long and "_" in option.dest:
+                    if isinstance(option, argparse._StoreTrueAction):
+                        spellings[f"{option.dest}=True"] = long[0]
+                    spellings[option.dest] = long[0]
+    return spellings
+
+
+def with_flags(message: str, spellings: dict[str, str]) -> str:
+    """``message`` with each Python keyword of the command spelled as its flag."""
+    for keyword in sorted(spellings, key=len, reverse=True):
+        message = re.sub(rf"(?<![\w-]){re.escape(keyword)}(?![\w=])" if "=" not in keyword
+                         else rf"(?<![\w-]){re.escape(keyword)}", spellings[keyword], message)
+    return message
 
 
 class UsageError(GraphirError, ValueError):
@@ -113,7 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except GraphirError as exc:
-        print(f"graphir {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        message = with_flags(one_line(exc), _flag_spellings(parser, args.command))
+        print(f"graphir {args.command}: error: {message}", file=sys.stderr)
         return EXIT_INCONSISTENT if isinstance(exc, _inconsistent()) else EXIT_USAGE
     except BrokenPipeError:  # pragma: no cover - e.g. `graphir shapes m.xml | head`
         return EXIT_OK
@@ -125,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-if __name__ == "__main__":  # pragma: no cover - `python -m graphir.cli`
+if __name__ == "__main__":  # pragma: no cover - `python -m graphir.cli` (also `python -m graphir`)
     from graphir.cli import main as _main  # the imported module: the one subcommands register with
 
     sys.exit(_main())

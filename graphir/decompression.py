@@ -13,7 +13,7 @@ such subgraph once, in f32, into a constant of the final Convert (:func:`fold_de
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,11 +28,17 @@ _HALF = (ElementType.f16, ElementType.bf16)
 _LAYOUT = ("Reshape", "Transpose", "Squeeze", "Unsqueeze")
 
 
+def _attrs(node: "Node") -> Any:
+    """``node.op``, to read attributes by name: the nodes here are picked by type name (Convert,
+    Constant, ...), whose attributes the static type ``Op`` cannot show."""
+    return node.op
+
+
 def fold_decompressions(order: Sequence["Node"]) -> dict[int, np.ndarray]:
     """Node id of each final ``Convert(f32)`` of a decompression subgraph -> its f32 value."""
     folded: dict[int, np.ndarray] = {}
     for node in order:
-        if node.type_name != "Convert" or node.op.destination_type is not ElementType.f32:
+        if node.type_name != "Convert" or _attrs(node).destination_type is not ElementType.f32:
             continue
         src = node.inputs[0]
         if src is None or src.node.output_types[src.index].element_type not in _HALF:
@@ -50,17 +56,18 @@ def _f32_value(out: "Output", scaled: list[bool]) -> np.ndarray | None:
     node = out.node
     kind = node.type_name
     if kind == "Convert":
-        const = node.inputs[0].node
+        const = node.input_value(0).node
         if const.type_name != "Constant":
             return None
         from graphir.ops.openvino.conversion import convert_array
 
-        return convert_array(const.op.value, ElementType.f32, const.op.element_type)
+        return convert_array(_attrs(const).value, ElementType.f32, _attrs(const).element_type)
     if kind == "Constant":
-        return np.asarray(node.op.value, dtype=np.float32) if node.op.element_type in _HALF else None
+        op = _attrs(node)
+        return np.asarray(op.value, dtype=np.float32) if op.element_type in _HALF else None
     if kind in ("Subtract", "Multiply"):
-        a = _f32_value(node.inputs[0], scaled)
-        b = _f32_value(node.inputs[1], scaled) if a is not None else None
+        a = _f32_value(node.input_value(0), scaled)
+        b = _f32_value(node.input_value(1), scaled) if a is not None else None
         if b is None:
             return None
         if kind == "Multiply":
@@ -71,10 +78,10 @@ def _f32_value(out: "Output", scaled: list[bool]) -> np.ndarray | None:
         rest = [s.node for s in node.inputs[1:] if s is not None]
         if not all(n.type_name == "Constant" for n in rest):
             return None
-        data = _f32_value(node.inputs[0], scaled)
+        data = _f32_value(node.input_value(0), scaled)
         if data is None:
             return None
-        return np.asarray(node.op.evaluate(data, *[n.op.value for n in rest])[0], dtype=np.float32)
+        return np.asarray(node.op.evaluate(data, *[_attrs(n).value for n in rest])[0], dtype=np.float32)
     return None
 
 

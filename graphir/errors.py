@@ -89,6 +89,20 @@ class UnsupportedOpError(GraphirError):
     """An opaque op (loaded but not implemented) was asked to infer or run."""
 
 
+class FileInferenceError(SerializationError, InferenceError):
+    """A file whose layers are inconsistent (shape or type inference of a layer failed while reading
+    it): a SerializationError naming the file and layer, and an InferenceError (the model, not the
+    file's syntax, is at fault; the CLI exits 1)."""
+
+
+def file_error(message: str, cause: BaseException) -> SerializationError:
+    """The error a reader raises for ``cause`` met at a place in a file: inference failures stay
+    inference failures (FileInferenceError), anything else is a SerializationError."""
+    if isinstance(cause, InferenceError):
+        return FileInferenceError(message)
+    return SerializationError(message)
+
+
 class ResourceLimitError(GraphirError):
     """A tensor (or a file's count or depth of something) beyond a documented limit; the message
     names the place, the size asked for and the limit (see :mod:`graphir.limits`)."""

@@ -19,7 +19,7 @@ import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
 from graphir.ops.base import TensorType
-from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
+from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import PartialShape
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = F
     the flag) it raises UnsupportedOpError. Returns the opaque layers that kept recorded types.
     """
     model._plan = None  # the run plan caches the Parameters' types for its input checks
+    model._dirty.clear()
     kept: list[Node] = []
     for node in model.get_ordered_ops():
         try:
@@ -69,6 +70,11 @@ def _keeps_recorded(node: "Node") -> bool:
     return True
 
 
+def foldable(node: "Node") -> bool:
+    """Whether inference may fold ``node`` (boundary ops carry or receive values themselves)."""
+    return not isinstance(node.op, _NOT_FOLDED)
+
+
 def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     """Evaluate ``node`` on its inputs' known values and attach the results as output values.
 
@@ -80,39 +86,108 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     """
     if types_ is None:
         types_ = node.output_types
-    if not types_ or all(t.value is not None for t in types_):
+    inputs = [src.node.output_types[src.index] for src in node.inputs if src is not None]
+    folded = fold_types(node, inputs, types_)
+    if folded is None:
         return False
+    node.output_types = folded
+    return True
+
+
+def fold_types(node: "Node", inputs: Sequence[TensorType], types_: list[TensorType]) -> list[TensorType] | None:
+    """``types_`` with the values of ``node`` evaluated on ``inputs``' known values (see
+    :func:`fold_node`), or None when nothing folds. The node is not changed."""
+    if not types_ or all(t.value is not None for t in types_):
+        return None
     op = node.op
     if not type(op).runnable or not getattr(type(op), "foldable", True):
-        return False
+        return None
     args = []
-    for src in node.inputs:
-        if src is None:
-            continue
-        value = src.node.output_types[src.index].value
-        if value is None:
-            return False
-        args.append(value)
+    for t in inputs:
+        if t.value is None:
+            return None
+        args.append(t.value)
     if not args:
-        return False  # a node without inputs (e.g. a random generator) is not a constant
+        return None  # a node without inputs (e.g. a random generator) is not a constant
     try:
         with np.errstate(all="ignore"):
             outs = op.evaluate(*(np.asarray(a) for a in args))
     except RecursionError:
         raise
     except Exception:  # noqa: BLE001 - folding is best effort; infer already validated the node
-        return False
+        return None
     if len(outs) < len(types_):
-        return False
+        return None
     folded: list[TensorType] = []
     for t, out in zip(types_, outs):
         array = np.asarray(out)
         if array.size > FOLDABLE_CONSTANT_SIZE or not t.shape.compatible_with_shape(array.shape):
-            return False
+            return None
         shape = t.shape if t.shape.is_static else PartialShape(list(array.shape))
         folded.append(TensorType(t.element_type, shape, array))
-    node.output_types = folded
-    return True
+    return folded
+
+
+def infer_for_inputs(model: "Model", input_types: Sequence[TensorType], nodes: Sequence["Node"] | None = None,
+                     ) -> dict[tuple[int, int], TensorType]:
+    """Every output type of ``model`` when its Parameters receive ``input_types`` (in Parameter
+    order), without changing the model: what a run on inputs of those shapes meets, node by node.
+    ``nodes``: the nodes to infer, in topological order (default: all). The first inconsistency
+    raises an InferenceError naming that node and its input types. Bodies of control-flow ops are
+    inferred on the way and restored afterwards."""
+    types: dict[tuple[int, int], TensorType] = {}
+    for param, t in zip(model.get_parameters(), input_types):
+        types[(param.id, 0)] = t
+    bodies = _body_state(model)
+    try:
+        for node in model.get_ordered_ops() if nodes is None else nodes:
+            op = node.op
+            if isinstance(op, Parameter):
+                continue
+            if isinstance(op, Constant):
+                types[(node.id, 0)] = node.output_types[0]
+                continue
+            inputs = [types[(s.node.id, s.index)] for s in node.inputs if s is not None]
+            out = node.infer_types(inputs, run=True)
+            if not isinstance(op, Result):
+                out = fold_types(node, inputs, out) or out
+            for i, t in enumerate(out):
+                types[(node.id, i)] = t
+    finally:
+        _restore_bodies(bodies)
+    return types
+
+
+def _body_state(model: "Model") -> list[tuple[Any, list[tuple[Any, Any, Any, Any]]]]:
+    """What inferring the model may change inside its control-flow bodies (their Parameters' types
+    and every body node's output types), to put back afterwards."""
+    from graphir.model import Model
+
+    saved = []
+    stack = [model]
+    while stack:
+        current = stack.pop()
+        for node in current.nodes():
+            values = node.op.__dict__.values()
+            for body in values:
+                if isinstance(body, Model):
+                    state = [(n, list(n.output_types), getattr(n.op, "element_type", None) if isinstance(n.op, Parameter) else None,
+                              n.op.shape if isinstance(n.op, Parameter) else None) for n in body.nodes()]
+                    saved.append((body, state))
+                    stack.append(body)
+    return saved
+
+
+def _restore_bodies(saved: list[tuple[Any, list[tuple[Any, Any, Any, Any]]]]) -> None:
+    from graphir.model import quiet_edits
+
+    with quiet_edits():
+        for body, state in saved:
+            for node, output_types, element_type, shape in state:
+                node.output_types = output_types
+                if isinstance(node.op, Parameter):
+                    node.op.element_type, node.op.shape = element_type, shape
+            body._plan = None
 
 
 def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> list[TensorType]:
@@ -125,12 +200,15 @@ def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str =
     params = body.get_parameters()
     if len(input_types) != len(params):
         raise InferenceError(f"{where}: has {len(params)} parameters, given {len(input_types)} input types")
-    for param, t in zip(params, input_types):
-        op = param.op
-        assert isinstance(op, Parameter)
-        if op.element_type != t.element_type or op.shape != t.shape:
-            op.element_type, op.shape = t.element_type, t.shape
-        param.output_types = [TensorType(t.element_type, t.shape, t.value)]
+    from graphir.model import quiet_edits
+
+    with quiet_edits():  # the outer op's inference sets them: not an edit of the body
+        for param, t in zip(params, input_types):
+            op = param.op
+            assert isinstance(op, Parameter)
+            if op.element_type != t.element_type or op.shape != t.shape:
+                op.element_type, op.shape = t.element_type, t.shape
+            param.output_types = [TensorType(t.element_type, t.shape, t.value)]
     body._plan = None
     try:
         for node in body.get_ordered_ops():
@@ -225,15 +303,20 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
     else:
         raise InputError(f"model '{model.name}': reshape takes a shape, a list of shapes or a mapping "
                          f"of input -> shape, got {type(shapes).__name__}")
-    old = [(p, p.op.shape) for p in params]
-    for node, shape in items:
-        assert isinstance(node.op, Parameter)
-        node.op.shape = shape
+    from graphir.model import quiet_edits
+
+    old = [(p, parameter_of(p).shape) for p in params]
+    with quiet_edits():  # one edit for the whole reshape, and inference below re-infers everything
+        for node, shape in items:
+            assert isinstance(node.op, Parameter)
+            node.op.shape = shape
+    model._touch()  # the Parameters changed: the run plan's input checks are rebuilt
     try:
         return infer_shapes(model, recorded_opaque=recorded_opaque)
     except GraphirError:
-        for node, shape in old:
-            node.op.shape = shape
+        with quiet_edits():
+            for node, shape in old:
+                node.op.shape = shape
         try:
             infer_shapes(model, recorded_opaque=recorded_opaque)
         except GraphirError:  # pragma: no cover - the model was consistent before

@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -61,6 +61,13 @@ class RunPlan:
     #: whether a progress bar may be worth it: more than one step, and the last run (if any) took
     #: over half a second; fast models then skip the terminal check and tqdm entirely
     show_progress: bool = False
+    #: the Model.version the plan was built for; a plan of another version is rebuilt
+    version: int = -1
+    #: some Parameter has a dynamic shape: each new signature of input shapes is shape-inferred
+    #: once before it runs (see :func:`check_signature`)
+    dynamic: bool = False
+    #: input shape signature -> None (inferred fine) or the InferenceError it raised
+    signatures: dict[tuple[tuple[int, ...], ...], Exception | None] = field(default_factory=dict)
     #: the largest output whose shape inference knows it, as (bytes, step index, output index):
     #: checked against the tensor size limit before a run starts
     largest_output: tuple[int, int, int] = (0, -1, -1)
@@ -118,8 +125,9 @@ def unique_result_keys(results: Sequence["Node"]) -> list[str]:
 
 
 def build_plan(model: "Model") -> RunPlan:
-    """The run plan of ``model``: slots for every output, steps in topological order, releases."""
-    order = model.get_ordered_ops()
+    """The run plan of ``model``: slots for every output, steps in topological order, releases.
+    Only live nodes (those a Result or sink reaches, and the Parameters) take part."""
+    order = model.live_nodes()
     slot_of: dict[tuple[int, int], int] = {}
     next_slot = 0
     for node in order:
@@ -129,7 +137,7 @@ def build_plan(model: "Model") -> RunPlan:
     results = model.get_results()
     # a Result passes its input through: its output slot aliases its input's slot
     for r in results:
-        src = r.inputs[0]
+        src = r.input_value(0)
         slot_of[(r.id, 0)] = slot_of[(src.node.id, src.index)]
     folded = fold_decompressions(order)  # weight decompression, computed once in f32 as OpenVINO does
     skipped = absorbed_nodes(order, folded, results + model.sinks) if folded else set()
@@ -139,9 +147,9 @@ def build_plan(model: "Model") -> RunPlan:
     for step_index, node in enumerate(executed):
         for i in range(len(node.output_types)):  # an output nobody reads is dropped at once
             last_use[slot_of[(node.id, i)]] = step_index
-        for src in node.inputs:
-            if src is not None:
-                last_use[slot_of[(src.node.id, src.index)]] = step_index
+        for used in node.inputs:
+            if used is not None:
+                last_use[slot_of[(used.node.id, used.index)]] = step_index
     result_slots = [slot_of[(r.id, 0)] for r in results]
     keep = set(result_slots)
     stateful = any(getattr(n.op, "stateful", False) for n in executed)
@@ -166,10 +174,10 @@ def build_plan(model: "Model") -> RunPlan:
         specialize = getattr(node.op, "specialize", None)  # ops whose evaluate depends on input types
         evaluate = node.op.evaluate if specialize is None else specialize(node.input_types())
         if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
-            ins, evaluate = (state_slot, *ins), node.op.evaluate_state
+            ins, evaluate = (state_slot, *ins), getattr(node.op, "evaluate_state")
         base = slot_of[(node.id, 0)] if node.output_types else -1
         first = (ins + (-1, -1, -1))[:3]
-        steps.append((evaluate, len(ins), *first, ins, base, len(node.output_types),
+        steps.append((evaluate, len(ins), first[0], first[1], first[2], ins, base, len(node.output_types),
                       tuple(sorted(releases.get(step_index, ()))), node))
     params = model.get_parameters()
     specs = [_input_spec(i, p) for i, p in enumerate(params)]
@@ -196,6 +204,8 @@ def build_plan(model: "Model") -> RunPlan:
         template=template,
         result_pairs=tuple(zip(unique_result_keys(results), result_slots)),
         show_progress=len(steps) > 1,
+        version=model.version,
+        dynamic=any(s.static_shape is None for s in specs),
         largest_output=largest,
         state_slot=state_slot,
         variables=model_variables(order, f"model '{model.name}'", model.sinks) if stateful else {},
@@ -219,12 +229,65 @@ def _input_spec(index: int, param: "Node") -> InputSpec:
 
 
 def get_plan(model: "Model") -> RunPlan:
-    """The cached plan (built, after validating the model, on first use)."""
+    """The cached plan: built, after validating the model and re-inferring what edits touched, on
+    first use and whenever the model's version moved since."""
     plan = model._plan
-    if plan is None:
+    if plan is None or plan.version != model.version:
         model.validate()
-        plan = model._plan = build_plan(model)
+        model.ensure_types()
+        plan = build_plan(model)
+        _check_run_types(plan)
+        model._plan = plan
     return plan
+
+
+def _check_run_types(plan: RunPlan) -> None:
+    """The checks a run makes beyond shape inference (``Op.check_run``) on the model's own types;
+    what a dynamic dim hides is checked per input signature (:func:`check_signature`)."""
+    from graphir.ops.base import Op
+
+    for step in plan.steps:
+        node = step[-1]
+        if type(node.op).check_run is not Op.check_run:
+            node.infer_types(node.input_types(), run=True)
+
+
+#: signatures remembered per plan; past this the memory starts afresh
+_MAX_SIGNATURES = 256
+
+
+def check_signature(model: "Model", plan: RunPlan, values: list[Any]) -> None:
+    """Shape-infer ``model`` for the shapes of the inputs in ``values`` (once per signature), so a
+    shape problem is reported at the node where it arises, with that node's input types, before
+    anything runs. A signature that failed fails again the same way without inferring."""
+    signature = tuple([values[s].shape for s in plan.parameter_slots])
+    known = plan.signatures.get(signature, _MISSING)
+    if known is None:
+        return
+    if known is _MISSING:
+        known = _infer_signature(model, plan, signature)
+        if len(plan.signatures) >= _MAX_SIGNATURES:
+            plan.signatures.clear()
+        plan.signatures[signature] = known
+    if isinstance(known, Exception):
+        raise known
+
+
+def _infer_signature(model: "Model", plan: RunPlan, signature: tuple[tuple[int, ...], ...]) -> Exception | None:
+    from graphir.errors import InferenceError
+    from graphir.inference import infer_for_inputs
+    from graphir.ops.base import TensorType
+    from graphir.shapes import PartialShape
+
+    types = [TensorType(spec.element_type, PartialShape(list(shape))) for spec, shape in zip(plan.inputs, signature)]
+    try:
+        infer_for_inputs(model, types, model.live_nodes())
+    except InferenceError as exc:
+        shown = ", ".join(f"{spec.name} [{','.join(map(str, shape))}]" for spec, shape in zip(plan.inputs, signature))
+        return InferenceError(f"{exc} (shape inference for the run's input shapes: {shown})")
+    except UnsupportedOpError:
+        return None  # an opaque layer: the run reports it when it gets there
+    return None
 
 
 def prepare_inputs(model: "Model", inputs: Any, plan: RunPlan | None = None) -> list[np.ndarray]:
@@ -347,8 +410,19 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
     return array.astype(dtype)
 
 
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> dict[str, np.ndarray]: ...
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> RunResult: ...
+@overload
+def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | None = None,
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
+
+
 def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> Any:
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult":
     """Run ``model``; returns {result tensor name: array} in Result order.
 
     ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;
@@ -366,10 +440,15 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
         with tensor_limit(max_tensor_bytes):
             return run(model, inputs, profile=profile, progress=progress, state=state)
     plan = model._plan
-    if plan is None:
+    if plan is None or plan.version != model._version:
         plan = get_plan(model)
     values = plan.template.copy()
     _place_inputs(model, plan, inputs, values, plan.parameter_slots)
+    if plan.dynamic:  # inlined: the signature of a repeated run is one dict hit (~0.4 us)
+        slots = plan.parameter_slots
+        key = (values[slots[0]].shape,) if len(slots) == 1 else tuple([values[s].shape for s in slots])
+        if plan.signatures.get(key, _MISSING) is not None:
+            check_signature(model, plan, values)
     if plan.largest_output[0] > tensor_limit_in_force():
         _check_largest_output(plan)
     if plan.state_slot >= 0:

@@ -7,25 +7,58 @@ rebuilt from them on demand and is what ordering, cycle checks and consumer quer
 """
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+import weakref
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-import networkx as nx
-
-from graphir.errors import GraphError
+from graphir import node as _node_module
+from graphir.errors import GraphError, GraphirError
 from graphir.node import Node, Output, _as_output
+from graphir.ops import base as _ops_base
 from graphir.ops.openvino.core import Parameter, Result
+from graphir.toposort import lexicographic_order
 
 if TYPE_CHECKING:
+    import networkx as nx
     import numpy as np
 
+    from graphir.interpreter import RunResult
     from graphir.request import InferRequest
-    from graphir.variables import Variable
+    from graphir.variables import Variable, VariableStore
+
+
+#: every Model alive in the process: an edit on a node (``Node.set_input``) finds the models that
+#: hold it here, so nodes need no back references (and reading a file pays nothing for them)
+_LIVE: "weakref.WeakSet[Model]" = weakref.WeakSet()
+
+
+def models_holding(node: Node) -> "list[Model]":
+    """The live models that hold ``node`` (usually one; none for a node not placed in a model)."""
+    return [m for m in list(_LIVE) if m._nodes.get(node.id) is node]
+
+
+@contextlib.contextmanager
+def quiet_edits() -> Iterator[None]:
+    """Attribute assignments graphir makes itself while inferring (a body's Parameter types) are
+    not user edits: no model moves its version for them."""
+    listener = _ops_base.attribute_listener
+    _ops_base.attribute_listener = None
+    try:
+        yield
+    finally:
+        _ops_base.attribute_listener = listener
 
 
 class Model:
     """An inference graph: Parameters in, Results out, nodes between.
+
+    Every edit (``Node.set_input``, ``replace_all_uses_with``, ``add_node``, ``remove_node``,
+    ``add_results``, ``reshape``...) moves :attr:`version` on. The run plan and the inferred types
+    remember the version they were built for and are rebuilt when it moved, so an edited model
+    never runs or saves its old graph; the nodes an edit touched, and those downstream of them,
+    re-infer lazily (on the next read of a type, run, ``infer_shapes`` or save).
 
     ``sinks``: nodes kept though no Result reads them (OpenVINO's ``get_sinks()``: the Assigns of a
     stateful model). Any sink op reached through ``results``/``nodes`` joins them too. Their
@@ -47,6 +80,7 @@ class Model:
         self.name = name
         self.rt_info: dict[str, Any] = dict(rt_info or {})
         self.meta: dict[str, Any] = {}  # serializer data kept for round trips (IR version, ...)
+        self._init_state()
         self._results: list[Node] = [self._as_result(r) for r in results]
         given_sinks = [_node_of(s, "sink") for s in sinks]
         extra = list(nodes)
@@ -104,17 +138,105 @@ class Model:
                 if src is not None:
                     push(src.node)
 
+    def _init_state(self) -> None:
+        self._version = 0
+        self._dirty: set[Node] = set()  # nodes whose inputs changed since their types were inferred
+        self.sinks = []  # set by __init__ from its arguments (see the class docstring)
+        self._op_index: dict[int, Node] | None = None
+        _LIVE.add(self)
+
     def _invalidate(self) -> None:
         """Forget everything derived from the structure (order, graph, run plan)."""
         self._graph: nx.MultiDiGraph | None = None
         self._order: list[Node] | None = None
         self._plan: Any = None
 
+    @property
+    def version(self) -> int:
+        """How many edits the model has seen; run plans and inferred types are rebuilt when it moves."""
+        return self._version
+
+    def _touch(self, *edited: Node) -> None:
+        """An edit: move the version on, drop the derived structure, and note the nodes to re-infer."""
+        self._version += 1
+        self._invalidate()
+        if edited:
+            self._dirty.update(edited)
+            if self not in _node_module._pending_types:
+                _node_module._pending_types.append(self)
+
+    def _node_of_op(self, op: Any) -> Node | None:
+        """The node holding ``op`` (an index by op identity, built on first use after a change)."""
+        index = self._op_index
+        if index is None or len(index) != len(self._nodes):
+            index = self._op_index = {id(n.op): n for n in self._nodes.values()}
+        node = index.get(id(op))
+        if node is None or node.op is not op or self._nodes.get(node.id) is not node:
+            return None
+        return node
+
+    def _node_edited(self, node: Node) -> None:
+        """``node``'s inputs changed on the node itself: upstream nodes new to the model join it."""
+        self._collect([src.node for src in node.inputs if src is not None and src.node.id not in self._nodes])
+        self._touch(node)
+
+    def ensure_types(self) -> None:
+        """Re-infer the nodes edits touched and everything downstream of them (in topological order);
+        an InferenceError names the first inconsistent node. Run, infer_shapes and save call it."""
+        if not self._dirty:
+            return
+        from graphir.inference import fold_node, foldable
+
+        pending = _node_module._pending_types
+        if self in pending:
+            pending.remove(self)
+        hook, _node_module._flush_types = _node_module._flush_types, None  # types read below are ours
+        try:
+            redo = set(self._dirty)
+            changed: set[int] = set()
+            for node in self.get_ordered_ops():
+                if node not in redo and not any(s is not None and s.node.id in changed for s in node.inputs):
+                    continue
+                types_ = node.infer()
+                if foldable(node):
+                    fold_node(node, types_)
+                changed.add(node.id)
+        finally:
+            _node_module._flush_types = hook
+        self._dirty.clear()
+        self._plan = None
+
+    def roots(self) -> list[Node]:
+        """What liveness starts from: the Results, then :attr:`sinks` (nodes kept though no Result
+        reads them, as OpenVINO keeps an Assign), then nodes with no outputs (they exist for their
+        effect: oneDNN Graph's End). Nodes no root reaches are dead: not run, not saved."""
+        roots = list(self._results)
+        seen = {r.id for r in roots}
+        for node in list(self.sinks) + [n for n in self._nodes.values() if not n.output_types]:
+            if node.id not in seen:
+                seen.add(node.id)
+                roots.append(node)
+        return roots
+
+    def live_nodes(self) -> list[Node]:
+        """The nodes some root reaches, and every Parameter, in topological order."""
+        live: set[int] = {p.id for p in self._parameters}
+        stack = self.roots()
+        while stack:
+            node = stack.pop()
+            if node.id in live and not isinstance(node.op, Parameter):
+                continue
+            live.add(node.id)
+            stack.extend(src.node for src in node.inputs if src is not None and src.node.id not in live)
+        return [n for n in self.get_ordered_ops() if n.id in live]
+
     # --- structure --------------------------------------------------------------------------
     @property
     def graph(self) -> nx.MultiDiGraph:
         """The networkx view: node id -> attribute ``node``; edges carry src_port/dst_port."""
         if self._graph is None:
+            import networkx as nx  # deferred: an import costs ~0.1-0.6 s, most calls never need it
+
             g = nx.MultiDiGraph()
             for nid, node in self._nodes.items():
                 g.add_node(nid, node=node)
@@ -139,7 +261,7 @@ class Model:
         new = [_node_of(s, "sink") for s in sinks]
         self._collect(new)
         self.sinks.extend(n for n in new if n not in self.sinks)
-        self._invalidate()
+        self._touch(*new)
 
     @property
     def variables(self) -> "list[Variable]":
@@ -150,7 +272,9 @@ class Model:
 
         return list(model_variables(self.get_ordered_ops(), f"model '{self.name}'", self.sinks).values())
 
-    get_variables = variables.fget
+    def get_variables(self) -> "list[Variable]":
+        """OpenVINO's spelling of :attr:`variables`."""
+        return self.variables
 
     def create_infer_request(self) -> "InferRequest":
         """A request with its own variable state (OpenVINO's ``CompiledModel.create_infer_request``)."""
@@ -215,13 +339,13 @@ class Model:
     def get_ordered_ops(self) -> list[Node]:
         """Nodes in topological order (computed once per structure); a cycle is a GraphError."""
         if self._order is None:
-            g = self.graph
-            try:
-                order = list(nx.lexicographical_topological_sort(g, key=lambda nid: nid))
-            except nx.NetworkXUnfeasible:
-                cycle = nx.find_cycle(g)
+            order = lexicographic_order(self._nodes)
+            if order is None:
+                import networkx as nx
+
+                cycle = nx.find_cycle(self.graph)
                 names = " -> ".join(self._nodes[e[0]].describe() for e in cycle)
-                raise GraphError(f"model '{self.name}' has a cycle: {names}") from None
+                raise GraphError(f"model '{self.name}' has a cycle: {names}")
             self._order = [self._nodes[nid] for nid in order]
         return self._order
 
@@ -245,48 +369,54 @@ class Model:
 
     # --- editing ----------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Re-read the structure after inputs were edited on the nodes (``Node.set_input``):
-        newly connected upstream nodes join the model and cached order/graph/run plan are dropped."""
+        """Kept for compatibility; edits are tracked on their own. Re-reads the structure (newly
+        connected upstream nodes join) and drops the cached order, graph and run plan."""
         self._collect([src.node for n in list(self._nodes.values()) for src in n.inputs
                        if src is not None and src.node.id not in self._nodes])
         self._invalidate()
 
     def add_node(self, node: Node) -> Node:
         self._collect([node])
-        self._invalidate()
+        self._touch(node)
         return node
 
     def replace_all_uses_with(self, old: Output, new: Output) -> int:
-        """Re-point every consumer of ``old`` to ``new``; returns how many inputs changed."""
+        """Re-point every consumer of ``old`` to ``new``; returns how many inputs changed. The
+        re-pointed consumers and what follows them re-infer lazily."""
         count = 0
         self._collect([new.node])
+        edited = []
         for node in self._nodes.values():
             for i, src in enumerate(node.inputs):
                 if src == old and node is not new.node:
                     node.inputs[i] = new
                     count += 1
-        self._invalidate()
+                    edited.append(node)
+        self._touch(*edited)
         return count
 
     def remove_node(self, node: Node) -> None:
-        """Remove a node no one uses; a GraphError if something still consumes it."""
+        """Remove a node no one uses; a GraphError naming the uses while something consumes it."""
         users = [c for o in node.outputs() for c in self.consumers(o)]
         if users:
             raise GraphError(
                 f"cannot remove {node.describe()}: still used by "
                 + ", ".join(f"{n.describe()} input {i}" for n, i in users)
             )
+        if self._nodes.get(node.id) is not node:
+            raise GraphError(f"{node.describe()} is not in model '{self.name}'")
         del self._nodes[node.id]
         self._results = [r for r in self._results if r is not node]
-        self.sinks = [s for s in self.sinks if s is not node]
         self._parameters = [p for p in self._parameters if p is not node]
-        self._invalidate()
+        self.sinks = [s for s in self.sinks if s is not node]
+        self._dirty.discard(node)
+        self._touch()
 
     def add_results(self, outputs: "Sequence[Output | Node]") -> list[Node]:
         new = [self._as_result(o) for o in outputs]
         self._results.extend(new)
         self._collect(new)
-        self._invalidate()
+        self._touch(*new)
         return new
 
     # --- checks -----------------------------------------------------------------------------
@@ -334,11 +464,23 @@ class Model:
 
         reshape(self, shapes)
 
-    def run(self, inputs: Any = None, **options: Any) -> "dict[str, np.ndarray]":
-        """Run on numpy inputs; see :func:`graphir.interpreter.run`. Stateless: every call starts
-        from each variable's initial value and forgets what its Assigns wrote (use
+    @overload
+    def run(self, inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray]": ...
+    @overload
+    def run(self, inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "RunResult": ...
+    @overload
+    def run(self, inputs: Any = None, *, profile: bool, progress: bool | None = None,
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
+
+    def run(self, inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult":
+        """Run on numpy inputs; see :func:`graphir.interpreter.run` (``profile=True``: a RunResult
+        with the outputs and a per-node profile). Stateless: every call starts from each
+        variable's initial value and forgets what its Assigns wrote (use
         :meth:`create_infer_request` to carry state from one call to the next)."""
-        return _run(self, inputs, **options)  # imported once below: an import per call costs ~2-15 us
+        return _run(self, inputs, profile=profile, progress=progress, state=state, max_tensor_bytes=max_tensor_bytes)  # imported once below: an import per call costs ~2-15 us
 
     def clone(self) -> "Model":
         """A deep copy: new nodes with equal ops, names, ids and connections; constants shared."""
@@ -360,9 +502,15 @@ class Model:
         model._nodes = {nid: mapping[nid] for nid in self._nodes}
         model._results = [mapping[r.id] for r in self._results]
         model._parameters = [mapping[p.id] for p in self._parameters]
-        model.sinks = [mapping[s.id] for s in self.sinks]
+        model._init_state()
+        model.sinks = [mapping[s.id] for s in self.sinks if s.id in mapping]
         model._invalidate()
         return model
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling: the copy is a live model too (edits on its nodes find it)."""
+        self.__dict__.update(state)
+        _LIVE.add(self)
 
     def draw(self, format: str = "svg", **options: Any) -> str:
         """The model laid out by Graphviz's dot: an SVG document (or ``format="html"``, the
@@ -403,6 +551,40 @@ class Model:
 
 
 from graphir.interpreter import run as _run  # noqa: E402 - after Model; interpreter does not import model
+
+
+def _notify_edit(node: Node) -> None:
+    for model in models_holding(node):
+        model._node_edited(node)
+
+
+def _flush_pending_types() -> None:
+    """Bring every edited model's types up to date before a type is read (``Output.tensor_type``).
+    A failure leaves the edit pending: run, infer_shapes and save report it; a read in the middle
+    of a series of edits must not."""
+    pending = _node_module._pending_types
+    _node_module._flush_types = None  # no re-entry while inferring
+    try:
+        while pending:
+            model = pending.pop()
+            try:
+                model.ensure_types()
+            except GraphirError:
+                pass
+    finally:
+        _node_module._flush_types = _flush_pending_types
+
+
+def _notify_attribute(op: Any) -> None:
+    for model in list(_LIVE):
+        node = model._node_of_op(op)
+        if node is not None:
+            model._touch(node)
+
+
+_node_module._edit_listener = _notify_edit
+_ops_base.attribute_listener = _notify_attribute
+_node_module._flush_types = _flush_pending_types
 
 
 def _node_of(value: "Output | Node", role: str = "Parameter") -> Node:

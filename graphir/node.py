@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphir.errors import GraphError, GraphirError, InferenceError, UnsupportedOpError
@@ -20,6 +20,13 @@ if TYPE_CHECKING:
 
 _ids = itertools.count()
 _reserved: set[int] = set()
+
+#: set by graphir.model: called with a node whose inputs changed, so that every model holding it
+#: moves its version on (its run plan and inferred types are then rebuilt when next needed)
+_edit_listener: "Callable[[Node], None] | None" = None
+#: set by graphir.model: brings pending lazy re-inference up to date before a type is read
+_pending_types: list[Any] = []
+_flush_types: "Callable[[], None] | None" = None
 
 
 def _next_id() -> int:
@@ -40,6 +47,8 @@ class Output:
 
     @property
     def tensor_type(self) -> TensorType:
+        if _pending_types and _flush_types is not None:  # a model was edited: re-infer lazily first
+            _flush_types()
         return self.node.output_types[self.index]
 
     @property
@@ -97,11 +106,42 @@ class Output:
     def __repr__(self) -> str:
         return f"<Output {self.index} of {self.node.describe()}: {self.tensor_type}>"
 
+    # --- editing helpers (onnx-ir style), over the models that hold the node ----------------
+    def uses(self) -> "list[tuple[Node, int]]":
+        """Every (node, input index) this output feeds, in the models that hold its node."""
+        from graphir.model import models_holding
+
+        found: dict[tuple[int, int], tuple[Node, int]] = {}
+        for model in models_holding(self.node):
+            for node, index in model.consumers(self):
+                found[(node.id, index)] = (node, index)
+        return [found[k] for k in sorted(found)]
+
+    def replace_all_uses_with(self, new: "Output | Node") -> int:
+        """Re-point every use of this output to ``new`` (Results included); returns how many
+        inputs changed. The consumers re-infer lazily (on the next read of a type, run or save)."""
+        from graphir.model import models_holding
+
+        replacement = _as_output(new)
+        assert replacement is not None
+        return sum(model.replace_all_uses_with(self, replacement) for model in models_holding(self.node))
+
+    def insert(self, new: "Output | Node") -> "Output":
+        """Put ``new`` (a node already built on this output) between this output and its other
+        consumers: every other use of this output now reads ``new``. Returns ``new``'s output."""
+        replacement = _as_output(new)
+        assert replacement is not None
+        if not any(src == self for src in replacement.node.inputs):
+            raise GraphError(f"{replacement.node.describe()} does not read output {self.index} of "
+                             f"{self.node.describe()}; build it on that output before inserting it")
+        self.replace_all_uses_with(replacement)
+        return replacement
+
 
 class Node:
     """An op instance with a stable id, a friendly name, its input connections and output types."""
 
-    __slots__ = ("id", "name", "op", "inputs", "output_types", "output_names", "rt_info", "extra")
+    __slots__ = ("id", "name", "op", "inputs", "output_types", "_output_names", "rt_info", "extra", "__weakref__")
 
     def __init__(
         self,
@@ -129,7 +169,7 @@ class Node:
             self.output_types: list[TensorType] = list(output_types)
         else:
             self.output_types = [TensorType(ElementType.dynamic, PartialShape.dynamic())] * op.num_outputs()
-        self.output_names: list[set[str]] = [set() for _ in self.output_types]
+        self._output_names: list[set[str]] | None = None
         if infer and output_types is None:
             self.infer()
 
@@ -147,8 +187,27 @@ class Node:
         node.rt_info = {}
         node.extra = {}
         node.output_types = output_types
-        node.output_names = [set() for _ in output_types]
+        node._output_names = None
         return node
+
+    @property
+    def output_names(self) -> list[set[str]]:
+        """The tensor names of each output (a set per output), made on first use: a model read
+        from a file has tens of thousands of nodes, most without names, and each list and set is
+        one more object for the cyclic garbage collector to scan."""
+        names = self._output_names
+        if names is None:
+            names = self._output_names = [set() for _ in self.output_types]
+        return names
+
+    @output_names.setter
+    def output_names(self, value: list[set[str]]) -> None:
+        self._output_names = value
+
+    def has_output_names(self) -> bool:
+        """Whether any output has a tensor name (without making the lists)."""
+        names = self._output_names
+        return names is not None and any(names)
 
     # --- identity ---------------------------------------------------------------------------
     @property
@@ -216,15 +275,41 @@ class Node:
             types_.append(src.tensor_type)
         return types_
 
-    def set_input(self, index: int, source: "Output | Node") -> None:
+    def set_input(self, index: int, source: "Output | Node | None") -> None:
+        """Connect input ``index`` to ``source``. Every model holding this node moves its version on:
+        new upstream nodes join it, and this node and those downstream re-infer lazily."""
+        value = _as_output(source)
         while len(self.inputs) <= index:
             self.inputs.append(None)
-        self.inputs[index] = _as_output(source)
+        self.inputs[index] = value
+        if _edit_listener is not None:
+            _edit_listener(self)
+
+    def uses(self) -> "list[tuple[Node, int]]":
+        """Every (node, input index) any output of this node feeds, in the models holding it."""
+        return [use for out in self.outputs() for use in out.uses()]
+
+    def remove(self) -> None:
+        """Remove this node from every model holding it; a GraphError naming the uses while it has any."""
+        from graphir.model import models_holding
+
+        for model in models_holding(self):
+            model.remove_node(self)
 
     # --- inference --------------------------------------------------------------------------
     def infer(self) -> list[TensorType]:
         """Re-infer the output types from the input types; errors name this node and its inputs."""
-        inputs = self.input_types()
+        result = self.infer_types(self.input_types())
+        names = self._output_names
+        if names is not None and len(names) != len(result):
+            self._output_names = (names + [set() for _ in result])[: len(result)]
+        self.output_types = list(result)
+        return self.output_types
+
+    def infer_types(self, inputs: list[TensorType], *, run: bool = False) -> list[TensorType]:
+        """The output types this node would have for ``inputs`` (the node is not changed); an
+        InferenceError names this node and ``inputs``. ``run``: also the checks a run makes
+        beyond shape inference (``Op.check_run``)."""
         low, high = self.op.input_count_range()
         if len(inputs) < low or (high is not None and len(inputs) > high):
             expected = f"{low}" if low == high else f"{low} to {high if high is not None else 'any'}"
@@ -232,7 +317,10 @@ class Node:
                 f"{self.describe()}: expects {expected} inputs, got {len(inputs)}"
             )
         try:
-            result = self.op.infer(inputs)
+            result = list(self.op.infer(inputs))
+            if run:
+                self.op.check_run(inputs)
+            return result
         except UnsupportedOpError:
             raise
         except GraphirError as exc:
@@ -244,10 +332,6 @@ class Node:
                 f"{self.describe()}, inputs ({_list(inputs)}): shape inference failed: "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
-        if len(self.output_names) != len(result):
-            self.output_names = (self.output_names + [set() for _ in result])[: len(result)]
-        self.output_types = list(result)
-        return self.output_types
 
     def copy(self, inputs: Sequence["Output | None"] | None = None) -> "Node":
         """A new node with a copy of the op (same attributes), same name, new id."""

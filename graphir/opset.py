@@ -1,17 +1,21 @@
 """Builder functions over the OpenVINO dialect, mirroring ``openvino.opset13``.
 
 ``x = opset.parameter("[?,3]", "f32", name="x")`` returns an :class:`Output`; every call infers
-its output types at once, as OpenVINO validates each node on construction. Builders for ops that
-have no function here come from :func:`make`, or from ``opset.<snake_case_name>`` which is derived
-from the registry on first use.
+its output types at once, as OpenVINO validates each node on construction. One typed function per
+OpenVINO op type (its newest version) comes from the generated :mod:`graphir._builders`
+(``python scripts/generate.py``): inputs by port name, attributes keyword-only with their types,
+defaults and allowed values, and a docstring from the op's schema. Any registered op (another
+version, another dialect) is built by :func:`make`; an op declared after the builders were last
+generated is still reachable as ``opset.<snake_case_name>``, derived from the registry.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
-import numpy as np
-
+from graphir._build import TensorLike, as_input
+from graphir._builders import *  # noqa: F403 - the generated builders are this module's API
+from graphir._builders import __all__ as _generated
 from graphir.errors import GraphirError, OpDefinitionError
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Constant, Parameter, Result
@@ -19,17 +23,14 @@ from graphir.ops.registry import all_ops, lookup
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
+__all__ = ["parameter", "constant", "result", "make", "TensorLike", *_generated]
+
 
 def _outputs(node: Node) -> "Output | list[Output]":
     return node.output(0) if len(node.output_types) == 1 else node.outputs()
 
 
-def _as_input(value: Any) -> Output:
-    if isinstance(value, Output):
-        return value
-    if isinstance(value, Node):
-        return value.output(0)
-    return constant(value)
+_as_input = as_input
 
 
 def parameter(shape: Any, dtype: "ElementType | str | type" = "f32", name: str | None = None) -> Output:
@@ -60,6 +61,7 @@ def constant(value: Any, dtype: "ElementType | str | type | None" = None, name: 
 
 
 def result(value: "Output | Node", name: str | None = None) -> Node:
+    """A model output (a Result node) fed by ``value``."""
     return Node(Result(), [_as_input(value)], name=name)
 
 
@@ -69,11 +71,6 @@ def make(type_name: str, *inputs: Any, version: str | None = None, name: str | N
     cls = lookup(dialect, type_name, version)
     node = Node(cls(**attributes), [_as_input(x) for x in inputs], name=name)
     return _outputs(node)
-
-
-def select(cond: Any, then: Any, else_: Any, auto_broadcast: str = "numpy", name: str | None = None) -> Output:
-    """OpenVINO Select-1."""
-    return make("Select", cond, then, else_, auto_broadcast=auto_broadcast, name=name)  # type: ignore[return-value]
 
 
 def _snake(name: str) -> str:

@@ -17,7 +17,7 @@ from graphir.errors import ElementTypeError
 class _Info:
     bits: int
     kind: str  # "real", "int", "uint", "bool", "string", "dynamic", "nf4" (a quantized code)
-    numpy: object  # numpy dtype of the *unpacked* element (None when there is none)
+    numpy: "type[Any] | None"  # numpy scalar type of the *unpacked* element (None when there is none)
     ir_precision: str
     onednn: str | None
     directml: str | None
@@ -216,7 +216,8 @@ class ElementType(str, enum.Enum):
             raise ElementTypeError(f"{dtype!r} is neither an element type name nor a numpy dtype") from None
         for key in ("boolean", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16",
                     "u32", "u64", "bf16", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "i4", "u4", "u2"):
-            if np.dtype(_TABLE[key].numpy) == dt:
+            scalar = _TABLE[key].numpy
+            if scalar is not None and np.dtype(scalar) == dt:
                 return cls(key)
         if dt.kind in ("U", "S", "O"):
             return cls.string

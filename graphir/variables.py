@@ -74,6 +74,11 @@ def is_assign(node: "Node") -> bool:
     return node.type_name == "Assign" and getattr(node.op, "stateful", False)
 
 
+def variable_id_of(node: "Node") -> str:
+    """The variable a ReadValue or Assign node reads or writes."""
+    return str(getattr(node.op, "variable_id"))
+
+
 def model_variables(nodes: Iterable["Node"], where: str, sinks: Iterable["Node"] = ()) -> dict[str, Variable]:
     """The variables of ``nodes`` after the pairing checks; a GraphError naming the node and the
     rule otherwise. Ordered as OpenVINO lists them: those the ``sinks`` write first (in sink
@@ -85,7 +90,7 @@ def model_variables(nodes: Iterable["Node"], where: str, sinks: Iterable["Node"]
         if not is_read_value(node):
             continue
         out = node.output_types[0]
-        var = Variable(node.op.variable_id, out.element_type, out.shape)
+        var = Variable(variable_id_of(node), out.element_type, out.shape)
         known = found.get(var.variable_id)
         if known is None:
             found[var.variable_id], declared_by[var.variable_id] = var, node
@@ -96,19 +101,19 @@ def model_variables(nodes: Iterable["Node"], where: str, sinks: Iterable["Node"]
     for node in nodes:
         if not is_assign(node):
             continue
-        vid = node.op.variable_id
-        var = found.get(vid)
-        if var is None:
+        vid = variable_id_of(node)
+        declared = found.get(vid)
+        if declared is None:
             raise GraphError(f"{where}: {node.describe()} writes variable '{vid}', which no ReadValue declares "
                              f"(OpenVINO's read_model refuses such an Assign)")
         got = node.input_types()[0]
-        if not (var.element_type.is_dynamic or got.element_type.is_dynamic or var.element_type == got.element_type):
+        if not (declared.element_type.is_dynamic or got.element_type.is_dynamic or declared.element_type == got.element_type):
             raise GraphError(f"{where}: {node.describe()}: the type specified in the Variable is not compatible "
-                             f"with the input type. Input type: {got.element_type} Variable type: {var.element_type}")
-        if not var.shape.compatible(got.shape):
+                             f"with the input type. Input type: {got.element_type} Variable type: {declared.element_type}")
+        if not declared.shape.compatible(got.shape):
             raise GraphError(f"{where}: {node.describe()}: the shape specified in the Variable is not compatible "
-                             f"with the shape of the input. Input shape: {got.shape} Variable shape: {var.shape}")
-    first = [s.op.variable_id for s in sinks if is_assign(s) and s.op.variable_id in found]
+                             f"with the shape of the input. Input shape: {got.shape} Variable shape: {declared.shape}")
+    first = [variable_id_of(s) for s in sinks if is_assign(s) and variable_id_of(s) in found]
     return {vid: found[vid] for vid in dict.fromkeys(first + list(found))}
 
 

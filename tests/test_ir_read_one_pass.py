@@ -129,7 +129,12 @@ def test_ops_copied_from_one_template_share_no_lists(tmp_path: Path) -> None:
     assert a.kernel == b.kernel == [2, 2] and a.kernel is not b.kernel and a.strides is not b.strides
     a.kernel.append(9)
     assert b.kernel == [2, 2]
+    # one fields-set for both (fewer objects to track) until one of them is assigned to
+    assert a.__pydantic_fields_set__ is b.__pydantic_fields_set__
+    a.rounding_type = "ceil"
     assert a.__pydantic_fields_set__ is not b.__pydantic_fields_set__
+    assert b.model_fields_set == {"pads_end", "strides", "rounding_type", "auto_pad", "pads_begin", "kernel"}
+    assert b.rounding_type == "floor"
     again = read_ir(tmp_path / "pools.xml")
     assert again.node("p1").op.kernel == [2, 2]
 

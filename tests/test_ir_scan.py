@@ -200,7 +200,12 @@ def test_layers_of_one_template_share_no_mutable_state(tmp_path: Path) -> None:
     consts = [n for n in model.nodes() if n.type_name == "Constant"]
     for a, b in ((adds[0], adds[1]), (consts[0], consts[1])):
         assert a.extra is not b.extra and a.output_names[0] is not b.output_names[0]
-        assert a.op is not b.op and a.op.__pydantic_fields_set__ is not b.op.__pydantic_fields_set__
+        assert a.op is not b.op
+    # the Adds' pydantic fields-set is shared (a SharedFieldsSet) until an op is assigned to
+    assert adds[0].op.__pydantic_fields_set__ is adds[1].op.__pydantic_fields_set__
+    adds[0].op.auto_broadcast = "none"
+    assert adds[0].op.__pydantic_fields_set__ is not adds[1].op.__pydantic_fields_set__
+    assert adds[1].op.auto_broadcast == "numpy" and adds[1].op.model_fields_set == {"auto_broadcast"}
     assert adds[0].extra["ir_attribute_text"] is not adds[1].extra["ir_attribute_text"]
     adds[0].extra["ir_attribute_text"]["auto_broadcast"] = "none"
     assert adds[1].extra["ir_attribute_text"]["auto_broadcast"] == "numpy"

@@ -1,5 +1,5 @@
 """Shape precision on real networks: torchvision classifiers and segmenters converted by
-``openvino.convert_model`` with dynamic batch, height and width (tests/gen_torchvision_fixtures.py),
+``openvino.convert_model`` with dynamic batch, height and width (tests/gen_torchvision_shape_fixtures.py),
 read by graphir and by OpenVINO 2026.4: every layer's output types and partial shapes must equal
 OpenVINO's (intervals included: Swin's Pad/Reshape/Slice/MVN/MatMul keep ``[?,1..,1..,16]``, the
 segmentation head's Interpolate keeps ``1..``), and the outputs must agree in values on one input."""
@@ -13,7 +13,7 @@ import pytest
 import graphir
 from tests.tolerances import assert_close
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "torchvision"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "torchvision_shapes"
 NETS = sorted(p.stem for p in FIXTURES.glob("*.xml"))
 
 

@@ -38,7 +38,10 @@ def target_of(path: str, to: str | None) -> str:
     return to
 
 
-@command("convert", configure)
+@command("convert", configure, examples=(
+    "graphir convert model.xml model_v10.xml --to ir-v10",
+    "graphir convert model.xml graph.json --constants-as-inputs",
+    "graphir convert graph.json model.xml"))
 def convert(args: argparse.Namespace) -> int:
     """Convert between OpenVINO IR v10/v11 and oneDNN Graph JSON (ops are converted between dialects)."""
     import graphir

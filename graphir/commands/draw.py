@@ -59,7 +59,9 @@ def _write(path: Path, text: str) -> None:
         raise UsageError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
-@command("draw", configure_draw)
+@command("draw", configure_draw, examples=(
+    "graphir draw model.xml -o model.svg",
+    "graphir draw model.xml -o model.html --dialect onednn"))
 def draw_command(args: argparse.Namespace) -> int:
     """Draw the model (laid out by Graphviz's dot) to an SVG picture or a self-contained HTML page."""
     out = Path(args.output)
@@ -78,7 +80,8 @@ def has_display() -> bool:
     return True
 
 
-@command("view", _common_arguments)
+@command("view", _common_arguments, examples=(
+    "graphir view model.xml",))
 def view_command(args: argparse.Namespace) -> int:
     """Write the interactive HTML drawing to a temporary file and open it in the browser."""
     page = _drawing(args, _prepared(args), "html")

@@ -37,7 +37,7 @@ def summary(model: "Model", path: str) -> dict[str, Any]:
         "ir_version": model.meta.get("ir_version"),
         "inputs": [{"name": p.name, "tensor_names": sorted(p.output_names[0]), **port_record(p.output_types[0])}
                    for p in model.get_parameters()],
-        "outputs": [{"name": result_key(r), "tensor_names": sorted(r.inputs[0].names),
+        "outputs": [{"name": result_key(r), "tensor_names": sorted(r.input_value(0).names),
                      **port_record(r.output_types[0])} for r in model.get_results()],
         "nodes": len(model),
         "ops": [{"dialect": d, "type": t, "version": v, "count": c}
@@ -50,7 +50,9 @@ def summary(model: "Model", path: str) -> dict[str, Any]:
     }
 
 
-@command("info", configure)
+@command("info", configure, examples=(
+    "graphir info examples/select.xml",
+    "graphir info model.xml --json"))
 def info(args: argparse.Namespace) -> int:
     """Show a model's name, version, inputs and outputs, op counts, and ops graphir cannot run."""
     model = load_model(args.model)

@@ -53,7 +53,9 @@ def rows(model: "Model") -> list[dict[str, Any]]:
     return records
 
 
-@command("shapes", configure)
+@command("shapes", configure, examples=(
+    "graphir shapes examples/select.xml",
+    "graphir shapes model.xml --input x=[1,3,224,224] --json"))
 def shapes(args: argparse.Namespace) -> int:
     """Infer element types and shapes (after reshaping the given inputs); one row per layer."""
     from graphir.errors import InputError

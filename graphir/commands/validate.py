@@ -75,7 +75,7 @@ def check_node(node: Any, dialect: str, options: dict[str, Any]) -> list[str]:
     if isinstance(node.op, BOUNDARY_OPS):
         return []
     inputs: list[Any] = []
-    params = []
+    params: list[Any] = []
     for src in node.inputs:
         if src is None:
             inputs.append(None)
@@ -97,7 +97,9 @@ def check_node(node: Any, dialect: str, options: dict[str, Any]) -> list[str]:
     return []
 
 
-@command("validate", configure)
+@command("validate", configure, examples=(
+    "graphir validate model.xml --dialect onednn",
+    "graphir validate model.xml --dialect directml --feature-level 3_0 --json"))
 def validate(args: argparse.Namespace) -> int:
     """Report every node the target dialect (and DirectML feature level) cannot express, with the reason."""
     model = load_model(args.model)

@@ -12,12 +12,30 @@ import copy
 import importlib
 import pkgutil
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from graphir.errors import ConversionError, GraphirError
 from graphir.model import Model
 from graphir.node import Node, Output
+from graphir.ops.base import Op
 from graphir.ops.openvino.core import Constant, Parameter, Result
+
+_OpT = TypeVar("_OpT", bound=Op)
+
+
+def op_as(node: Node, cls: type[_OpT]) -> _OpT:
+    """``node.op`` as the op class a converter handles (a ConversionError if it is another)."""
+    op = node.op
+    if not isinstance(op, cls):
+        raise ConversionError(f"{node.describe()}: expected a {cls.describe()} op, got {op.describe()}")
+    return op
+
+
+def op_of(node: Node) -> Any:
+    """``node.op``, to read its attributes by name: a converter is registered for the op type
+    names it handles (``register_converter(..., "Elu")``) and reads the attributes those op
+    classes declare, which the static type ``Op`` cannot show."""
+    return node.op
 
 Converter = Callable[..., list[Output]]
 _CONVERTERS: dict[tuple[str, str, str], Converter] = {}

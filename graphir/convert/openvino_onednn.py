@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from graphir.convert.base import register_converter
+from graphir.convert.base import op_of, register_converter
 from graphir.errors import ConversionError, GraphirError
 from graphir.node import Node, Output
 from graphir.ops.base import Op
@@ -109,12 +109,12 @@ def gelu_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Out
 
 @register_converter("openvino", "onednn", "Elu")
 def elu_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return build(dnn_op("Elu", alpha=node.op.alpha), inputs, node)
+    return build(dnn_op("Elu", alpha=op_of(node).alpha), inputs, node)
 
 
 @register_converter("openvino", "onednn", "Clamp")
 def clamp_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return build(dnn_op("Clamp", min=node.op.min, max=node.op.max), inputs, node)
+    return build(dnn_op("Clamp", min=op_of(node).min, max=op_of(node).max), inputs, node)
 
 
 @register_converter("openvino", "onednn", "HSigmoid")
@@ -124,33 +124,33 @@ def hsigmoid_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list
 
 @register_converter("openvino", "onednn", "Round")
 def round_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    if node.op.mode != "half_to_even":
-        raise ConversionError(f"oneDNN Graph Round rounds half to even; mode '{node.op.mode}' cannot be expressed")
+    if op_of(node).mode != "half_to_even":
+        raise ConversionError(f"oneDNN Graph Round rounds half to even; mode '{op_of(node).mode}' cannot be expressed")
     return build(dnn_op("Round"), inputs, node)
 
 
 @register_converter("openvino", "onednn", "Softmax", "LogSoftmax")
 def softmax_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     if node.type_name == "LogSoftmax":
-        return build(dnn_op("LogSoftmax", axis=node.op.axis), inputs, node)
-    return build(dnn_op("SoftMax", axis=node.op.axis), inputs, node, declare=output_types(node))
+        return build(dnn_op("LogSoftmax", axis=op_of(node).axis), inputs, node)
+    return build(dnn_op("SoftMax", axis=op_of(node).axis), inputs, node, declare=output_types(node))
 
 
 @register_converter("openvino", "onednn", "MatMul")
 def matmul_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    op = dnn_op("MatMul", transpose_a=node.op.transpose_a, transpose_b=node.op.transpose_b)
+    op = dnn_op("MatMul", transpose_a=op_of(node).transpose_a, transpose_b=op_of(node).transpose_b)
     return build(op, inputs, node, declare=output_types(node))
 
 
 @register_converter("openvino", "onednn", "Concat")
 def concat_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return build(dnn_op("Concat", axis=node.op.axis), inputs, node)
+    return build(dnn_op("Concat", axis=op_of(node).axis), inputs, node)
 
 
 @register_converter("openvino", "onednn", "Reshape")
 def reshape_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     shape = [int(v) for v in constant_input(node, 1, "shape").reshape(-1)]
-    return build(dnn_op("StaticReshape", shape=shape, special_zero=bool(node.op.special_zero)), inputs[:1], node)
+    return build(dnn_op("StaticReshape", shape=shape, special_zero=bool(op_of(node).special_zero)), inputs[:1], node)
 
 
 @register_converter("openvino", "onednn", "Transpose")
@@ -169,7 +169,7 @@ def reduce_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[O
     axes = [int(v) for v in constant_input(node, 1, "axes").reshape(-1)]
     if not axes:
         raise ConversionError("an empty axes list reduces nothing in OpenVINO; oneDNN Graph reductions need axes")
-    return build(dnn_op(node.type_name, axes=axes, keep_dims=node.op.keep_dims), inputs[:1], node)
+    return build(dnn_op(node.type_name, axes=axes, keep_dims=op_of(node).keep_dims), inputs[:1], node)
 
 
 def _conv_attrs(op: Any) -> dict[str, Any]:
@@ -211,12 +211,12 @@ def maxpool_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[
 
 @register_converter("openvino", "onednn", "AvgPool")
 def avgpool_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return build(dnn_op("AvgPool", exclude_pad=node.op.exclude_pad, **_pool_attrs(node.op)), inputs, node)
+    return build(dnn_op("AvgPool", exclude_pad=op_of(node).exclude_pad, **_pool_attrs(node.op)), inputs, node)
 
 
 @register_converter("openvino", "onednn", "MVN")
 def mvn_to_layernorm(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    op = node.op
+    op = op_of(node)
     if node.version != "opset6":
         raise ConversionError("only MVN-6 (axes as an input) converts to LayerNorm")
     if not op.normalize_variance:
@@ -234,7 +234,7 @@ def mvn_to_layernorm(node: Node, inputs: list[Output], **options: Any) -> list[O
 @register_converter("openvino", "onednn", "BatchNormInference")
 def batchnorm_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     ordered = inputs if node.version == "opset5" else [inputs[2], inputs[0], inputs[1], inputs[3], inputs[4]]
-    return build(dnn_op("BatchNormInference", epsilon=node.op.epsilon, data_format="NCX"), ordered, node)
+    return build(dnn_op("BatchNormInference", epsilon=op_of(node).epsilon, data_format="NCX"), ordered, node)
 
 
 # --- oneDNN -> OpenVINO ------------------------------------------------------------------------
@@ -251,30 +251,30 @@ def _same_types(node: Node) -> None:
 def binary_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     _same_types(node)
     name = {v: k for k, v in BINARY.items()}[node.type_name]
-    return build(ov_op(name, auto_broadcast=node.op.auto_broadcast), inputs, node)
+    return build(ov_op(name, auto_broadcast=op_of(node).auto_broadcast), inputs, node)
 
 
 @register_converter("onednn", "openvino", *UNARY.values())
 def unary_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     name = {v: k for k, v in UNARY.items()}[node.type_name]
-    if name == "SoftPlus" and node.op.beta != 1.0:
-        raise ConversionError(f"OpenVINO SoftPlus has no beta; SoftPlus beta={node.op.beta}")
+    if name == "SoftPlus" and op_of(node).beta != 1.0:
+        raise ConversionError(f"OpenVINO SoftPlus has no beta; SoftPlus beta={op_of(node).beta}")
     return build(ov_op(name), inputs, node)
 
 
 @register_converter("onednn", "openvino", "GELU")
 def gelu_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return build(ov_op("Gelu", "opset7", approximation_mode="TANH" if node.op.mode == "gelu_tanh" else "ERF"), inputs, node)
+    return build(ov_op("Gelu", "opset7", approximation_mode="TANH" if op_of(node).mode == "gelu_tanh" else "ERF"), inputs, node)
 
 
 @register_converter("onednn", "openvino", "Elu")
 def elu_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return build(ov_op("Elu", alpha=node.op.alpha), inputs, node)
+    return build(ov_op("Elu", alpha=op_of(node).alpha), inputs, node)
 
 
 @register_converter("onednn", "openvino", "Clamp")
 def clamp_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return build(ov_op("Clamp", min=node.op.min, max=node.op.max), inputs, node)
+    return build(ov_op("Clamp", min=op_of(node).min, max=op_of(node).max), inputs, node)
 
 
 @register_converter("onednn", "openvino", "Round")
@@ -285,19 +285,19 @@ def round_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[
 @register_converter("onednn", "openvino", "SoftMax", "LogSoftmax")
 def softmax_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     if node.type_name == "LogSoftmax":
-        return build(ov_op("LogSoftmax", "opset5", axis=node.op.axis), inputs, node)
+        return build(ov_op("LogSoftmax", "opset5", axis=op_of(node).axis), inputs, node)
     if len(node.output_types) > 1:
         raise ConversionError("OpenVINO Softmax has no stats output")
-    if node.op.mode != "none":
+    if op_of(node).mode != "none":
         raise ConversionError("OpenVINO Softmax has no inf_as_zero mode (an all -inf row gives NaN there)")
     _same_types(node)
-    return build(ov_op("Softmax", "opset8", axis=node.op.axis), inputs, node)
+    return build(ov_op("Softmax", "opset8", axis=op_of(node).axis), inputs, node)
 
 
 @register_converter("onednn", "openvino", "MatMul")
 def matmul_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     _same_types(node)
-    out = build(ov_op("MatMul", transpose_a=node.op.transpose_a, transpose_b=node.op.transpose_b), inputs[:2], node)
+    out = build(ov_op("MatMul", transpose_a=op_of(node).transpose_a, transpose_b=op_of(node).transpose_b), inputs[:2], node)
     if len(inputs) > 2:
         out = build(ov_op("Add"), [out[0], inputs[2]], node, name=f"{node.name}/bias")
     return out
@@ -305,13 +305,13 @@ def matmul_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list
 
 @register_converter("onednn", "openvino", "Concat")
 def concat_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return build(ov_op("Concat", axis=node.op.axis), inputs, node)
+    return build(ov_op("Concat", axis=op_of(node).axis), inputs, node)
 
 
 @register_converter("onednn", "openvino", "StaticReshape")
 def reshape_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    shape = constant(np.asarray(node.op.shape, np.int64), "i64", f"{node.name}/shape")
-    return build(ov_op("Reshape", special_zero=node.op.special_zero), [inputs[0], shape], node)
+    shape = constant(np.asarray(op_of(node).shape, np.int64), "i64", f"{node.name}/shape")
+    return build(ov_op("Reshape", special_zero=op_of(node).special_zero), [inputs[0], shape], node)
 
 
 def _transpose(source: Output, order: list[int], node: Node, suffix: str) -> Output:
@@ -322,7 +322,7 @@ def _transpose(source: Output, order: list[int], node: Node, suffix: str) -> Out
 @register_converter("onednn", "openvino", "StaticTranspose")
 def transpose_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     rank = rank_of(node)
-    order = [o + rank if o < 0 else o for o in node.op.order] or list(range(rank))[::-1]
+    order = [o + rank if o < 0 else o for o in op_of(node).order] or list(range(rank))[::-1]
     perm = constant(np.asarray(order, np.int64), "i64", f"{node.name}/order")
     return build(ov_op("Transpose"), [inputs[0], perm], node)
 
@@ -337,8 +337,8 @@ def reduce_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list
     if len(inputs) > 1:
         axes_out = inputs[1]
     else:
-        axes_out = constant(np.asarray(node.op.axes, np.int64), "i64", f"{node.name}/axes")
-    return build(ov_op(node.type_name, keep_dims=node.op.keep_dims), [inputs[0], axes_out], node)
+        axes_out = constant(np.asarray(op_of(node).axes, np.int64), "i64", f"{node.name}/axes")
+    return build(ov_op(node.type_name, keep_dims=op_of(node).keep_dims), [inputs[0], axes_out], node)
 
 
 def _to_ncx(source: Output, node: Node, data_format: str, rank: int) -> Output:
@@ -355,11 +355,11 @@ def _from_ncx(source: Output, node: Node, data_format: str, rank: int) -> list[O
 
 @register_converter("onednn", "openvino", "Convolution")
 def convolution_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    op = node.op
+    op = op_of(node)
     rank = rank_of(node)
     x = _to_ncx(inputs[0], node, op.data_format, rank)
     w = inputs[1] if op.weights_format == "OIX" else _transpose(inputs[1], [rank - 1, rank - 2, *range(rank - 2)], node, "to_oix")
-    attrs = {"strides": list(op.strides), "pads_begin": list(op.pads_begin), "pads_end": list(op.pads_end),
+    attrs: dict[str, Any] = {"strides": list(op.strides), "pads_begin": list(op.pads_begin), "pads_end": list(op.pads_end),
              "dilations": list(op.dilations), "auto_pad": AUTO_PAD_TO_OV[op.auto_pad]}
     if op.groups > 1:
         wshape = node.input_types()[1].shape
@@ -381,7 +381,7 @@ def convolution_to_openvino(node: Node, inputs: list[Output], **options: Any) ->
 
 @register_converter("onednn", "openvino", "MaxPool", "AvgPool")
 def pool_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    op = node.op
+    op = op_of(node)
     rank = rank_of(node)
     attrs: dict[str, Any] = {"strides": list(op.strides), "pads_begin": list(op.pads_begin), "pads_end": list(op.pads_end),
                              "kernel": list(op.kernel), "rounding_type": op.rounding_type, "auto_pad": AUTO_PAD_TO_OV[op.auto_pad]}
@@ -400,7 +400,7 @@ def pool_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[O
 
 @register_converter("onednn", "openvino", "LayerNorm")
 def layernorm_to_mvn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    op = node.op
+    op = op_of(node)
     if len(node.output_types) > 1:
         raise ConversionError("OpenVINO MVN has no mean/variance outputs (LayerNorm keep_stats)")
     rank = rank_of(node)
@@ -419,14 +419,14 @@ def layernorm_to_mvn(node: Node, inputs: list[Output], **options: Any) -> list[O
 @register_converter("onednn", "openvino", "BatchNormInference")
 def batchnorm_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
     rank = rank_of(node)
-    x = _to_ncx(inputs[0], node, node.op.data_format, rank)
-    inner = f"{node.name}/bn" if node.op.data_format != "NCX" else None
-    out = build(ov_op("BatchNormInference", "opset5", epsilon=node.op.epsilon), [x, *inputs[1:]], node, name=inner)[0]
-    return _from_ncx(out, node, node.op.data_format, rank)
+    x = _to_ncx(inputs[0], node, op_of(node).data_format, rank)
+    inner = f"{node.name}/bn" if op_of(node).data_format != "NCX" else None
+    out = build(ov_op("BatchNormInference", "opset5", epsilon=op_of(node).epsilon), [x, *inputs[1:]], node, name=inner)[0]
+    return _from_ncx(out, node, op_of(node).data_format, rank)
 
 
 @register_converter("onednn", "openvino", "HardSigmoid")
 def hardsigmoid_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    if not (np.isclose(node.op.alpha, 1.0 / 6.0) and np.isclose(node.op.beta, 0.5)):
-        raise ConversionError(f"OpenVINO HSigmoid is alpha=1/6, beta=0.5; HardSigmoid has alpha={node.op.alpha}, beta={node.op.beta}")
+    if not (np.isclose(op_of(node).alpha, 1.0 / 6.0) and np.isclose(op_of(node).beta, 0.5)):
+        raise ConversionError(f"OpenVINO HSigmoid is alpha=1/6, beta=0.5; HardSigmoid has alpha={op_of(node).alpha}, beta={op_of(node).beta}")
     return build(ov_op("HSigmoid"), inputs, node)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphir.broadcast import numpy_merge, one_way_merge
-from graphir.convert.base import register_converter
+from graphir.convert.base import op_as, register_converter
 from graphir.errors import ConversionError, ElementTypeError, GraphirError
 from graphir.node import Node, Output
 from graphir.ops.directml.element_wise_if import SUPPORT, ElementWiseIf
@@ -44,7 +44,7 @@ def _build(op: Any, inputs: list[Output], node: Node) -> list[Output]:
 
 @register_converter("openvino", "onednn", "Select")
 def openvino_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    op = node.op
+    op = op_as(node, OpenvinoSelect)
     assert isinstance(op, OpenvinoSelect)
     if op.auto_broadcast == "pdpd":
         raise ConversionError("oneDNN Graph Select has no pdpd broadcast (auto_broadcast is none or numpy)")
@@ -66,7 +66,7 @@ def openvino_to_onednn(node: Node, inputs: list[Output], **options: Any) -> list
 
 @register_converter("onednn", "openvino", "Select")
 def onednn_to_openvino(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return _build(OpenvinoSelect(auto_broadcast=node.op.auto_broadcast), inputs, node)
+    return _build(OpenvinoSelect(auto_broadcast=op_as(node, OnednnSelect).auto_broadcast), inputs, node)
 
 
 def _aligned(shape: tuple[int, ...], rank: int, mode: str, axis: int) -> list[int]:
@@ -149,10 +149,10 @@ def _to_directml(node: Node, inputs: list[Output], mode: str, axis: int, feature
 
 @register_converter("openvino", "directml", "Select")
 def openvino_to_directml(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    op = node.op
+    op = op_as(node, OpenvinoSelect)
     return _to_directml(node, inputs, op.auto_broadcast, op.axis, **options)
 
 
 @register_converter("onednn", "directml", "Select")
 def onednn_to_directml(node: Node, inputs: list[Output], **options: Any) -> list[Output]:
-    return _to_directml(node, inputs, node.op.auto_broadcast, 0, **options)
+    return _to_directml(node, inputs, op_as(node, OnednnSelect).auto_broadcast, 0, **options)

@@ -70,7 +70,12 @@ def tensor_label(t: "TensorType") -> str:
 
 
 def constant_badge(node: "Node") -> str:
+    """A Constant node's type, shape and (when small) values."""
+    from graphir.ops.openvino.core import Constant
+
     op = node.op
+    if not isinstance(op, Constant):  # callers pass Constants (see _is_constant)
+        return ""
     text = f"{op.element_type}{list(op.shape)}".replace(" ", "")
     if op.size <= BADGE_VALUES and str(op.element_type) != "string":
         try:

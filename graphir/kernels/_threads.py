@@ -1,12 +1,12 @@
 """A tiny pool of worker threads, created once, for numpy kernels split into halves.
 
 numpy releases the GIL inside its ufunc loops, so a memory-bound kernel split into contiguous
-parts runs on several cores from plain Python. The pool is deliberately minimal: one call runs
-``parts[0]`` on the calling thread and the others on the workers, then waits for all of them.
+parts runs on several cores from plain Python. The pool is deliberately minimal: one call hands
+its parts to the workers and waits for all of them.
 If the workers are busy (a kernel called from several user threads at once), the caller simply
-runs every part itself, so nothing ever queues behind another call. On Linux the caller is held
-on its CPU and the workers kept off it while the parts run (``_pin_apart``: left to itself the
-scheduler often put both on one core); the caller's own affinity is restored before it waits.
+runs every part itself, so nothing ever queues behind another call. The parts run on the
+workers, each kept on its own CPU (``_place_workers``, Linux), while the caller waits: the
+caller's CPU affinity is a process-wide setting of the program's and is never touched.
 """
 from __future__ import annotations
 
@@ -35,8 +35,10 @@ class _Worker:
         self.done: queue.SimpleQueue[BaseException | None] = queue.SimpleQueue()
         thread = threading.Thread(target=self._loop, name="graphir-kernel", daemon=True)
         thread.start()
-        self.tid = thread.native_id  # set before start() returns
-        self.kept_off: int | None = None  # the CPU this worker was last kept off
+        tid = thread.native_id  # set before start() returns
+        assert tid is not None
+        self.tid: int = tid
+        self.placed: set[int] | None = None  # the CPUs this worker was last restricted to
 
     def _loop(self) -> None:
         while True:
@@ -49,51 +51,26 @@ class _Worker:
                 self.done.put(None)
 
 
-#: run the caller and the workers on different CPUs (see _pin_apart)
-PIN = True
-_getcpu: Callable[[], int] | None = None
-if hasattr(os, "sched_setaffinity"):
-    try:
-        import ctypes
+def _place_workers(workers: Sequence[_Worker]) -> None:
+    """Put each worker on its own CPU among those the calling thread may use (Linux).
 
-        _getcpu = ctypes.CDLL(None).sched_getcpu
-        _getcpu.argtypes, _getcpu.restype = [], ctypes.c_int
-    except (OSError, AttributeError):  # not glibc/musl: no pinning
-        _getcpu = None
-
-
-def _pin_apart(workers: Sequence[_Worker]) -> set[int] | None:
-    """Hold the calling thread on its current CPU and keep the workers off it, for one call;
-    returns the caller's own affinity to restore afterwards (None: nothing was changed).
-
-    Measured on the 2-core Linux VM with the other core idle (1e6 f32 Select, medians of 40 calls
-    in the benchmark's round-robin): the scheduler often woke the worker on the caller's CPU, or
-    moved the caller onto the worker's when it woke from the GIL, so the two halves time-shared one
-    core: 1.76 ms unpinned, 1.39 ms with only the worker kept off, 1.16 ms with both (one thread:
-    1.99 ms). The workers keep their affinity between calls; it is set again only when the
-    caller's CPU changed.
+    Only graphir's own threads are pinned; the caller's affinity is read, never changed. Left to
+    itself the scheduler often ran the two halves of a call on one core of an otherwise idle
+    2-core VM; one CPU per worker keeps them apart. A worker is moved again only when the
+    caller's allowed set changed (e.g. the program called ``os.sched_setaffinity`` itself).
     """
+    if not hasattr(os, "sched_getaffinity"):
+        return
     try:
-        cpu = _getcpu()  # type: ignore[misc]
-        allowed = os.sched_getaffinity(0)
-        others = allowed - {cpu}
-        if cpu < 0 or not others:
-            return None
-        for worker in workers:
-            if worker.kept_off != cpu:
-                os.sched_setaffinity(worker.tid, others)
-                worker.kept_off = cpu
-        os.sched_setaffinity(0, {cpu})
-        return allowed
-    except OSError:  # e.g. a sandbox that forbids it: run unpinned
-        return None
-
-
-def _unpin(allowed: set[int]) -> None:
-    try:
-        os.sched_setaffinity(0, allowed)
-    except OSError:
-        pass
+        allowed = sorted(os.sched_getaffinity(0))
+        for slot, worker in enumerate(workers):
+            # fewer CPUs than workers: all of them may use every allowed CPU
+            target = {allowed[slot]} if len(allowed) >= len(workers) else set(allowed)
+            if worker.placed != target:
+                os.sched_setaffinity(worker.tid, target)
+                worker.placed = target
+    except OSError:  # e.g. a sandbox that forbids it: run unplaced
+        return
 
 
 def num_threads() -> int:
@@ -110,26 +87,26 @@ def set_num_threads(count: int) -> None:
 
 
 def run_parts(parts: Sequence[_Task]) -> None:
-    """Run every callable in ``parts``, in parallel where workers are free; re-raise failures."""
+    """Run every callable in ``parts``, in parallel where workers are free; re-raise failures.
+
+    Every part runs on a worker thread, one CPU each, while the caller waits. Measured against
+    the caller running ``parts[0]`` itself (1e6 f32 Select forced onto 2 threads, interleaved
+    A/B runs, load average 5-8 from other processes): handing every part to placed workers was
+    as fast or faster, and it needs no change to the caller's affinity. When the workers are
+    busy with another call, the caller runs all parts itself.
+    """
     if len(parts) <= 1 or not _lock.acquire(blocking=False):
         for part in parts:
             part()
         return
     try:
-        while len(_workers) < len(parts) - 1:
+        while len(_workers) < len(parts):
             _workers.append(_Worker())
-        used = _workers[: len(parts) - 1]
-        allowed = _pin_apart(used) if PIN and _getcpu is not None else None
-        for worker, part in zip(used, parts[1:]):
+        used = _workers[: len(parts)]
+        _place_workers(used)
+        for worker, part in zip(used, parts):
             worker.tasks.put(part)
         first: BaseException | None = None
-        try:
-            parts[0]()
-        except BaseException as exc:
-            first = exc
-        finally:
-            if allowed is not None:  # the caller may move again (it is about to wait)
-                _unpin(allowed)
         for worker in used:
             failure = worker.done.get()
             if first is None and failure is not None:

@@ -17,19 +17,20 @@ path over flat 1-D views (``blend_flat``). Every other broadcast pattern goes th
 blocked loop: blocks are taken along the output's leading axes and each input contributes the
 matching slice, or its size-1 dims whole. Types without a same-width unsigned integer view
 (object, strings, 16-byte types) or mixed then/else dtypes fall back to ``numpy.where``.
-benchmarks/select.py measures the alternatives (mask-and blend, masked ``copyto``, ``where``).
+benchmarks/bench_select.py measures the alternatives (mask-and blend, masked ``copyto``, ``where``).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import lru_cache, partial
+from typing import Any
 
 import numpy as np
 
 from graphir.kernels import _buffers, _threads
 
 #: unsigned view per item size: the blend is done on these
-_UINT = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_UINT: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 #: output bytes per block: three passes over a block stay in L2 (measured: 128-512 KiB all good)
 BLOCK_BYTES = 256 * 1024
 #: below this many output bytes one thread is used (thread hand-off costs ~20-50 us)
@@ -150,7 +151,7 @@ def blend(cond: np.ndarray, then: np.ndarray, otherwise: np.ndarray, out: np.nda
         return
     ndim = out.ndim
     inputs = [a.reshape((1,) * (ndim - a.ndim) + a.shape) for a in (cond, then, otherwise)]
-    body = _blend_block
+    body: _Body = _blend_block
     if _size(_broadcast_shape(then.shape, otherwise.shape)) * _DIFF_RATIO <= out.size:
         # then and else are small next to the output (a row, a scalar): their xor is computed
         # once, leaving two passes per block instead of three

@@ -6,8 +6,9 @@ output TensorTypes; ``evaluate`` maps numpy arrays to numpy arrays. Declaring a 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -67,6 +68,19 @@ NUMERIC = REAL + INTEGRAL
 INDEX = types("i32", "i64")
 
 
+#: set by graphir.model: told of an attribute assigned on an op (the models holding it move on);
+#: None while graphir itself assigns attributes as part of inference (see ``quiet_edits``)
+attribute_listener: "Callable[[Op], None] | None" = None
+
+
+class SharedFieldsSet(set[str]):
+    """One pydantic fields-set that many ops of the same attributes share (the IR reader gives one
+    to all ops built from a layer template: one object for the garbage collector instead of one
+    per op). An op takes a set of its own before an assignment changes it (``Op.__setattr__``)."""
+
+    __slots__ = ()
+
+
 class Op(BaseModel):
     """Base of every op schema. Fields are attributes; class variables are metadata."""
 
@@ -95,11 +109,16 @@ class Op(BaseModel):
             raise _attribute_error(type(self), exc) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
-        """Assignments are validated too (``validate_assignment``); errors stay in the family."""
+        """Assignments are validated too (``validate_assignment``); errors stay in the family. An
+        attribute set on an op in a model is an edit: the model's version moves on."""
+        if type(self.__pydantic_fields_set__) is SharedFieldsSet:  # about to change: make it ours
+            object.__setattr__(self, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
         try:
             super().__setattr__(name, value)
         except ValidationError as exc:
             raise _attribute_error(type(self), exc) from None
+        if name[0] != "_" and attribute_listener is not None:
+            attribute_listener(self)
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
@@ -160,8 +179,18 @@ class Op(BaseModel):
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         raise InferenceError(f"{self.describe()} does not implement shape inference")
 
-    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
-        raise NotImplementedError(f"{self.describe()} does not implement evaluate")
+    def check_run(self, inputs: list[TensorType]) -> None:
+        """Checks a run makes beyond shape inference (where OpenVINO's shape inference accepts what
+        its runtime cannot compute). Called when a run's concrete input types are inferred, before
+        anything runs, and when ``graphir run --random`` picks input sizes; raise ``self.fail(...)``."""
+
+    if TYPE_CHECKING:
+        #: ``evaluate(self, *input arrays) -> output arrays``; each op names its own inputs
+        #: (``def evaluate(self, cond, then, otherwise)``), which a method signature here would forbid
+        evaluate: ClassVar[Callable[..., list[np.ndarray]]]
+    else:
+        def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+            raise NotImplementedError(f"{self.describe()} does not implement evaluate")
 
     # --- helpers for subclasses -------------------------------------------------------------
     def fail(self, message: str) -> "InferenceError":

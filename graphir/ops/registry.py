@@ -1,7 +1,11 @@
 """Op registry: (dialect, type name, version) -> op class, filled by declaring a class.
 
-Every module under ``graphir.ops`` is imported on first lookup, so a new op needs only its class.
-Versions are ordered by their trailing number (``opset1`` < ``opset13``); asking for a type at a
+Op modules are imported on first use: a generated index (:mod:`graphir.ops._index`, written by
+``python scripts/generate.py``) tells which module defines each (dialect, type, version), and a
+lookup imports only the modules of the type it asks for. A type the index does not know (an op
+declared since the index was last generated) makes the registry import every module under
+``graphir.ops`` once, so a new op needs only its class; ``tests/test_generated.py`` fails until
+the index is regenerated. Versions are ordered by their trailing number (``opset1`` < ``opset13``); asking for a type at a
 later opset than any defined resolves to the newest version not above it, as OpenVINO's IR
 reader does (a Select at ``opset8`` is Select-1).
 """
@@ -21,6 +25,9 @@ if TYPE_CHECKING:
 _REGISTRY: dict[tuple[str, str, str], type["Op"]] = {}
 _ALIASES: dict[tuple[str, str], str] = {}  # (dialect, serialized name) -> type name
 _loaded = False
+#: (dialect, type name) -> modules the generated index says define it (built on first use)
+_MODULES_BY_TYPE: dict[tuple[str, str], tuple[str, ...]] | None = None
+_imported: set[str] = set()
 
 
 def register(cls: type["Op"]) -> type["Op"]:
@@ -53,6 +60,36 @@ def load_all() -> None:
         raise
 
 
+def _index() -> dict[tuple[str, str], tuple[str, ...]]:
+    global _MODULES_BY_TYPE
+    if _MODULES_BY_TYPE is None:
+        from graphir.ops._index import OPS
+
+        by_type: dict[tuple[str, str], list[str]] = {}
+        for (dialect, type_name, _version), module in OPS.items():
+            modules = by_type.setdefault((dialect, type_name), [])
+            if module not in modules:
+                modules.append(module)
+        _MODULES_BY_TYPE = {key: tuple(modules) for key, modules in by_type.items()}
+    return _MODULES_BY_TYPE
+
+
+def _load_type(dialect: str, type_name: str) -> bool:
+    """Import the modules defining ``type_name`` in ``dialect``; False when the index does not
+    know the type (then every module is imported: the index may be older than the op)."""
+    if _loaded:
+        return True
+    modules = _index().get((dialect, type_name))
+    if modules is None:
+        load_all()
+        return False
+    for module in modules:
+        if module not in _imported:
+            importlib.import_module(module)
+            _imported.add(module)
+    return True
+
+
 def unregister(cls: type["Op"]) -> None:
     """Forget ``cls`` (tests that declare throw-away ops clean up with this)."""
     key = (cls.dialect, cls.type_name, cls.version)
@@ -69,8 +106,20 @@ def version_number(version: str) -> int:
 
 
 def canonical_type_name(dialect: str, name: str) -> str:
-    load_all()
-    return _ALIASES.get((dialect, name), name)
+    """The type name for ``name``, which may be a serialized spelling (IR ``Const``, ``ReLU``)."""
+    alias = _ALIASES.get((dialect, name))
+    if alias is not None:
+        return alias
+    if not _loaded:
+        from graphir.ops._index import ALIASES
+
+        alias = ALIASES.get((dialect, name))
+        if alias is not None:
+            return alias
+        if (dialect, name) not in _index():
+            load_all()
+            return _ALIASES.get((dialect, name), name)
+    return name
 
 
 def lookup(dialect: str, type_name: str, version: str | None = None) -> type["Op"]:
@@ -81,6 +130,7 @@ def lookup(dialect: str, type_name: str, version: str | None = None) -> type["Op
     """
     found = find(dialect, type_name, version)
     if found is None:
+        load_all()  # the message lists what is known
         name = canonical_type_name(dialect, type_name)
         versions = sorted(
             (v for (d, t, v) in _REGISTRY if d == dialect and t == name), key=version_number
@@ -102,8 +152,17 @@ def lookup(dialect: str, type_name: str, version: str | None = None) -> type["Op
 
 
 def find(dialect: str, type_name: str, version: str | None = None) -> type["Op"] | None:
-    load_all()
+    """The op class for (dialect, type, version) as :func:`lookup` resolves it; None if unknown."""
     name = canonical_type_name(dialect, type_name)
+    _load_type(dialect, name)
+    found = _resolve(dialect, name, version)
+    if found is None and not _loaded:  # e.g. a version declared in a module the index lacks
+        load_all()
+        found = _resolve(dialect, name, version)
+    return found
+
+
+def _resolve(dialect: str, name: str, version: str | None) -> type["Op"] | None:
     if version is not None and (dialect, name, version) in _REGISTRY:
         return _REGISTRY[(dialect, name, version)]
     candidates = [(version_number(v), cls) for (d, t, v), cls in _REGISTRY.items() if d == dialect and t == name]

@@ -135,10 +135,10 @@ def pack(value: np.ndarray, et: ElementType) -> bytes:
         flat = np.asarray(flat, dtype=et.numpy_dtype) if et is not ElementType.nf4 else flat
     codes = flat.view(np.uint8) if flat.dtype.itemsize == 1 else flat.astype(np.uint8)
     if et is ElementType.u2:
-        codes = np.concatenate([codes & 3, np.zeros((-len(codes)) % 4, np.uint8)]).reshape(-1, 4)
-        return (codes[:, 0] | codes[:, 1] << 2 | codes[:, 2] << 4 | codes[:, 3] << 6).astype(np.uint8).tobytes()
-    codes = np.concatenate([codes & 0x0F, np.zeros(len(codes) % 2, np.uint8)]).reshape(-1, 2)
-    return (codes[:, 0] | codes[:, 1] << 4).astype(np.uint8).tobytes()
+        quads = np.concatenate([codes & 3, np.zeros((-len(codes)) % 4, np.uint8)]).reshape(-1, 4)
+        return (quads[:, 0] | quads[:, 1] << 2 | quads[:, 2] << 4 | quads[:, 3] << 6).astype(np.uint8).tobytes()
+    pairs = np.concatenate([codes & 0x0F, np.zeros(len(codes) % 2, np.uint8)]).reshape(-1, 2)
+    return (pairs[:, 0] | pairs[:, 1] << 4).astype(np.uint8).tobytes()
 
 
 _MSB_PAIRS = np.array([6, 4, 2, 0], np.uint8)

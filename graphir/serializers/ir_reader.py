@@ -4,6 +4,8 @@ Every problem is a SerializationError naming the file, the layer (id, name, type
 """
 from __future__ import annotations
 
+import functools
+
 import heapq
 import math
 import re
@@ -13,10 +15,10 @@ from typing import Any
 
 from lxml import etree
 
-from graphir.errors import GraphirError, SerializationError, clip
+from graphir.errors import GraphirError, SerializationError, clip, file_error
 from graphir.model import Model
 from graphir.node import Node, Output
-from graphir.ops.base import Op, TensorType
+from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.ops.registry import _REGISTRY, find
@@ -164,10 +166,10 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
     try:
         lid = int(lid_text)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        where = f"{file}: layer id={lid_text} name='{name}'"
+        place = f"{file}: layer id={lid_text} name='{name}'"
         if lid_text is None:
-            raise SerializationError(f"{where}: missing attribute 'id'") from None
-        raise SerializationError(f"{where}: id \"{lid_text}\" is not an integer") from None
+            raise SerializationError(f"{place}: missing attribute 'id'") from None
+        raise SerializationError(f"{place}: id \"{lid_text}\" is not an integer") from None
     if not ltype:
         raise SerializationError(f"{file}: layer id={lid_text} name='{name}': missing attribute 'type'")
     if version is None:
@@ -362,6 +364,17 @@ def ports_hold_only_valid_dims(text: bytes) -> bool:
         return False
 
 
+def _plain_ports(ports: Any, dims_checked: bool, is_input: bool = False) -> "list[tuple[str, str | None]] | None":
+    """:func:`_plain_port` of every port of an <input>/<output>; None when one is not plain."""
+    found = []
+    for port in ports:
+        plain = _plain_port(port, dims_checked, is_input)
+        if plain is None:
+            return None
+        found.append(plain)
+    return found
+
+
 def _plain_port(port: Any, dims_checked: bool = False, is_input: bool = False) -> "tuple[str, str | None] | None":
     """(id, names text) of a <port> with a known precision (an input port may have none) and
     nothing but valid <dim>s in it; None for anything else (the careful reader handles it).
@@ -533,14 +546,17 @@ class _Reader:
             cls = classes.get((ltype, version), _UNSET)
             if cls is _UNSET:
                 cls = classes[(ltype, version)] = _find_op(ltype, version)
-            in_ports = out_ports = ()
+            in_ports: list[tuple[str, str | None]] = []
+            out_ports: list[tuple[str, str | None]] = []
             if plain and cls is not None:
                 if in_el is not None:
-                    in_ports = [_plain_port(port, checked, is_input=True) for port in in_el]
-                    plain = None not in in_ports
+                    found = _plain_ports(in_el, checked, is_input=True)
+                    plain = found is not None
+                    in_ports = found or []
                 if plain and out_el is not None:
-                    out_ports = [_plain_port(port, checked) for port in out_el]
-                    plain = None not in out_ports
+                    found = _plain_ports(out_el, checked)
+                    plain = found is not None
+                    out_ports = found or []
             if plain and cls is not None:
                 inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
                 fed += len(inputs)
@@ -626,7 +642,7 @@ class _Reader:
         try:
             model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
         except GraphirError as exc:
-            raise SerializationError(f"{where}: {exc}") from None
+            raise file_error(f"{where}: {exc}", exc) from None
         # OpenVINO groups edges by producer but orders each group its own way: keep the file's order
         model.meta["ir_edge_order"] = [(f, t, layers[t].in_index[tp]) for f, t, tp in self.edge_order]
         return model
@@ -732,8 +748,10 @@ class _Reader:
         opaque = isinstance(op, OpaqueOp)
         big_constant = type(op) is Constant and math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
         if big_constant:  # too large to fold: its type is its declaration, and its data stays unread
+            assert isinstance(op, Constant)
             output_types = [_declared_type(op.element_type, op.shape)]
         elif opaque:
+            assert isinstance(op, OpaqueOp)
             output_types = list(op.recorded_outputs)
         else:  # placeholders (as Node makes them) until inference below
             output_types = [_UNKNOWN_TYPE] * op.num_outputs()
@@ -750,7 +768,7 @@ class _Reader:
             self._infer(node, key, where)
         if is_result and not opaque:
             node.output_names[0] = split_names(attrib.get("output_names", ""))
-        else:  # the op may have inferred more outputs than it first declared (variadic)
+        elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
             names = node.output_names
             for i, port_names in enumerate(output_names[: len(names)]):
                 names[i] = port_names
@@ -771,19 +789,23 @@ class _Reader:
                 hit = self._inferred.get(memo_key)
                 if hit is not None:
                     node.output_types = list(hit)
-                    if len(node.output_names) != len(hit):
-                        node.output_names = [set() for _ in hit]
+                    names = node._output_names
+                    if names is not None and len(names) != len(hit):
+                        node.output_names = (names + [set() for _ in hit])[: len(hit)]
                     return
         try:
             outputs = node.infer()
         except GraphirError as exc:
-            raise SerializationError(f"{where()}: {exc}") from None
+            raise file_error(f"{where()}: {exc}", exc) from None
         if memo_key is not None and all(t.value is None and t.bounds is None for t in outputs):
             self._inferred[memo_key] = tuple(outputs)
 
     def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
         has subgraphs or is opaque: then its inference is not memoized)."""
+        refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id)
+        if refusal is not None:
+            raise SerializationError(f"{where}: {refusal}")
         cls = _find_op(layer.type, layer.version)
         if cls is Constant:
             return self._constant(layer.data, where), {}, None
@@ -910,9 +932,10 @@ class _Decoded:
     """One op class's decoded attribute text, remembered per (class, text): a 10,000-layer file
     repeats the same few attribute sets. ``instance`` validates the first op and afterwards hands
     out copies of a validated template (what pydantic's ``model_copy`` does, without its per-call
-    overhead; lists are copied, everything else is immutable), so no two ops share mutable state."""
+    overhead; lists are copied, everything else is immutable), so no two ops share mutable state
+    but their pydantic fields-set, a SharedFieldsSet that an op replaces before it changes it."""
 
-    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_lists", "cacheable")
+    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_lists", "_fields_set", "cacheable")
 
     def __init__(self, cls: type[Op], key: tuple[Any, ...],
                  decoded: tuple[dict[str, Any], dict[str, str], dict[str, str]]) -> None:
@@ -921,6 +944,7 @@ class _Decoded:
         self.values, self.unknown, self.original = decoded
         self._template: Op | None = None
         self._lists: tuple[str, ...] = ()
+        self._fields_set = SharedFieldsSet()
         self.cacheable = all(_copyable(v) for v in self.values.values())
 
     def instance(self, where: str) -> Op:
@@ -932,12 +956,13 @@ class _Decoded:
                 return op
             self._template = template = op
             self._lists = tuple(k for k, v in op.__dict__.items() if type(v) is list)
+            self._fields_set = SharedFieldsSet(op.__pydantic_fields_set__)
         state = template.__dict__.copy()
         for name in self._lists:
             state[name] = state[name].copy()
         op = object.__new__(self.cls)
         object.__setattr__(op, "__dict__", state)
-        object.__setattr__(op, "__pydantic_fields_set__", set(template.__pydantic_fields_set__))
+        object.__setattr__(op, "__pydantic_fields_set__", self._fields_set)
         object.__setattr__(op, "__pydantic_extra__", None)
         object.__setattr__(op, "__pydantic_private__", None)
         return op
@@ -985,9 +1010,70 @@ _OPSET = re.compile(r"opset\d+")
 _FOUND: dict[tuple[str, str], tuple[int, Any, "type[Op] | None"]] = {}
 
 
+_REFUSALS: dict[tuple[str, str], str | None] = {}
+
+
+def opset_refusal(type_name: str, version: str, name: str, layer_id: object) -> str | None:
+    """OpenVINO's reason for refusing a layer's ``opsetN`` version, or None: an opset it does not
+    have (``opset99``), or one without the layer's type (Gelu in opset1). Types no opset holds and
+    versions of another form (extensions) are left to the op lookup."""
+    key = (type_name, version)
+    if key not in _REFUSALS:
+        from graphir.serializers.ir_opsets import LATEST_OPSET, OPSETS_OF_TYPE
+
+        reason = None
+        if version.startswith("opset"):
+            number = int(version[5:]) if version[5:].isdigit() else -1
+            if not 1 <= number <= LATEST_OPSET:
+                reason = "unsupported"
+            else:
+                canonical = type_name if type_name in OPSETS_OF_TYPE else find_type_name(type_name)
+                spans = OPSETS_OF_TYPE.get(canonical) or _lower_case_types().get(canonical.lower())
+                if number == 1 and canonical in _OPSET2_IN_OPSET1:
+                    number = 2  # OpenVINO reads these three as opset2's though opset1 lacks them
+                if spans is not None and not _in_spans(number, spans):
+                    reason = "missing"
+        _REFUSALS[key] = reason
+    reason = _REFUSALS[key]
+    if reason == "unsupported":
+        return f"Cannot create {type_name} layer {name} id:{layer_id} from unsupported opset: {version}"
+    if reason == "missing":
+        return f"Opset {version} doesn't contain the operation with type: {type_name}"
+    return None
+
+
+#: ops OpenVINO's IR reader takes from opset2 when a layer says opset1 (missing in opset1)
+_OPSET2_IN_OPSET1 = frozenset(("MVN", "ROIPooling", "ReorgYolo"))
+
+
+@functools.lru_cache(maxsize=1)
+def _lower_case_types() -> dict[str, str]:
+    """OpenVINO matches layer types case-insensitively: lower-case name -> opset spans."""
+    from graphir.serializers.ir_opsets import OPSETS_OF_TYPE
+
+    return {name.lower(): spans for name, spans in OPSETS_OF_TYPE.items()}
+
+
+def find_type_name(ir_type: str) -> str:
+    from graphir.ops.registry import canonical_type_name
+
+    return canonical_type_name("openvino", ir_type)
+
+
+def _in_spans(number: int, spans: str) -> bool:
+    for span in spans.split(","):
+        low, _, high = span.partition("-")
+        if int(low) <= number <= int(high or low):
+            return True
+    return False
+
+
 def _find_op(type_name: str, version: str) -> "type[Op] | None":
     """The op class for a layer's type and opset, cached per pair (a later registration, or a
-    replaced ``find``, refreshes it)."""
+    replaced ``find``, refreshes it). A version OpenVINO refuses sends the read to the careful
+    reader (_Fallback), which reports it."""
+    if opset_refusal(type_name, version, "", "") is not None:
+        raise _Fallback
     key = (type_name, version)
     hit = _FOUND.get(key)
     if hit is not None and hit[0] == len(_REGISTRY) and hit[1] is find:
@@ -996,11 +1082,12 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
             return cls
     if version == "experimental" and type_name.startswith("ExperimentalDetectron"):
         version = "opset6"  # OpenVINO reads its IR v10-era "experimental" opset as these ops' opset6
-    cls = find("openvino", type_name, version) if _OPSET.fullmatch(version) else None
+    wanted = "opset2" if version == "opset1" and find_type_name(type_name) in _OPSET2_IN_OPSET1 else version
+    cls = find("openvino", type_name, wanted) if _OPSET.fullmatch(version) else None
     if cls is None and _OPSET.fullmatch(version):  # OpenVINO matches layer types case-insensitively ("PRelU")
         other = _types_by_lower_name().get(type_name.lower())
         if other is not None and other != type_name:
-            cls = find("openvino", other, version)
+            cls = find("openvino", other, wanted)
     _FOUND[key] = (len(_REGISTRY), find, cls)
     return cls
 
@@ -1020,6 +1107,7 @@ def _types_by_lower_name() -> dict[str, str]:
 
 
 _CONSTANT_FIELDS = frozenset(("element_type", "shape"))
+_CONSTANT_FIELDS_SET = SharedFieldsSet(_CONSTANT_FIELDS)  # every Constant read shares it
 _FAST_CONSTANT = (set(Constant.model_fields) == _CONSTANT_FIELDS
                   and set(Constant.__private_attributes__) == {"_data", "_loader"})
 
@@ -1033,7 +1121,7 @@ def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
         return op
     op = object.__new__(Constant)
     object.__setattr__(op, "__dict__", {"element_type": et, "shape": shape})
-    object.__setattr__(op, "__pydantic_fields_set__", set(_CONSTANT_FIELDS))
+    object.__setattr__(op, "__pydantic_fields_set__", _CONSTANT_FIELDS_SET)
     object.__setattr__(op, "__pydantic_extra__", None)
     object.__setattr__(op, "__pydantic_private__", {"_data": None, "_loader": loader})
     return op

@@ -31,7 +31,8 @@ def read_net_rt_info(element: "etree._Element | None") -> dict[str, Any]:
                 continue
             key = child.get("name") if child.tag == "info" and child.get("name") is not None else child.tag
             if len(child):
-                into[key] = inner = {}
+                inner: dict[str, Any] = {}
+                into[key] = inner
                 pending.append((child, inner))
             elif "value" in child.attrib:
                 into[key] = child.get("value")

@@ -70,13 +70,14 @@ def scan_ir(text: bytes) -> "ScannedIR | None":
     chunks = text[start:end].split(b"</layer>")
     if chunks.pop().strip(b" \t\r\n"):
         return None
-    layers = []
+    layers: list[tuple[bytes, bytes, bytes, bytes, bytes, bytes]] = []
     match = _HEADER.match
     for chunk in chunks:
         m = match(chunk)
         if m is None:
             return None
-        layers.append((*m.groups(), chunk[m.end():]))
+        lid, name, ltype, version, rest = m.groups()
+        layers.append((lid, name, ltype, version, rest, chunk[m.end():]))
     edges: list[tuple[bytes, bytes, bytes, bytes]] = []
     skeleton = text[:start] + text[end:]
     e_start = skeleton.find(b"<edges>")

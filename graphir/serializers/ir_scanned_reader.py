@@ -212,9 +212,10 @@ class _ScannedReader:
                     key: tuple[Any, ...] = (ltype_b, version_b, rest_b, body)
                 else:
                     key = (ltype_b, version_b, rest_b, *parts[0::4], *parts[1::4])
-                tpl = templates.get(key)
-                if tpl is None:
-                    tpl = templates[key] = _Template(ltype_b, version_b, rest_b, parts, self.reader, self.parser)
+                found = templates.get(key)
+                if found is None:
+                    found = templates[key] = _Template(ltype_b, version_b, rest_b, parts, self.reader, self.parser)
+                tpl = found
                 if not tpl.has_attribute_slots:
                     verbatim[(ltype_b, version_b, rest_b, body)] = (tpl, parts)
             if tpl.plain:
@@ -243,7 +244,7 @@ class _ScannedReader:
                     names: list[set[str]]) -> Node:
         """A Const layer, checked as ``_Reader._constant`` checks it (any problem: _Fallback)."""
         et_text, shape_text, size_text, offset_text = [
-            parts[x] if type(x) is int else x for x in tpl.const]  # type: ignore[union-attr]
+            parts[x] if isinstance(x, int) else x for x in tpl.const]  # type: ignore[union-attr]
         key = (et_text, shape_text, size_text)
         declaration = self.declarations.get(key)
         if declaration is None:
@@ -263,7 +264,8 @@ class _ScannedReader:
                                                       (self.file, lid, name, tpl.ltype)))
         if declared is not None and not tpl.attrib and len(names) == 1:  # a big one: as _make_node makes it
             node = Node._restore(op, inputs, name, lid, [declared])
-            node.output_names = names
+            if names[0]:
+                node.output_names = names
             return node
         return self.reader._make_node(op, {}, None, inputs, lid, name, tpl.attrib, names, self.reader._no_where)
 

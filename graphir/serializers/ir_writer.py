@@ -32,12 +32,13 @@ class _Writer:
 
     def graph(self, model: Model, parent: Any) -> None:
         layers = etree.SubElement(parent, "layers")
-        order = model.get_ordered_ops()
+        model.ensure_types()  # an edited model is saved as it now is
+        order = model.live_nodes()  # nodes no Result or sink reaches are not written
         result_names: dict[tuple[int, int], set[str]] = {}
         for node in order:
             if isinstance(node.op, Result) and node.inputs and node.inputs[0] is not None:
-                src = node.inputs[0]
-                result_names.setdefault((src.node.id, src.index), set(node.output_names[0]))
+                fed_by = node.inputs[0]
+                result_names.setdefault((fed_by.node.id, fed_by.index), set(node.output_names[0]))
         edges: list[tuple[int, int, int, int]] = []
         for node in order:
             self.layer(node, layers, result_names)
@@ -149,7 +150,7 @@ class _Writer:
                     items[tag] = [{"tag": "input", **d} for d in ins] + [{"tag": "output", **d} for d in outs]
                     items[tag].sort(key=lambda d: "purpose" in d)  # OpenVINO writes Loop's special ports last
             if "back_edges" in fields:
-                items["back_edges"] = [{"tag": "edge", **d} for d in (op.back_edges or [])]
+                items["back_edges"] = [{"tag": "edge", **d} for d in (getattr(op, "back_edges") or [])]
             for tag in _BODY_TAGS:
                 if tag in fields and getattr(op, tag) is not None:
                     items[tag] = getattr(op, tag)

@@ -19,9 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphir.errors import GraphirError, SerializationError, clip, clip_repr
+from graphir.errors import GraphirError, SerializationError, clip, clip_repr, file_error
 from graphir.model import Model
 from graphir.node import Node, Output
+from graphir.ops.base import Op
+from graphir.ops.onednn.base import OneDNNOp
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.ops.registry import find
 from graphir.serializers.atomic import atomic_write
@@ -78,7 +80,7 @@ def dense_strides(shape: PartialShape) -> list[int]:
     return strides[::-1]
 
 
-def attribute_kind(op_cls: type, name: str) -> str:
+def attribute_kind(op_cls: type[Op], name: str) -> str:
     from graphir.ops.onednn.base import _kind_of
 
     return _kind_of(op_cls.model_fields[name].annotation)
@@ -150,7 +152,7 @@ class _Reader:
             raise self.error(self.op_where(op, index, f"{field}.property_type"), f"{record['property_type']!r} is not one of {', '.join(PROPERTY_TYPES)}")
         return record
 
-    def attributes(self, op: dict, index: int, op_cls: type) -> dict[str, Any]:
+    def attributes(self, op: dict[str, Any], index: int, op_cls: type[Op]) -> dict[str, Any]:
         attrs = op.get("attrs", {})
         if not isinstance(attrs, dict):
             raise self.error(self.op_where(op, index, "attrs"), f"expected an object, got {type(attrs).__name__}")
@@ -288,7 +290,7 @@ class _Reader:
             expected = f"{low}" if low == high else f"{low} to {high if high is not None else 'any'}"
             raise self.error(self.op_where(op, index, "outputs"), f"{kind} has {expected} outputs, the file lists {n_out}")
         declared = [dtype_to_element_type(t["dtype"]) for t in op["outputs"]]
-        if hasattr(instance, "set_output_count"):
+        if isinstance(instance, OneDNNOp):
             instance.set_output_count(n_out)
             instance.declare_output_types(declared)
         for j, et in enumerate(declared):
@@ -307,7 +309,7 @@ class _Reader:
         try:
             node = Node(instance, sources, name=name)
         except GraphirError as exc:
-            raise self.error(self.op_where(op, index, "inputs"), str(exc)) from None
+            raise file_error(str(self.error(self.op_where(op, index, "inputs"), str(exc))), exc) from None
         extra = {"id": op["id"], "kind": kind, "has_attrs": "attrs" in op,
                  "inputs": [dict(t) for t in op["inputs"]], "outputs": [dict(t) for t in op["outputs"]]}
         node.extra["onednn"] = extra
@@ -503,7 +505,8 @@ class _Writer:
         return out
 
     def write(self) -> dict:
-        order = self.model.get_ordered_ops()
+        self.model.ensure_types()  # an edited model is saved as it now is
+        order = self.model.live_nodes()  # nodes no Result or sink reaches are not written
         for node in order:
             if isinstance(node.op, Constant) and not self.constants_as_inputs:
                 raise self.error(f"{node.describe()}: oneDNN Graph JSON holds no tensor data; a Constant cannot be written "
@@ -531,7 +534,7 @@ class _Writer:
             top["fpmath_mode_apply_to_int"] = meta["fpmath_mode_apply_to_int"]
         params = [self.lt_ids[(p.id, 0)] for p in self.model.get_parameters()]
         params += [self.lt_ids[(n.id, 0)] for n in order if isinstance(n.op, Constant)]
-        results = [self.lt_ids[(r.inputs[0].node.id, r.inputs[0].index)] for r in self.model.get_results()]
+        results = [self.lt_ids[(r.input_value(0).node.id, r.input_value(0).index)] for r in self.model.get_results()]
         from_file = "onednn" in self.model.meta
         read = self.model.meta.get("onednn_read", {})
         if not from_file or "input_ports" in meta:

@@ -40,7 +40,6 @@ from graphir.errors import GraphirError, SerializationError
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Parameter
-from graphir.serializers.gc_pause import long_lived_objects
 from graphir.serializers.ir_constants import BinSource
 from graphir.serializers.ir_legacy import apply_v10_legacy_io
 from graphir.serializers.ir_preprocess import apply_pre_process
@@ -108,8 +107,7 @@ def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
             or any(len(c) for c in root if c.tag in ("layers", "edges"))):
         return None
     try:
-        with long_lived_objects():
-            model = _finish(read_scanned(_Reader(where, source), scanned, root), root, where)
+        model = _finish(read_scanned(_Reader(where, source), scanned, root), root, where)
     except RecursionError:
         raise
     except Exception:  # noqa: BLE001 - _Fallback, any error, or a bug: the tree reader decides, never this path
@@ -123,14 +121,13 @@ def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = No
     version = root.get("version")
     if version not in _VERSIONS:
         raise SerializationError(f"{where}: IR version \"{version}\" is not supported (10 or 11)")
-    with long_lived_objects():
-        reader = _Reader(where, source)
-        reader.plain_ports = text is not None and ports_hold_only_valid_dims(text)
-        model = reader.read_graph(root, where)
-        pre_process = root.find("pre-process")
-        if pre_process is not None:  # the scanning path leaves such files to this one
-            apply_pre_process(model, pre_process, source, where)
-        return _finish(model, root, where)
+    reader = _Reader(where, source)
+    reader.plain_ports = text is not None and ports_hold_only_valid_dims(text)
+    model = reader.read_graph(root, where)
+    pre_process = root.find("pre-process")
+    if pre_process is not None:  # the scanning path leaves such files to this one
+        apply_pre_process(model, pre_process, source, where)
+    return _finish(model, root, where)
 
 
 def _finish(model: Model, root: Any, where: str = "") -> Model:

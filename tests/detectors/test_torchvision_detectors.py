@@ -40,7 +40,7 @@ def _match(got: list[np.ndarray], ref: list[np.ndarray]) -> tuple[int, list[tupl
 @pytest.mark.parametrize("name", list(MIN_MATCHED))
 def test_detector_runs_like_openvino(ov, name: str) -> None:
     if importlib.util.find_spec("torchvision") is None:  # not imported here: it needs the CUDA stubs first
-        pytest.skip("torchvision==0.28.0 (test extra) converts the detectors")
+        pytest.skip("torchvision is not installed: pip install -e '.[test]' (torchvision==0.28.0) converts the detectors")
     from tests.detectors.convert import detector_ir, image
 
     xml = detector_ir(name)

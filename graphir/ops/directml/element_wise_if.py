@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -92,7 +93,7 @@ class ElementWiseIf(Op):
         """DirectMLX's ``dml::If``: the output takes A's DataType and Sizes, packed strides."""
         output = BufferTensorDesc(DataType=a.DataType, Sizes=list(a.Sizes))
         return cls(ConditionTensor=condition, ATensor=a, BTensor=b, OutputTensor=output,
-                   feature_level=feature_level)
+                   feature_level=FeatureLevel.parse(feature_level))
 
     def descs(self) -> dict[str, BufferTensorDesc]:
         return {name: getattr(self, name) for name in TENSORS}
@@ -132,7 +133,7 @@ class ElementWiseIf(Op):
             desc = descs[name]
             if row.accepts(name, desc):
                 continue
-            lowest = SUPPORT.lowest(lambda r, n=name, d=desc: r.accepts(n, d))
+            lowest = SUPPORT.lowest(partial(IfSupport.accepts, tensor=name, desc=desc))
             allowed = row.condition_types if name == "ConditionTensor" else row.value_types
             if desc.DimensionCount not in row.dimension_counts:
                 rule = f"DimensionCount {desc.DimensionCount} is not supported (supported: {_counts(row)})"

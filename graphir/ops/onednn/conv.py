@@ -215,7 +215,7 @@ class ConvTranspose(_ConvBase):
         if c is not None and i is not None and c != i:
             raise self.fail(f"input channels {c} of input 0 ('src') {src} != I = {i} of input 1 ('weights') {wts} ({self.weights_format})")
         pad = list(self.output_padding) + [0] * len(spatial)
-        out = []
+        out: list[int | None] = []
         for j, (size, kk) in enumerate(zip(spatial, k)):
             if size is None or kk is None:
                 out.append(None)

@@ -3,7 +3,6 @@ TypeCast, GenIndex, Interpolate(+Backward), End and Wildcard."""
 from __future__ import annotations
 
 import math
-
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -93,7 +92,7 @@ class StaticReshape(OneDNNOp):
                 dims[dims.index(-1)] = None
         elif src.is_static and None not in dims:
             total = math.prod(src.to_shape())
-            if total != math.prod(dims):
+            if total != math.prod(d for d in dims if d is not None):  # None is not in dims here
                 raise self.fail(f"cannot reshape input 0 {src} ({total} elements) to {self.shape}")
         return [TensorType(inputs[0].element_type, to_shape(dims))]
 

@@ -44,8 +44,8 @@ class _BlockMove(Op):
         if data.shape.rank_is_static and lengths and next(iter(lengths)).min != len(data.shape):
             raise self.fail(f"block_shape and crops/pads inputs must have the same number of elements as the "
                             f"data rank (data {data.shape}, block_shape {inputs[1].shape}).")
-        values = [sv.elements(t) for t in inputs[1:]]
-        if any(v is None or not sv.is_known(v) for v in values):
+        values = [v for v in (sv.elements(t) for t in inputs[1:]) if v is not None and sv.is_known(v)]
+        if len(values) != len(inputs) - 1:
             return 0, None
         block, *rest = values
         if any(int(b) < 1 for b in block):  # type: ignore[arg-type]

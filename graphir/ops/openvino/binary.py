@@ -14,8 +14,8 @@ Outputs fold (``TensorType.value``) when both input values are known and the res
 from __future__ import annotations
 
 import math
-
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 from pydantic import Field
@@ -36,7 +36,14 @@ _RULES = {
 }
 
 
-def fold(op: Op, inputs: list[TensorType], shape: PartialShape, et: ElementType) -> Any:
+class Evaluates(Protocol):
+    """What :func:`fold` needs of an op: ``evaluate(*arrays) -> arrays``."""
+
+    @property
+    def evaluate(self) -> Callable[..., list[np.ndarray]]: ...
+
+
+def fold(op: Evaluates, inputs: list[TensorType], shape: PartialShape, et: ElementType) -> Any:
     """Evaluate ``op`` on its inputs' known values when all are known and the result is small."""
     if any(t.value is None for t in inputs) or et.is_dynamic or not shape.is_static:
         return None
@@ -91,12 +98,12 @@ class BinaryElementwise(Op):
         """Partly known shape values through arithmetic (``ShapeOf * 4``, ``dim // heads``)."""
         from graphir.ops.openvino import shape_values as sv
 
-        items = [sv.elements(t) for t in inputs]
-        if any(i is None for i in items) or not shape.is_static or self.auto_broadcast == "pdpd":
+        first, second = sv.elements(inputs[0]), sv.elements(inputs[1])
+        if first is None or second is None or not shape.is_static or self.auto_broadcast == "pdpd":
             return TensorType(et, shape)
-        a = np.empty(len(items[0]), dtype=object)
-        b = np.empty(len(items[1]), dtype=object)
-        a[:], b[:] = items[0], items[1]
+        a: np.ndarray = np.empty(len(first), dtype=np.object_)
+        b: np.ndarray = np.empty(len(second), dtype=np.object_)
+        a[:], b[:] = first, second
         try:
             a = a.reshape(inputs[0].shape.to_shape())
             b = b.reshape(inputs[1].shape.to_shape())

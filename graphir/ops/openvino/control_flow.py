@@ -26,6 +26,7 @@ from graphir.interpreter import _run_steps, get_plan
 from graphir.limits import check_bytes
 from graphir.model import Model
 from graphir.ops.base import Op, Port, TensorType, types
+from graphir.ops.openvino.core import parameter_of
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -215,7 +216,7 @@ class _Iterating(Op):
         body = self._body()
         n_in = len(inputs)
         params = body.get_parameters()
-        param_types = [TensorType(p.op.element_type, p.op.shape) for p in params]
+        param_types = [TensorType(parameter_of(p).element_type, parameter_of(p).shape) for p in params]
         for ext, index, slicing in self._inputs_map(n_in):
             t = inputs[ext]
             if slicing is not None and t.shape.rank_is_static:
@@ -293,9 +294,9 @@ class _Iterating(Op):
                         f"part_size {slicing.part_size})")
                 current[index] = slicing.part(array, axis, j)
             if iteration_param >= 0:
-                p = params[iteration_param].op
-                value = np.array(j, dtype=p.element_type.numpy_dtype)
-                current[iteration_param] = value.reshape([1] * (len(p.shape) if p.shape.rank_is_static else 0))
+                counter = parameter_of(params[iteration_param])
+                value = np.array(j, dtype=counter.element_type.numpy_dtype)
+                current[iteration_param] = value.reshape([1] * (len(counter.shape) if counter.shape.rank_is_static else 0))
             missing = [params[i].name for i, v in enumerate(current) if v is None]
             if missing:
                 raise EvaluationError(f"{self.describe()}: body parameters {missing} receive no value")
@@ -518,7 +519,7 @@ class If(Op):
     def _infer_branch(self, which: str, inputs: list[TensorType]) -> list[TensorType]:
         body, in_map, out_map = self._maps(which, len(inputs))
         params = body.get_parameters()
-        param_types = [TensorType(p.op.element_type, p.op.shape) for p in params]
+        param_types = [TensorType(parameter_of(p).element_type, parameter_of(p).shape) for p in params]
         for ext, index in in_map:
             param_types[index] = inputs[ext]
         results = _infer_body(body, param_types, f"If {which}_body")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from pydantic import Field, PrivateAttr
@@ -12,6 +12,9 @@ from pydantic import Field, PrivateAttr
 from graphir.ops.base import Op, Port, TensorType
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
+
+if TYPE_CHECKING:
+    from graphir.node import Node
 
 #: constants up to this many elements carry their value through shape inference (constant folding)
 FOLDABLE_CONSTANT_SIZE = 4096
@@ -90,7 +93,7 @@ class Constant(Op):
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         return [self.value]
 
-    def __deepcopy__(self, memo: dict) -> "Constant":
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> "Constant":
         clone = type(self)(element_type=self.element_type, shape=list(self.shape))
         clone._data, clone._loader = self._data, self._loader  # data is immutable: share it
         return clone
@@ -109,3 +112,13 @@ class Result(Op):
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         return [arrays[0]]
+
+
+def parameter_of(node: "Node") -> Parameter:
+    """A Parameter node's op, typed (an OpDefinitionError naming the node when it is another op)."""
+    op = node.op
+    if not isinstance(op, Parameter):
+        from graphir.errors import OpDefinitionError
+
+        raise OpDefinitionError(f"{node.describe()} is not a Parameter")
+    return op

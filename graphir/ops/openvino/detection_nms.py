@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -392,12 +392,13 @@ class _MulticlassBase(Op):
                             f"{inputs[0].element_type}, {inputs[1].element_type}")
         batches, count, classes = self._dims(inputs)
         rows = Dimension.dynamic()
-        if None not in (batches.max, count.max, classes.max):
-            per_class = count.max if self.nms_top_k < 0 else min(self.nms_top_k, count.max)
-            per_batch = per_class * classes.max
+        most_batches, most_count, most_classes = batches.max, count.max, classes.max
+        if most_batches is not None and most_count is not None and most_classes is not None:
+            per_class = most_count if self.nms_top_k < 0 else min(self.nms_top_k, most_count)
+            per_batch = per_class * most_classes
             if self.keep_top_k >= 0:
                 per_batch = min(per_batch, self.keep_top_k)
-            rows = Dimension(0, per_batch * batches.max)
+            rows = Dimension(0, per_batch * most_batches)
         idx = ElementType.parse(self.output_type)
         return [TensorType(et, PartialShape([rows, 6])), TensorType(idx, PartialShape([rows, 1])),
                 TensorType(idx, PartialShape([batches]))]
@@ -418,7 +419,7 @@ class _MulticlassBase(Op):
         """``images``: (boxes ``[M, 4]`` or per class ``[C, M, 4]``, scores ``[C, M]``, flat index base)."""
         results = []
         for b, (boxes, scores, base) in enumerate(images):
-            found = []
+            found: list[tuple[Any, ...]] = []
             for c in range(scores.shape[0]):
                 if c == self.background_class:
                     continue
@@ -641,7 +642,7 @@ class NMSRotated(NonMaxSuppression9):
             max_out = boxes.shape[1]
         iou_thr = _scalar_value(list(arrays), 3, 0.0)
         score_thr = np.float32(_scalar_value(list(arrays), 4, 0.0))
-        found = []
+        found: list[tuple[float, int, int, int]] = []
         for b in range(scores.shape[0]):
             for c in range(scores.shape[1]):
                 s = scores[b, c]

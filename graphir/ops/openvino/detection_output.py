@@ -87,10 +87,10 @@ class DetectionOutput(Op):
         batch = Dimension.dynamic()
         for t in inputs[:2]:
             if t.shape.rank_is_static:
-                merged = batch.merge(t.shape[0])
-                if merged is None:
+                merged_batch = batch.merge(t.shape[0])
+                if merged_batch is None:
                     raise self.fail(f"The first dimension of box logits and class predictions must match. Got: {inputs[0].shape}, {inputs[1].shape}")
-                batch = merged
+                batch = merged_batch
         priors = self._priors(inputs)
         classes = self._classes(inputs, priors)
         if self.keep_top_k and self.keep_top_k[0] > 0:

@@ -140,8 +140,8 @@ class EmbeddingBagPackedSum(_EmbeddingBag):
     weights_input: ClassVar[int] = 2
 
     def _bag_count(self, inputs: list[TensorType]) -> Dimension:
-        indices = inputs[1].shape
-        if len(inputs) > 2 and inputs[2].shape.rank_is_static:
+        indices: PartialShape | None = inputs[1].shape
+        if indices is not None and len(inputs) > 2 and inputs[2].shape.rank_is_static:
             indices = indices.merge(inputs[2].shape) if indices.rank_is_static else inputs[2].shape
         return indices[0] if indices is not None and indices.rank_is_static else Dimension.dynamic()
 

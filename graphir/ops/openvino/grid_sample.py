@@ -106,10 +106,9 @@ class GridSample(Op):
                 out = dy * q1 + (1 - dy) * q0
             else:
                 cy, cx = cubic_weights(dy), cubic_weights(dx)
-                out = 0
-                for j in range(4):
-                    row = sum(cx[i] * self._padded(values, yi - 1 + j, xi - 1 + i) for i in range(4))
-                    out = out + cy[j] * row
+                terms = [cy[j] * sum(cx[i] * self._padded(values, yi - 1 + j, xi - 1 + i) for i in range(4))
+                         for j in range(4)]
+                out = terms[0] + terms[1] + terms[2] + terms[3]  # summed in the same order as before
         out = np.asarray(out)
         if data.dtype.kind in "iu":  # the CPU plugin truncates an interpolated integer toward zero
             out = np.trunc(out)

@@ -327,12 +327,19 @@ class Interpolate1(Op):
     pads_end: list[int] = [0]
 
     def _as_v4(self, rank: int | None = None) -> Interpolate4:
-        mode = {"linear": "linear_onnx" if not self.antialias else "linear"}.get(self.mode, self.mode)
+        mode: Literal["nearest", "linear", "linear_onnx", "cubic"]
+        if self.mode == "linear":
+            mode = "linear" if self.antialias else "linear_onnx"
+        elif self.mode == "area":  # Interpolate-4 has no area mode: validation names it
+            mode = self.mode  # type: ignore[assignment]  # refused by Interpolate4's own check
+        else:
+            mode = self.mode
         # measured on OpenVINO 2026.4's CPU plugin: asymmetric, except linear resizing other axes than
         # exactly H and W of 4-D data ([0,1,2,3], [3], 5-D [2,3,4]), which is half_pixel
         spatial_hw = rank == 4 and sorted(normalize_axes(self.axes, 4)) == [2, 3] if rank is not None else True
-        transform = ("align_corners" if self.align_corners else
-                     "half_pixel" if self.mode == "linear" and not spatial_hw else "asymmetric")
+        transform: Literal["align_corners", "asymmetric", "half_pixel"] = (
+            "align_corners" if self.align_corners else
+            "half_pixel" if self.mode == "linear" and not spatial_hw else "asymmetric")
         return Interpolate4(mode=mode, shape_calculation_mode="sizes", coordinate_transformation_mode=transform,
                             nearest_mode="simple" if self.mode == "nearest" else "round_prefer_floor",
                             antialias=self.antialias, pads_begin=self.pads_begin, pads_end=self.pads_end)

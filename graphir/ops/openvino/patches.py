@@ -123,7 +123,7 @@ class Col2Im(Op):
         size_known = size is not None and sv.is_known(size)
         kernel_known = kernel is not None and sv.is_known(kernel)
         channel = data.shape[rank - 2]
-        if kernel_known:
+        if kernel is not None and kernel_known:
             prod = int(kernel[0]) * int(kernel[1])  # type: ignore[arg-type]
             if channel.is_static and channel.min % prod:
                 raise self.fail(f"First non-batch dimension is not evenly divisible by Product(kernel_shape). "
@@ -131,7 +131,7 @@ class Col2Im(Op):
             c = Dimension.static(channel.min // prod) if channel.is_static else Dimension.dynamic()
         else:
             c = Dimension.dynamic()
-        if size_known and kernel_known:
+        if size is not None and kernel is not None and size_known and kernel_known:
             blocks = self._blocks([int(v) for v in size], [int(v) for v in kernel])  # type: ignore[arg-type]
             last = data.shape[rank - 1]
             if last.is_static and last.min != blocks:

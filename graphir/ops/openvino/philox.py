@@ -115,7 +115,7 @@ def _modulo(x: np.ndarray, lo: int, hi: int, bits: int) -> np.ndarray:
     return v.astype(np.int64)
 
 
-def words_to_values(words: np.ndarray, dtype: np.dtype, lo: object, hi: object, alignment: str) -> np.ndarray:
+def words_to_values(words: np.ndarray, dtype: np.dtype, lo: float, hi: float, alignment: str) -> np.ndarray:
     """``[calls, 4]`` words to the flat values of one output type, as OpenVINO converts them."""
     dtype = np.dtype(dtype)
     wide = dtype.itemsize > 4
@@ -142,12 +142,12 @@ def words_to_values(words: np.ndarray, dtype: np.dtype, lo: object, hi: object, 
     return (unit * span + np.asarray(lo, dtype)).astype(dtype)
 
 
-def _pytorch_values(words: np.ndarray, dtype: np.dtype, lo: object, hi: object) -> np.ndarray:
+def _pytorch_values(words: np.ndarray, dtype: np.dtype, lo: float, hi: float) -> np.ndarray:
     flat = words.reshape(-1).astype(np.uint64)
     if dtype == np.int64:
         if int(lo) <= 0xFFFFFFFF and int(hi) <= 0xFFFFFFFF:  # type: ignore[call-overload]
-            span = int(hi) - int(lo)  # type: ignore[call-overload]
-            return (flat.astype(np.int64) % span + int(lo)).astype(np.int64)  # type: ignore[call-overload]
+            int_span = int(hi) - int(lo)
+            return (flat.astype(np.int64) % int_span + int(lo)).astype(np.int64)
         pairs = words.reshape(-1, 2).astype(np.uint64)
         return _modulo((pairs[:, 0] << np.uint64(32)) + pairs[:, 1], int(lo), int(hi), 64)  # type: ignore
     if dtype == np.float64:
@@ -159,15 +159,15 @@ def _pytorch_values(words: np.ndarray, dtype: np.dtype, lo: object, hi: object) 
     digits = {np.dtype(np.float32): 24, np.dtype(np.float16): 11}.get(dtype, 8)
     unit = (flat & np.uint64((1 << digits) - 1)).astype(np.float32) * np.float32(1.0 / (1 << digits))
     if dtype.name == "bfloat16":  # float unit times a bf16 span, then one ov::bfloat16 rounding
-        span = _bf16_op(np.asarray(hi, dtype), np.asarray(lo, dtype), "-").astype(np.float32)
-        return ov_bfloat16(unit * span + np.float32(np.asarray(lo, dtype)))
+        bf16_span = _bf16_op(np.asarray(hi, dtype), np.asarray(lo, dtype), "-").astype(np.float32)
+        return ov_bfloat16(unit * bf16_span + np.float32(np.asarray(lo, dtype)))
     span = np.float32(np.asarray(hi, dtype).astype(np.float32) - np.asarray(lo, dtype).astype(np.float32))
     if dtype != np.float32:
         span = np.float32(np.asarray(span).astype(dtype))  # (max - min) in the output type first
     return (unit * span + np.float32(np.asarray(lo, dtype))).astype(dtype)
 
 
-def uniform(count: int, dtype: np.dtype, lo: object, hi: object, global_seed: int, op_seed: int,
+def uniform(count: int, dtype: np.dtype, lo: float, hi: float, global_seed: int, op_seed: int,
             alignment: str) -> np.ndarray:
     """``count`` values of RandomUniform as OpenVINO produces them for these seeds."""
     dtype = np.dtype(dtype)

@@ -80,7 +80,7 @@ class Proposal(Op):
                 anchors.append([center - sw, center - sh, center + sw, center + sh])
         return np.asarray(anchors, np.float32)
 
-    def _proposals(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _proposals(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         f = np.float32
         tf = self.framework == "tensorflow"
         offset = f(0) if tf else f(1)

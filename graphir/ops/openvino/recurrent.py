@@ -9,12 +9,18 @@ valid prefix backwards.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import ClassVar, Literal
 
 import numpy as np
 
 from graphir.ops.base import NUMERIC, REAL, Op, Port, TensorType
 from graphir.shapes import Dimension, PartialShape
+
+def _with_params(x: np.ndarray, fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float,
+                 beta: float) -> np.ndarray:
+    return fn(x, alpha, beta)
+
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray, float, float], np.ndarray]] = {
     "sigmoid": lambda x, a, b: 1.0 / (1.0 + np.exp(-x)),
@@ -43,14 +49,14 @@ class _RecurrentAttrs(Op):
 
     def _fns(self) -> list[Callable[[np.ndarray], np.ndarray]]:
         names = self.activations or list(self.default_activations)
-        fns = []
+        fns: list[Callable[[np.ndarray], np.ndarray]] = []
         for i, name in enumerate(names):
             fn = _ACTIVATIONS.get(name.lower())
             if fn is None:
                 raise self.fail(f"unknown activation '{name}' (known: {', '.join(_ACTIVATIONS)})")
             a = self.activations_alpha[i] if i < len(self.activations_alpha) else 0.0
             b = self.activations_beta[i] if i < len(self.activations_beta) else 0.0
-            fns.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b))
+            fns.append(partial(_with_params, fn=fn, alpha=a, beta=b))
         return fns
 
     def _clip(self, x: np.ndarray) -> np.ndarray:
@@ -129,6 +135,17 @@ def _work(*arrays: np.ndarray) -> list[np.ndarray]:
     return [a.astype(ct) for a in arrays]
 
 
+def _check_input_size(op: Op, x: PartialShape, w: PartialShape, inputs: list[TensorType]) -> None:
+    """X's input_size (its last dim) must equal W's columns for a run (OpenVINO's shape inference
+    leaves it unchecked; its CPU plugin and our evaluate need it)."""
+    if not (x.rank_is_static and w.rank_is_static and x.dims and w.dims):
+        return
+    size, cols = x.dims[-1], w.dims[-1]
+    if size.is_static and cols.is_static and size.min != cols.min:
+        shapes = ", ".join(str(t.shape) for t in inputs)
+        raise op.fail(f"X's input_size {size.min} does not match W's columns {cols.min} ({shapes})")
+
+
 # --- cells -------------------------------------------------------------------------------------
 class _Cell(_RecurrentAttrs):
     has_cell_state: ClassVar[bool] = False
@@ -168,6 +185,10 @@ class _Cell(_RecurrentAttrs):
             self._merge_dim("B length", Dimension.static(self._bias_rows()), b.dims[0], shapes)
         out = TensorType(et, PartialShape([batch, hidden]))
         return [out, out] if self.has_cell_state else [out]
+
+    def check_run(self, inputs: list[TensorType]) -> None:
+        k = 3 if self.has_cell_state else 2
+        _check_input_size(self, inputs[0].shape, inputs[k].shape, inputs)
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         dtype = arrays[0].dtype
@@ -274,6 +295,10 @@ class _Sequence(_RecurrentAttrs):
         y = TensorType(et, PartialShape([batch, nd, seq, hidden]))
         state = TensorType(et, PartialShape([batch, nd, hidden]))
         return [y, state, state] if self.has_cell_state else [y, state]
+
+    def check_run(self, inputs: list[TensorType]) -> None:
+        k = 3 if self.has_cell_state else 2
+        _check_input_size(self, inputs[0].shape, inputs[k + 1].shape, inputs)
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         dtype = arrays[0].dtype

@@ -88,7 +88,7 @@ class ReverseSequence(Op):
         b, s = self.batch_axis % x.ndim, self.seq_axis % x.ndim
         for i, n in enumerate(np.asarray(lengths).reshape(-1)):
             n = int(n)
-            src = [slice(None)] * x.ndim
+            src: list[int | slice] = [slice(None)] * x.ndim
             src[b] = i
             src[s] = slice(0, n)
             dst = list(src)

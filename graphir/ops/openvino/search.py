@@ -35,7 +35,7 @@ class Bucketize(Op):
         return [TensorType(et, data.shape, fold(self, inputs, data.shape, et))]
 
     def evaluate(self, data: np.ndarray, buckets: np.ndarray) -> list[np.ndarray]:
-        side = "left" if self.with_right_bound else "right"
+        side: Literal["left", "right"] = "left" if self.with_right_bound else "right"
         b = np.asarray(buckets, dtype=np.float64)
         out = np.searchsorted(b, np.asarray(data, dtype=np.float64), side=side)
         return [out.astype(ElementType.parse(self.output_type).numpy_dtype)]
@@ -72,7 +72,7 @@ class SearchSorted(Op):
 
     def evaluate(self, seq: np.ndarray, values: np.ndarray) -> list[np.ndarray]:
         seq, values = np.asarray(seq), np.asarray(values)
-        side = "right" if self.right_mode else "left"
+        side: Literal["left", "right"] = "right" if self.right_mode else "left"
         dtype = ElementType.parse(self.output_type).numpy_dtype
         if seq.ndim == 1:
             return [np.searchsorted(seq, values, side=side).astype(dtype)]

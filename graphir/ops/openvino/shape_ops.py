@@ -142,7 +142,7 @@ class Reshape(Op):
         if minus_one is None:
             if total.is_static and known.is_static and total.min != known.min:
                 raise self.fail(
-                    f"Requested output shape {PartialShape(dims)} is incompatible with input shape {src}"
+                    f"Requested output shape {PartialShape([Dimension.dynamic() if d is None else d for d in dims])} is incompatible with input shape {src}"
                 )
             return PartialShape(dims)  # type: ignore[arg-type]
         dims[minus_one] = self._infer_minus_one(total, known, src, dims)
@@ -176,7 +176,7 @@ class Reshape(Op):
 
     def evaluate(self, x: np.ndarray, pattern: np.ndarray) -> list[np.ndarray]:
         x = np.asarray(x)
-        items = [int(v) for v in np.asarray(pattern).reshape(-1)]
+        items: list[sv.Element] = [int(v) for v in np.asarray(pattern).reshape(-1)]
         shape = self._output_shape(PartialShape(list(x.shape)), items)
         return [x.reshape(shape.to_shape())]
 

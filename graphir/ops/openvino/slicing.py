@@ -151,8 +151,8 @@ class StridedSlice(Op):
             strides = [1] * n if len(inputs) <= 3 else None
         if strides is None:
             plan = self.plan(len(data.shape), n, None, None, [1] * n)
-            dims = [self._unknown(kind, data.shape, ax) for kind, _, _, _, ax, _ in plan]
-            return [TensorType(data.element_type, PartialShape([d for d in dims if d is not None]))]
+            unknown = [self._unknown(kind, data.shape, ax) for kind, _, _, _, ax, _ in plan]
+            return [TensorType(data.element_type, PartialShape([d for d in unknown if d is not None]))]
         plan = self.plan(len(data.shape), n, begin, end, strides)
         dims: list[Dimension] = []
         for kind, b, e, s, ax, spec in plan:
@@ -173,7 +173,12 @@ class StridedSlice(Op):
                 and begin is not None and end is not None:
             kind, b, e, s, _, _ = plan[0]
             items = list(data.bounds)
-            picked = items[slice(b, e, s)] if kind == "slice" else [items[b]] if kind == "shrink" else items
+            if kind == "slice":
+                picked = items[slice(b, e, s)]
+            elif kind == "shrink" and b is not None:  # begin is known here
+                picked = [items[b]]
+            else:
+                picked = items
             return [sv.make(data.element_type, shape, picked)]
         return [out]
 
@@ -194,7 +199,7 @@ class StridedSlice(Op):
         e = [int(v) for v in np.asarray(end).reshape(-1)]
         s = [int(v) for v in np.asarray(strides).reshape(-1)] if strides is not None else [1] * len(b)
         plan = self.plan(x.ndim, len(b), b, e, s)
-        index: list[object] = []
+        index: list[int | slice | None] = []
         for kind, bb, ee, ss, ax, _ in plan:
             if kind == "new":
                 index.append(None)

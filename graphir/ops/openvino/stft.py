@@ -83,6 +83,7 @@ class STFT(_SignalOp):
         fs, step = _scalar(inputs[2]), _scalar(inputs[3])
         self._check_sizes(fs, step, window)
         et = signal.element_type.merge(window.element_type)
+        assert et is not None  # _check_common refused types that do not merge
         if signal.shape.rank_is_dynamic:
             return [TensorType(et, PartialShape.dynamic())]
         batch = list(signal.shape.dims[:-1])
@@ -168,7 +169,7 @@ class ISTFT(_SignalOp):
         count = spectrum.shape[1]
         frames = np.fft.irfft(spectrum, n=fs, axis=-1)  # [B, frames, fs]
         total = (count - 1) * step + fs
-        acc = np.zeros((z.shape[0], total))
+        acc = np.zeros((len(z), total))
         window_sum = np.zeros(total)
         w = padded_window(window, fs)
         for k in range(count):
@@ -183,7 +184,7 @@ class ISTFT(_SignalOp):
             final = int(np.asarray(signal_length).reshape(-1)[0])
         else:
             final = total - fs if self.center else total
-        out = np.zeros((z.shape[0], final))
+        out = np.zeros((len(z), final))
         usable = result[:, margin:margin + min(final, total - margin)]
         out[:, :usable.shape[1]] = usable
         if data.ndim == 3:

@@ -1,6 +1,6 @@
 """Select (f32) through graphir's interpreter against the bandwidth limit and its peers.
 
-    python benchmarks/select.py [--sizes 1e3,1e6] [--cases same,broadcast] [--rounds 15]
+    python benchmarks/bench_select.py [--sizes 1e3,1e6] [--cases same,broadcast] [--rounds 15]
 
 One OpenVINO IR file per case and size is written and loaded by both graphir
 (``graphir.read_model``, run with ``model.run``: input checks, dispatch and output allocation
@@ -24,25 +24,20 @@ kernel variants that were tried instead.
 """
 from __future__ import annotations
 
+import argparse
 import os
+import random
+import statistics
 import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
 
-# run as a script, this file's folder is sys.path[0], where "select" would shadow the stdlib module
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
+import numpy as np
 
-import argparse  # noqa: E402
-import random  # noqa: E402
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-import graphir  # noqa: E402
-from graphir.kernels.select import select as select_kernel  # noqa: E402
+import graphir
+from graphir.kernels.select import select as select_kernel
 
 Runner = Callable[[], object]
 #: pause before each sample, long enough for other runtimes' spinning threads to go to sleep
