@@ -289,7 +289,7 @@ def adaptive_max_pool(
     Max over adaptive bins, with each maximum's flat spatial index (per batch and channel).
 
     Inputs:
-        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
         output_shape: i32, i64
 
     Attributes:
@@ -386,7 +386,9 @@ def atan(arg: TensorLike, *, name: str | None = None) -> Output:
 def atanh(arg: TensorLike, *, name: str | None = None) -> Output:
     """Atanh-opset4 (``openvino::Atanh-opset4``).
 
-    OpenVINO Atanh-4: elementwise arctanh.
+    OpenVINO Atanh-4. Integers saturate by sign, as OpenVINO's reference does: 0 stays 0, any
+    positive value gives the type's maximum and any negative one its minimum (atanh(1) = inf;
+    beyond 1 it is NaN).
 
     Inputs:
         arg: any type
@@ -926,8 +928,8 @@ def convolution(
     2-D/3-D/1-D convolution, ``data [N, C, D...]`` with ``filters [Co, C, K...]``.
 
     Inputs:
-        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
-        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Attributes:
         strides: Sequence[int], required
@@ -966,8 +968,8 @@ def convolution_backprop_data(
     ``output_shape`` input fixes the spatial output size (pads then follow from ``auto_pad``).
 
     Inputs:
-        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
-        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
         output_shape: i32, i64 (optional)
 
     Attributes:
@@ -2271,8 +2273,8 @@ def group_convolution(
     Grouped convolution: ``filters [G, Co/G, C/G, K...]`` (depthwise when C/G is 1).
 
     Inputs:
-        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
-        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Attributes:
         strides: Sequence[int], required
@@ -2310,8 +2312,8 @@ def group_convolution_backprop_data(
     Grouped transposed convolution: ``filters [G, C/G, Co/G, K...]``.
 
     Inputs:
-        data: f32, f16, bf16, f64, f8e4m3, f8e5m2
-        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2
+        data: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
+        filters: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
         output_shape: i32, i64 (optional)
 
     Attributes:
@@ -2441,7 +2443,7 @@ def gru_sequence(
     activations_alpha: Sequence[float] = (),
     activations_beta: Sequence[float] = (),
     clip: float = 0.0,
-    direction: Literal['forward', 'reverse', 'bidirectional'],
+    direction: Literal['forward', 'reverse', 'bidirectional'] = 'forward',
     linear_before_reset: bool = False,
     name: str | None = None,
 ) -> list[Output]:
@@ -2450,7 +2452,7 @@ def gru_sequence(
     Inputs:
         X: f32, f16, bf16, f64, f8e4m3, f8e5m2
         initial_hidden_state: f32, f16, bf16, f64, f8e4m3, f8e5m2
-        sequence_lengths: i32, i64
+        sequence_lengths: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
         W: f32, f16, bf16, f64, f8e4m3, f8e5m2
         R: f32, f16, bf16, f64, f8e4m3, f8e5m2
         B: f32, f16, bf16, f64, f8e4m3, f8e5m2
@@ -2461,7 +2463,7 @@ def gru_sequence(
         activations_alpha: Sequence[float], default ()
         activations_beta: Sequence[float], default ()
         clip: float, default 0.0
-        direction: Literal['forward', 'reverse', 'bidirectional'], required
+        direction: Literal['forward', 'reverse', 'bidirectional'], default 'forward'
         linear_before_reset: bool, default False
 
     Returns the outputs (Y, Ho).
@@ -3103,7 +3105,7 @@ def lstm_sequence(
     activations_alpha: Sequence[float] = (),
     activations_beta: Sequence[float] = (),
     clip: float = 0.0,
-    direction: Literal['forward', 'reverse', 'bidirectional'],
+    direction: Literal['forward', 'reverse', 'bidirectional'] = 'forward',
     name: str | None = None,
 ) -> list[Output]:
     """LSTMSequence-opset5 (``openvino::LSTMSequence-opset5``).
@@ -3112,7 +3114,7 @@ def lstm_sequence(
         X: f32, f16, bf16, f64, f8e4m3, f8e5m2
         initial_hidden_state: f32, f16, bf16, f64, f8e4m3, f8e5m2
         initial_cell_state: f32, f16, bf16, f64, f8e4m3, f8e5m2
-        sequence_lengths: i32, i64
+        sequence_lengths: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
         W: f32, f16, bf16, f64, f8e4m3, f8e5m2
         R: f32, f16, bf16, f64, f8e4m3, f8e5m2
         B: f32, f16, bf16, f64, f8e4m3, f8e5m2
@@ -3123,7 +3125,7 @@ def lstm_sequence(
         activations_alpha: Sequence[float], default ()
         activations_beta: Sequence[float], default ()
         clip: float, default 0.0
-        direction: Literal['forward', 'reverse', 'bidirectional'], required
+        direction: Literal['forward', 'reverse', 'bidirectional'], default 'forward'
 
     Returns the outputs (Y, Ho, Co).
     """
@@ -4579,7 +4581,7 @@ def rnn_sequence(
     activations_alpha: Sequence[float] = (),
     activations_beta: Sequence[float] = (),
     clip: float = 0.0,
-    direction: Literal['forward', 'reverse', 'bidirectional'],
+    direction: Literal['forward', 'reverse', 'bidirectional'] = 'forward',
     name: str | None = None,
 ) -> list[Output]:
     """RNNSequence-opset5 (``openvino::RNNSequence-opset5``).
@@ -4587,7 +4589,7 @@ def rnn_sequence(
     Inputs:
         X: f32, f16, bf16, f64, f8e4m3, f8e5m2
         initial_hidden_state: f32, f16, bf16, f64, f8e4m3, f8e5m2
-        sequence_lengths: i32, i64
+        sequence_lengths: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
         W: f32, f16, bf16, f64, f8e4m3, f8e5m2
         R: f32, f16, bf16, f64, f8e4m3, f8e5m2
         B: f32, f16, bf16, f64, f8e4m3, f8e5m2
@@ -4598,7 +4600,7 @@ def rnn_sequence(
         activations_alpha: Sequence[float], default ()
         activations_beta: Sequence[float], default ()
         clip: float, default 0.0
-        direction: Literal['forward', 'reverse', 'bidirectional'], required
+        direction: Literal['forward', 'reverse', 'bidirectional'], default 'forward'
 
     Returns the outputs (Y, Ho).
     """
