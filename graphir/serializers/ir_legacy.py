@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from graphir.model import Model
 from graphir.node import Node
-from graphir.ops.openvino.conversion import Convert
 from graphir.ops.openvino.core import Parameter
 from graphir.types import ElementType
 
@@ -31,6 +30,8 @@ def legacy_output_type(et: ElementType) -> ElementType:
 
 def apply_v10_legacy_io(model: Model) -> Model:
     """``model`` (read from an IR v10 file) with read_model's legacy input/output conversions."""
+    from graphir.ops.openvino.conversion import Convert  # only when a conversion is needed: imports stay light
+
     changed = False
     for param in list(model.parameters):
         op = param.op

@@ -12,7 +12,6 @@ import numpy as np
 from graphir.errors import SerializationError
 from graphir.model import Model
 from graphir.node import Node
-from graphir.ops.openvino.elementwise import Subtract
 from graphir.ops.openvino.core import Constant, Parameter
 from graphir.serializers.ir_constants import BinSource
 from graphir.types import ElementType
@@ -20,6 +19,8 @@ from graphir.types import ElementType
 
 def apply_pre_process(model: Model, element: Any, source: BinSource, where: str) -> None:
     """Insert the means of ``element`` (a ``<pre-process>``) after its input in ``model``."""
+    from graphir.ops.openvino.elementwise import Subtract  # only for such files: imports stay light
+
     channels = [c for c in element if c.tag == "channel"]
     if not channels:
         return
