@@ -32,10 +32,12 @@ def apply_pre_process(model: Model, element: Any, source: BinSource, where: str)
         raise SerializationError(f"{where}: reference-layer-name=\"{name}\" names no input "
                                  f"(inputs: {', '.join(p.name for p in params) or 'none'})")
     param = matching[0]
-    shape = param.op.shape
+    param_op = param.op
+    assert isinstance(param_op, Parameter)
+    shape = param_op.shape
     if not shape.rank_is_static or len(shape) < 2 or not shape[1].is_static or shape[1].min != len(channels):
         raise SerializationError(f"{where}: {len(channels)} channels for input '{param.name}' of shape {shape}")
-    dtype = param.op.element_type.numpy_dtype
+    dtype = param_op.element_type.numpy_dtype
     means = [c.find("mean") for c in channels]
     if any(m is None for m in means):
         raise SerializationError(f"{where}: every <channel> needs a <mean>")

@@ -8,6 +8,7 @@ Data are zero-padded by ``pads_begin``/``pads_end`` first.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -176,7 +177,7 @@ class _InterpolateAttrs(Op):
             return np.clip(np.round(work), info.min, info.max).astype(out_dtype)
         return work.astype(out_dtype)
 
-    def _shape(self, data: PartialShape, axes: list[int] | None, sizes: list[int] | None,
+    def _shape(self, data: PartialShape, axes: list[int] | None, sizes: "Sequence[int | Dimension] | None",
                scales: list[float] | None, n_values: Dimension | None) -> PartialShape:
         """Output shape; ``sizes``/``scales`` None when unknown (the axes' dims go dynamic)."""
         if data.rank_is_dynamic:
@@ -191,7 +192,8 @@ class _InterpolateAttrs(Op):
             raise self.fail(f"{len(values)} sizes/scales {values} for {len(axes)} axes {axes} (data {data})")
         for i, axis in enumerate(axes):
             if sizes is not None:  # a size known as an interval (a shape read at run time) stays one
-                dims[axis] = sizes[i] if isinstance(sizes[i], Dimension) else Dimension.static(int(sizes[i]))
+                size = sizes[i]
+                dims[axis] = size if isinstance(size, Dimension) else Dimension.static(int(size))
             elif scales is not None:
                 d = dims[axis]
                 dims[axis] = Dimension(_scaled(d.min, scales[i]), None if d.max is None else _scaled(d.max, scales[i]))
