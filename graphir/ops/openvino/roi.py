@@ -22,6 +22,28 @@ def _rank(op: Op, t: TensorType, rank: int, what: str) -> PartialShape:
     return t.shape if t.shape.rank_is_static else PartialShape.dynamic(rank)
 
 
+def _roi_align_output(op: Op, inputs: list[TensorType], box_size: int, pooled: tuple[int, int]) -> TensorType:
+    """ROIAlign's and ROIAlignRotated's output: [rois, channels, pooled_h, pooled_w], with OpenVINO's checks."""
+    data, rois, indices = inputs
+    et = data.element_type.merge(rois.element_type)
+    if et is None or not (et.is_real or et.is_dynamic):
+        raise op.fail("The data type for input and ROIs is expected to be a same floating point type. "
+                      f"Got: {data.element_type} and: {rois.element_type}")
+    if not (indices.element_type.is_integral_number or indices.element_type.is_dynamic):
+        raise op.fail(f"The data type for batch indices is expected to be an integer. Got: {indices.element_type}")
+    d = _rank(op, data, 4, "input data")
+    r = _rank(op, rois, 2, "ROIs input")
+    b = _rank(op, indices, 1, "batch indices input")
+    if not r[1].compatible(Dimension.static(box_size)):
+        raise op.fail("The second dimension of ROIs input should contain box coordinates. "
+                      f"op dimension is expected to be equal to {box_size}. Got: {r[1]}")
+    count = r[0].merge(b[0])
+    if count is None:
+        raise op.fail("The first dimension of ROIs input must be equal to the first dimension of the "
+                      f"batch indices input. Got: {r[0]} and: {b[0]}")
+    return TensorType(et, PartialShape([count, d[1], *pooled]))
+
+
 def bilinear_axis(coords: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per sample coordinate along one axis of length ``size``: (low index, high index, low weight,
     high weight, valid) as ROIAlign samples: a coordinate outside [-1, size] contributes nothing,
@@ -57,24 +79,7 @@ class ROIAlign(Op):
         return "asymmetric"
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        data, rois, indices = inputs
-        et = data.element_type.merge(rois.element_type)
-        if et is None or not (et.is_real or et.is_dynamic):
-            raise self.fail("The data type for input and ROIs is expected to be a same floating point type. "
-                            f"Got: {data.element_type} and: {rois.element_type}")
-        if not (indices.element_type.is_integral_number or indices.element_type.is_dynamic):
-            raise self.fail(f"The data type for batch indices is expected to be an integer. Got: {indices.element_type}")
-        d = _rank(self, data, 4, "input data")
-        r = _rank(self, rois, 2, "ROIs input")
-        b = _rank(self, indices, 1, "batch indices input")
-        if not r[1].compatible(Dimension.static(4)):
-            raise self.fail("The second dimension of ROIs input should contain box coordinates. "
-                            f"op dimension is expected to be equal to 4. Got: {r[1]}")
-        count = r[0].merge(b[0])
-        if count is None:
-            raise self.fail("The first dimension of ROIs input must be equal to the first dimension of the "
-                            f"batch indices input. Got: {r[0]} and: {b[0]}")
-        return [TensorType(et, PartialShape([count, d[1], self.pooled_h, self.pooled_w]))]
+        return [_roi_align_output(self, inputs, box_size=4, pooled=(self.pooled_h, self.pooled_w))]
 
     def evaluate(self, data: np.ndarray, rois: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
         mode = self._aligned_mode()
@@ -160,24 +165,7 @@ class ROIAlignRotated(Op):
     clockwise_mode: bool = False
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        data, rois, indices = inputs
-        et = data.element_type.merge(rois.element_type)
-        if et is None or not (et.is_real or et.is_dynamic):
-            raise self.fail("The data type for input and ROIs is expected to be a same floating point type. "
-                            f"Got: {data.element_type} and: {rois.element_type}")
-        if not (indices.element_type.is_integral_number or indices.element_type.is_dynamic):
-            raise self.fail(f"The data type for batch indices is expected to be an integer. Got: {indices.element_type}")
-        d = _rank(self, data, 4, "input data")
-        r = _rank(self, rois, 2, "ROIs input")
-        b = _rank(self, indices, 1, "batch indices input")
-        if not r[1].compatible(Dimension.static(5)):
-            raise self.fail("The second dimension of ROIs input should contain box coordinates. "
-                            f"op dimension is expected to be equal to 5. Got: {r[1]}")
-        count = r[0].merge(b[0])
-        if count is None:
-            raise self.fail("The first dimension of ROIs input must be equal to the first dimension of the "
-                            f"batch indices input. Got: {r[0]} and: {b[0]}")
-        return [TensorType(et, PartialShape([count, d[1], self.pooled_h, self.pooled_w]))]
+        return [_roi_align_output(self, inputs, box_size=5, pooled=(self.pooled_h, self.pooled_w))]
 
     def evaluate(self, data: np.ndarray, rois: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
         data = np.asarray(data)
