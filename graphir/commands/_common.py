@@ -31,6 +31,20 @@ def load_model(path: str) -> "Model":
         raise UsageError(f"{path}: cannot read: {type(exc).__name__}: {exc}") from None
 
 
+def load_reshaped(path: str, specs: list[str] | None) -> "Model":
+    """``load_model``, then ``Model.reshape`` to the command line's NAME=SHAPE specs (bad ones exit 2)."""
+    from graphir.commands.shapes import reshape_arguments
+    from graphir.errors import InputError
+
+    model = load_model(path)
+    if specs:
+        try:
+            model.reshape(reshape_arguments(model, specs))
+        except InputError as exc:
+            raise UsageError(str(exc)) from None
+    return model
+
+
 def split_assignment(text: str, what: str) -> tuple[str | None, str]:
     """``NAME=VALUE`` -> (NAME, VALUE); a bare ``VALUE`` -> (None, VALUE). Names may hold '=' only
     before the last one (values never contain '=')."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphir.cli import EXIT_OK, UsageError, command
-from graphir.commands._common import load_model
+from graphir.commands._common import load_reshaped
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -34,16 +34,7 @@ def configure_draw(p: argparse.ArgumentParser) -> None:
 
 
 def _prepared(args: argparse.Namespace) -> "Model":
-    from graphir.commands.shapes import reshape_arguments
-    from graphir.errors import InputError
-
-    model = load_model(args.model)
-    if args.input:
-        try:
-            model.reshape(reshape_arguments(model, args.input))
-        except InputError as exc:
-            raise UsageError(str(exc)) from None
-    return model
+    return load_reshaped(args.model, args.input)
 
 
 def _drawing(args: argparse.Namespace, model: "Model", format: str) -> str:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.cli import EXIT_OK, UsageError, command
-from graphir.commands._common import load_model, split_assignment, table
+from graphir.commands._common import load_reshaped, split_assignment, table
 from graphir.ops.openvino.core import parameter_of
 
 if TYPE_CHECKING:
@@ -202,14 +202,7 @@ def run(args: argparse.Namespace) -> int:
     from graphir.errors import InputError
     from graphir.interpreter import RunResult
 
-    model = load_model(args.model)
-    if args.shape:
-        from graphir.commands.shapes import reshape_arguments
-
-        try:
-            model.reshape(reshape_arguments(model, args.shape))
-        except InputError as exc:
-            raise UsageError(str(exc)) from None
+    model = load_reshaped(args.model, args.shape)
     from graphir.limits import tensor_limit
 
     with tensor_limit(args.max_tensor_bytes):

@@ -104,6 +104,25 @@ def _scalar_value(inputs: list[np.ndarray], index: int, default: float) -> float
     return float(np.asarray(inputs[index]).reshape(-1)[0])
 
 
+
+def _batches_boxes_classes(op: Op, boxes: TensorType, scores: TensorType,
+                           last_dim_message: str) -> tuple[Dimension, Dimension, Dimension]:
+    """(batches, boxes per batch, classes) from boxes [N,B,4] and scores [N,C,B]; the NMS versions word
+    the last-dimension check differently, as OpenVINO does."""
+    b = boxes.shape if boxes.shape.rank_is_static else PartialShape.dynamic(3)
+    s = scores.shape if scores.shape.rank_is_static else PartialShape.dynamic(3)
+    batches = b[0].merge(s[0])
+    if batches is None:
+        raise op.fail(f"The first dimension of both 'boxes' and 'scores' must match. Boxes: {b}; Scores: {s}")
+    count = b[1].merge(s[2])
+    if count is None:
+        raise op.fail("'boxes' and 'scores' input shapes must match at the second and third dimension "
+                      f"respectively. Boxes: {b}; Scores: {s}")
+    if not b[2].compatible(Dimension.static(4)):
+        raise op.fail(f"{last_dim_message} Got: {b[2]}")
+    return batches, count, s[1]
+
+
 class NonMaxSuppression(Op):
     """NonMaxSuppression-1: ``[N, 3]`` i64 (batch, class, box) triplets, -1 past the selections."""
 
@@ -146,18 +165,7 @@ class NonMaxSuppression(Op):
                 raise self.fail(f"Expected 0D or 1D tensor for the '{names[i - 2]}' input")
             if shape.rank_is_static and len(shape) == 1 and not shape[0].contains(1):
                 raise self.fail(f"Expected 0D or 1D tensor for the '{names[i - 2]}' input (one element), got {shape}")
-        b = boxes.shape if boxes.shape.rank_is_static else PartialShape.dynamic(3)
-        s = scores.shape if scores.shape.rank_is_static else PartialShape.dynamic(3)
-        batches = b[0].merge(s[0])
-        if batches is None:
-            raise self.fail(f"The first dimension of both 'boxes' and 'scores' must match. Boxes: {b}; Scores: {s}")
-        count = b[1].merge(s[2])
-        if count is None:
-            raise self.fail("'boxes' and 'scores' input shapes must match at the second and third dimension "
-                            f"respectively. Boxes: {b}; Scores: {s}")
-        if not b[2].compatible(Dimension.static(4)):
-            raise self.fail(f"The last dimension of the 'boxes' input must be equal to 4. Got: {b[2]}")
-        return batches, count, s[1]
+        return _batches_boxes_classes(self, boxes, scores, "The last dimension of the 'boxes' input must be equal to 4.")
 
     @staticmethod
     def _max_out(inputs: list[TensorType]) -> int | None:
@@ -372,18 +380,7 @@ class _MulticlassBase(Op):
             raise self.fail(f"Expected a 3D tensor for the 'boxes' input. Got: {boxes.shape}")
         if scores.shape.rank_is_static and len(scores.shape) != 3:
             raise self.fail(f"Expected a 3D tensor for the 'scores' input. Got: {scores.shape}")
-        b = boxes.shape if boxes.shape.rank_is_static else PartialShape.dynamic(3)
-        s = scores.shape if scores.shape.rank_is_static else PartialShape.dynamic(3)
-        batches = b[0].merge(s[0])
-        if batches is None:
-            raise self.fail(f"The first dimension of both 'boxes' and 'scores' must match. Boxes: {b}; Scores: {s}")
-        count = b[1].merge(s[2])
-        if count is None:
-            raise self.fail("'boxes' and 'scores' input shapes must match at the second and third dimension "
-                            f"respectively. Boxes: {b}; Scores: {s}")
-        if not b[2].compatible(Dimension.static(4)):
-            raise self.fail(f"The third dimension of the 'boxes' must be 4. Got: {b[2]}")
-        return batches, count, s[1]
+        return _batches_boxes_classes(self, boxes, scores, "The third dimension of the 'boxes' must be 4.")
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         et = inputs[0].element_type.merge(inputs[1].element_type)
