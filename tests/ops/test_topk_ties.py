@@ -1,0 +1,80 @@
+"""TopK-1/3/11's order among equal values and NaN, as OpenVINO 2026.4's CPU plugin gives it
+(graphir/ops/openvino/cpu_topk.py names the plugin's four sorts and when each runs).
+
+Values are drawn from {0, 0.5, 1} (plus NaN in some cases, {0, 1, 2} for i32), so nearly every
+position ties; shapes, axis, k, mode, sort, stable and static/dynamic shapes are drawn so that each
+algorithm runs: bubble (k <= 6, stable, dynamic non-innermost), the k == 1 horizontal reduction
+(static innermost, axis long and short of the 16 lanes), heap (innermost, k > 6 or dynamic) and the
+bitonic network (static, not innermost, large k). Every index output must equal OpenVINO's.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphir import opset
+from graphir.ops.openvino import cpu_topk
+from tests.ops.ov_diff import Const, Param, reference
+from tests.ops.test_shape_ops import factory, same
+
+
+def _case(seed: int) -> tuple[list[int], int, int, str, str, bool, bool, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    rank = int(rng.integers(1, 5))
+    shape = [int(rng.integers(1, 4)) for _ in range(rank)]
+    axis = int(rng.integers(0, rank))
+    shape[axis] = int(rng.choice([rng.integers(1, 40), rng.integers(16, 300), rng.integers(300, 1200)]))
+    n = shape[axis]
+    k = min(n, int(rng.choice([1, 2, rng.integers(1, n + 1), rng.integers(6, 9), rng.integers(1, min(n, 60) + 1)])))
+    ints = rng.random() < 0.2
+    pool = [0, 1, 2] if ints else [0, 0.5, 1] + ([np.nan] if rng.random() < 0.3 else [])
+    x = rng.choice(np.array(pool, np.int32 if ints else np.float32), shape)
+    mode, sort = str(rng.choice(["max", "min"])), str(rng.choice(["value", "index", "none"]))
+    stable = bool(rng.random() < 0.2)
+    if stable and sort == "none":  # OpenVINO: stable needs sort value or index
+        sort = "value"
+    return shape, axis, k, mode, sort, stable, bool(rng.random() < 0.5), x
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_topk_ties_and_nan_order_matches_openvino_cpu(ov, seed: int) -> None:
+    shape, axis, k, mode, sort, stable, dynamic, x = _case(seed)
+    dims = ",".join("?" if dynamic else str(d) for d in shape)
+    attrs = {"axis": axis, "mode": mode, "sort": sort, "index_element_type": "i32", "stable": stable}
+    got = same(ov, "TopK", "opset11", attrs, [Param(f"[{dims}]", str(x.dtype).replace("int32", "i32")
+                                                    .replace("float32", "f32")), Const(np.int64(k))], [x])
+    assert got[1].shape[axis] == k  # same() asserted values and indices equal to OpenVINO's
+
+
+@pytest.mark.parametrize("n,k,dynamic,innermost,stable,want", [
+    (100, 6, False, True, False, "bubble"), (100, 1, False, True, False, "horizontal"),
+    (100, 1, False, False, False, "bubble"), (100, 7, False, True, False, "heap"),
+    (100, 7, False, True, True, "bubble"), (100, 1, True, True, False, "heap"),
+    (100, 1, True, False, False, "bubble"), (100, 50, True, True, True, "bubble"),
+    (1000, 50, False, False, False, "bitonic"), (1000, 7, False, False, False, "bubble"),
+])
+def test_topk_algorithm_choice(n: int, k: int, dynamic: bool, innermost: bool, stable: bool, want: str) -> None:
+    assert cpu_topk.algorithm(n, k, innermost=innermost, dynamic=dynamic, stable=stable) == want
+
+
+def test_heap_order_among_ties_is_not_input_order(ov) -> None:
+    """A case a stable sort gets wrong: the plugin's heap returns ties of 1.0 as 19, 15, 11, ..."""
+    x = np.array([[1, .5, .5, 0, 0, 0, 0, 0, 0, 1, .5, 1, .5, .5, 1, 1, .5, .5, .5, 1]], np.float32)
+    attrs = {"axis": 1, "mode": "max", "sort": "value", "index_element_type": "i32", "stable": False}
+    got = same(ov, "TopK", "opset11", attrs, [Param("[1,20]"), Const(np.int64(10))], [x])
+    np.testing.assert_array_equal(got[1], [[9, 15, 19, 11, 14, 0, 13, 2, 1, 10]])
+
+
+@pytest.mark.parametrize("mode", ["max", "min"])
+@pytest.mark.parametrize("sort", ["value", "index"])
+def test_evaluate_outside_a_run_keeps_the_reference_order(ov, mode: str, sort: str) -> None:
+    """Called outside a run plan (no ``dynamic``), TopK's evaluate gives what OpenVINO's reference
+    evaluate (its constant folding) gives: equal values by index. (Sort none there is libstdc++'s nth_element order, and NaN
+    breaks its comparison; neither is matched: graphir sorts by value and puts NaN last.)"""
+    x = np.array([1, .5, 1, 1, .5, 1, 1, 1, 0, .5], np.float32)
+    attrs = {"axis": 0, "mode": mode, "sort": sort, "index_element_type": "i32", "stable": False}
+    op = opset.make("TopK", x, np.int64(7), version="opset11", **attrs)[1].node.op
+    folded = op.evaluate(x, np.int64(7))[1]
+    want = reference(ov, factory("opset11", "TopK", attrs), [x, np.int64(7)])
+    assert want is not None
+    np.testing.assert_array_equal(folded, want[1])
