@@ -46,6 +46,23 @@ def test_topk_ties_and_nan_order_matches_openvino_cpu(ov, seed: int) -> None:
     assert got[1].shape[axis] == k  # same() asserted values and indices equal to OpenVINO's
 
 
+@pytest.mark.parametrize("shape,axis,k", [
+    ([2, 15], 1, 1), ([2, 16], 1, 1), ([3, 50], 1, 1), ([1, 200], 1, 1),  # k == 1: the 16-lane reduction
+    ([300, 2], 0, 40), ([1000], 0, 100), ([77, 3, 2], 0, 30), ([2, 513, 2], 1, 64),  # static, not innermost
+])
+@pytest.mark.parametrize("mode", ["max", "min"])
+@pytest.mark.parametrize("nan", [False, True])
+def test_topk_horizontal_and_bitonic_tie_order_matches_openvino_cpu(ov, shape: list[int], axis: int, k: int,
+                                                                     mode: str, nan: bool) -> None:
+    rng = np.random.default_rng(len(shape) * 1000 + shape[axis] + k)
+    x = rng.choice(np.array([0, 0.5, 1] + ([np.nan] if nan else []), np.float32), shape)
+    algo = cpu_topk.algorithm(shape[axis], k, innermost=axis == len(shape) - 1, dynamic=False, stable=False)
+    assert algo == ("horizontal" if k == 1 else "bitonic") or shape == [1000]  # [1000] axis 0 is innermost: heap
+    attrs = {"axis": axis, "mode": mode, "sort": "value", "index_element_type": "i32", "stable": False}
+    dims = ",".join(map(str, shape))
+    same(ov, "TopK", "opset11", attrs, [Param(f"[{dims}]"), Const(np.int64(k))], [x])
+
+
 @pytest.mark.parametrize("n,k,dynamic,innermost,stable,want", [
     (100, 6, False, True, False, "bubble"), (100, 1, False, True, False, "horizontal"),
     (100, 1, False, False, False, "bubble"), (100, 7, False, True, False, "heap"),
