@@ -15,6 +15,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.openvino import cpu_exp
 from graphir.ops.openvino.binary import fold
 from graphir.types import ElementType
 
@@ -186,14 +187,18 @@ class Tanh(UnaryElementwise):
 
 class Sigmoid(UnaryElementwise):
     """``1 / (1 + exp(-x))``; integers as the reference computes them, in integer arithmetic
-    (``exp(-x)`` truncated, then an integer division): 1 for x > 0, else 0."""
+    (``exp(-x)`` truncated, then an integer division): 1 for x > 0, else 0. f32 (and f16/bf16,
+    computed in f32) bit for bit as OpenVINO's CPU plugin computes it (cpu_exp.logistic_f32);
+    f64 exactly."""
 
     type_name: ClassVar[str] = "Sigmoid"
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         if np.issubdtype(x.dtype, np.integer):
             return (x > 0).astype(x.dtype)
-        return compute_real(x, lambda v: 0.5 * (1.0 + np.tanh(0.5 * v)))
+        if x.dtype == np.float64:
+            return compute_real(x, lambda v: 0.5 * (1.0 + np.tanh(0.5 * v)))
+        return compute_real(x, cpu_exp.logistic_f32)
 
 
 # --- trigonometric family: converters emit Sin/Cos for rotary embeddings, the rest for ONNX ---
