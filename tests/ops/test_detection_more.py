@@ -1,7 +1,8 @@
 """GenerateProposals-9, MulticlassNms-8/9, MatrixNms-8, ROIPooling-2 and PSROIPooling-1 against
 OpenVINO 2026.4: inferred types and shapes over static, dynamic and interval inputs, and CPU values
 where they agree run for run (GenerateProposals, ROIPooling, PSROIPooling). MulticlassNms/MatrixNms
-values are checked by OpenVINO's own op_reference cases (test_detection_op_reference.py)."""
+values: OpenVINO's own op_reference cases (test_detection_op_reference.py) and random CPU cases with
+tied scores below."""
 from __future__ import annotations
 
 import numpy as np
@@ -142,3 +143,49 @@ def test_roi_pooling_bilinear_samples_on_the_last_row_and_column(ov) -> None:
     compare(ov, lambda d, b: opset.make("ROIPooling", d, b, pooled_h=4, pooled_w=4, spatial_scale=1.0, method="bilinear"),
             lambda d, b: opset2.roi_pooling(d, b, [4, 4], 1.0, "bilinear"),
             [Param("[1,2,50,50]"), Param("[3,5]")], [data, rois], rtol=1e-5, atol=1e-5)
+
+
+def _multiclass_case(rng: np.random.Generator, name: str) -> tuple[dict, np.ndarray, np.ndarray]:
+    b, c, n = (int(v) for v in rng.integers(1, [3, 4, 12]))
+    boxes = (rng.random((b, n, 4)) * 10).astype(np.float32)
+    boxes[..., 2:] += boxes[..., :2]
+    scores = (np.round(rng.random((b, c, n)) * 4) / 4).astype(np.float32)  # many tied scores, some exactly 0
+    attrs = dict(sort_result_type=str(rng.choice(["classid", "score", "none"])), sort_result_across_batch=bool(rng.integers(0, 2)),
+                 nms_top_k=int(rng.choice([-1, 3, 5])), keep_top_k=int(rng.choice([-1, 4, 10])),
+                 background_class=int(rng.choice([-1, 0])), normalized=bool(rng.integers(0, 2)),
+                 score_threshold=float(rng.choice([0.0, 0.2])))
+    if name == "MulticlassNms":
+        attrs.update(iou_threshold=float(rng.choice([0.3, 0.5])), nms_eta=float(rng.choice([1.0, 0.7])))
+    else:
+        attrs.update(decay_function=str(rng.choice(["gaussian", "linear"])), post_threshold=float(rng.choice([0.0, 0.1])))
+    return attrs, boxes, scores
+
+
+@pytest.mark.parametrize("name", ["MulticlassNms", "MatrixNms"])
+@pytest.mark.parametrize("seed", range(4))
+def test_multiclass_and_matrix_nms_values_with_ties_match_openvino_cpu(ov, name: str, seed: int) -> None:
+    """Random boxes with tied (and zero) scores over every sort mode: rows, indices and counts
+    equal to OpenVINO CPU's, order included. Found this way: MulticlassNms keeps scores equal to
+    the threshold (the CPU plugin's ``>=``), and with ``nms_eta`` < 1 a box whose score equals the
+    threshold is checked against the latest kept box only (its eta loop stops there); MatrixNms's IoU is its own (boxes apart give 0 even
+    when the unnormalized +1 would overlap them). OpenVINO's CPU MatrixNms refuses a run that
+    selects nothing ("Total number of boxes is less or equal than 0"): those draws are skipped
+    over (graphir returns the empty result)."""
+    from openvino import opset8, opset9
+
+    rng = np.random.default_rng(40 + seed)
+    ran = 0
+    for _ in range(25):
+        attrs, boxes, scores = _multiclass_case(rng, name)
+        b, c, n = scores.shape
+        if name == "MulticlassNms":
+            builders = (lambda *a: opset.make(name, *a, version="opset9", **attrs), lambda *a: opset9.multiclass_nms(*a, **attrs))
+        else:
+            builders = (lambda *a: opset.make(name, *a, version="opset8", **attrs), lambda *a: opset8.matrix_nms(*a, **attrs))
+        try:
+            compare(ov, *builders, [Param(f"[{b},{n},4]"), Param(f"[{b},{c},{n}]")], [boxes, scores])
+        except RuntimeError as exc:
+            assert name == "MatrixNms" and "Total number of boxes is less or equal than 0" in str(exc)
+            continue
+        ran += 1
+    assert ran >= 15

@@ -358,6 +358,24 @@ def pair_iou(a: np.ndarray, b: np.ndarray, normalized: bool) -> float:
     return float(inter / (area_a + area_b - inter))
 
 
+def matrix_iou(a: np.ndarray, b: np.ndarray, normalized: bool) -> np.float32:
+    """MatrixNms's IoU (the CPU plugin's own, unlike MulticlassNms's): boxes apart on either axis
+    give 0 even when the unnormalized +1 would make them overlap; an inverted box has area 0."""
+    f = np.float32
+    if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
+        return f(0)
+    extra = f(0) if normalized else f(1)
+
+    def area(box: np.ndarray) -> np.float32:
+        if box[2] < box[0] or box[3] < box[1]:
+            return f(0)
+        return f((box[2] - box[0] + extra) * (box[3] - box[1] + extra))
+
+    inter = f((min(a[2], b[2]) - max(a[0], b[0]) + extra) * (min(a[3], b[3]) - max(a[1], b[1]) + extra))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return f(inter / (area(a) + area(b) - inter))
+
+
 class _MulticlassBase(Op):
     """Shared by MulticlassNms-8/9 and MatrixNms-8: attributes, shapes, result ordering."""
 
@@ -407,8 +425,9 @@ class _MulticlassBase(Op):
         raise NotImplementedError
 
     def _candidates(self, scores: np.ndarray) -> np.ndarray:
-        """Box indices above the score threshold, best first (ties: lower index), at most nms_top_k."""
-        idx = np.nonzero(scores > np.float32(self.score_threshold))[0]
+        """Box indices at or above the score threshold (the CPU plugin's ``>=``, "to align with the
+        reference"), best first (ties: lower index), at most nms_top_k."""
+        idx = np.nonzero(scores >= np.float32(self.score_threshold))[0]
         idx = idx[np.argsort(-scores[idx], kind="stable")]
         return idx if self.nms_top_k < 0 else idx[:self.nms_top_k]
 
@@ -469,11 +488,20 @@ class MulticlassNms(_MulticlassBase):
 
     def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
         threshold = float(self.iou_threshold)
+        with_eta = 0 <= self.nms_eta < 1
+        floor = np.float32(self.score_threshold)
         kept: list[int] = []
         for i in self._candidates(scores):
-            if all(pair_iou(boxes[i], boxes[k], self.normalized) < threshold for k in kept):
+            selected = True
+            for k in reversed(kept):  # the latest kept box first, as the CPU plugin checks them
+                if pair_iou(boxes[i], boxes[k], self.normalized) >= threshold:
+                    selected = False
+                    break
+                if with_eta and scores[i] <= floor:
+                    break  # the CPU plugin's eta path stops checking a box at the threshold: kept
+            if selected:
                 kept.append(int(i))
-                if self.nms_eta < 1 and threshold > 0.5:
+                if with_eta and threshold > 0.5:
                     threshold *= self.nms_eta
         return [(float(scores[i]), i) for i in kept]
 
@@ -540,7 +568,7 @@ class MatrixNms(_MulticlassBase):
         ious = np.zeros((n, n), np.float32)
         for i in range(n):
             for j in range(i):
-                ious[i, j] = pair_iou(boxes[order[i]], boxes[order[j]], self.normalized)
+                ious[i, j] = matrix_iou(boxes[order[i]], boxes[order[j]], self.normalized)
         max_iou = np.array([ious[i, :i].max() if i else 0.0 for i in range(n)], np.float32)
         kept = []
         for i in range(n):
