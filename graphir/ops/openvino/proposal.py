@@ -1,8 +1,10 @@
 """OpenVINO Proposal-1/4 (Faster R-CNN's region proposal layer): anchors from ``base_size`` x
 ``ratio`` x ``scale`` on a ``feat_stride`` grid, moved by the box deltas, clipped, small ones
 dropped, the ``pre_nms_topn`` best kept, NMS, ``post_nms_topn`` rows ``[batch, x0, y0, x1, y1]``
-per image (zero padded). v4 also outputs the scores. ``framework="tensorflow"`` uses TensorFlow's
-anchors (no +1 widths, unrounded ratios) and swaps x and y."""
+per image (zero padded after a -1 end marker). v4 also outputs the scores. ``framework="tensorflow"``
+uses TensorFlow's anchors (no +1 widths, unrounded ratios, shifted, clipped) and swaps the grid's x
+and y. Values follow OpenVINO's CPU plugin, equal scores in libstdc++ ``std::partial_sort``'s order
+(tests/ops/test_detection_more.py: random CPU cases)."""
 from __future__ import annotations
 
 import math
@@ -11,8 +13,18 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.openvino.detection_nms import stl_partial_sort
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
+
+
+def _best_first(scores: np.ndarray, count: int) -> list[int]:
+    """The first ``count`` indices after ``std::partial_sort`` by score, descending, as libstdc++
+    orders equal scores (a plain sort when every score differs)."""
+    if len(np.unique(scores)) == len(scores):
+        return [int(i) for i in np.argsort(-scores.astype(np.float64), kind="stable")[:count]]
+    values = scores.tolist()
+    return stl_partial_sort(list(range(len(values))), count, lambda a, b: values[a] > values[b])[:count]
 
 
 class Proposal(Op):
@@ -62,102 +74,125 @@ class Proposal(Op):
         et, batch = self._types(inputs)
         return [TensorType(et, PartialShape([batch * self.post_nms_topn, 5]))]
 
-    # --- values ----------------------------------------------------------------------------
+    # --- values (as OpenVINO's CPU plugin computes them, proposal.cpp / proposal_imp.cpp) ------
+    @property
+    def _tensorflow(self) -> bool:
+        return self.framework == "tensorflow"
+
     def _anchors(self) -> np.ndarray:
+        """``[A, 4]`` anchors (x0, y0, x1, y1) around the first cell; ratios outer, scales inner.
+        Caffe: widths rounded half away from zero, +1 pixel ends; TensorFlow: unrounded, no +1,
+        shifted by half the base size."""
         f = np.float32
-        tf = self.framework == "tensorflow"
-        offset = f(0) if tf else f(1)
+        offset = f(0) if self._tensorflow else f(1)
         area = f(self.base_size * self.base_size)
         center = f(0.5) * (f(self.base_size) - offset)
+        half = f(self.base_size) * f(0.5)
         anchors = []
         for r in self.ratio:
-            w = f(math.sqrt(area / f(r)))
-            if not tf:
-                w = f(np.round(w))
-            h = f(w * f(r)) if tf else f(np.round(w * f(r)))
+            w = f(math.sqrt(f(area / f(r))))
+            h = f(w * f(r))
+            if not self._tensorflow:
+                w = f(math.floor(w + 0.5))
+                h = f(math.floor(f(w * f(r)) + 0.5))
             for s in self.scale:
-                sw, sh = f(0.5) * (w * f(s) - offset), f(0.5) * (h * f(s) - offset)
-                anchors.append([center - sw, center - sh, center + sw, center + sh])
+                sw, sh = f(0.5) * f(w * f(s) - offset), f(0.5) * f(h * f(s) - offset)
+                box = [center - sw, center - sh, center + sw, center + sh]
+                if self._tensorflow:
+                    box = [v - half for v in box]
+                anchors.append(box)
         return np.asarray(anchors, np.float32)
 
-    def _proposals(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _proposals(self, probs: np.ndarray, deltas: np.ndarray, img: tuple[np.float32, ...]) -> np.ndarray:
+        """``[H * W * A, 5]`` rows (x0, y0, x1, y1, score) in cell-major order; a box under
+        ``min_size`` keeps score 0. TensorFlow swaps the grid's x and y (not the image size)."""
         f = np.float32
-        tf = self.framework == "tensorflow"
-        offset = f(0) if tf else f(1)
+        offset = f(0) if self._tensorflow else f(1)
+        img_h, img_w, scale_h, scale_w = img
         anchors = self._anchors()
         a = len(anchors)
         _, h, w = probs.shape
-        img_h, img_w = f(info[0]), f(info[1])
-        scale_h = f(info[2])
-        scale_w = f(info[3]) if len(info) > 3 else scale_h
-        ys, xs = np.meshgrid(np.arange(h, dtype=np.float32) * f(self.feat_stride),
-                             np.arange(w, dtype=np.float32) * f(self.feat_stride), indexing="ij")
-        shift = np.stack([xs, ys, xs, ys], -1)[:, :, None, :]  # [H, W, 1, 4]
-        boxes = (anchors[None, None] + shift).astype(np.float32)  # [H, W, A, 4]
-        scores = probs[a:].transpose(1, 2, 0)  # objectness: the second half of the channels
+        rows, cols = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+        gx, gy = (rows, cols) if self._tensorflow else (cols, rows)
+        x = (gx * self.feat_stride).astype(np.float32)[:, :, None]
+        y = (gy * self.feat_stride).astype(np.float32)[:, :, None]
+        x0, y0, x1, y1 = x + anchors[:, 0], y + anchors[:, 1], x + anchors[:, 2], y + anchors[:, 3]  # [H, W, A]
+        if self._tensorflow:  # the anchors themselves clipped to the image first
+            x0, x1 = (np.maximum(f(0), np.minimum(v, img_w)) for v in (x0, x1))
+            y0, y1 = (np.maximum(f(0), np.minimum(v, img_h)) for v in (y0, y1))
         d = deltas.reshape(a, 4, h, w).transpose(2, 3, 0, 1)
         dx, dy = d[..., 0] / f(self.box_coordinate_scale), d[..., 1] / f(self.box_coordinate_scale)
         dw, dh = d[..., 2] / f(self.box_size_scale), d[..., 3] / f(self.box_size_scale)
-        ww = boxes[..., 2] - boxes[..., 0] + offset
-        hh = boxes[..., 3] - boxes[..., 1] + offset
-        cx, cy = boxes[..., 0] + f(0.5) * ww, boxes[..., 1] + f(0.5) * hh
+        ww, hh = x1 - x0 + offset, y1 - y0 + offset
+        cx, cy = x0 + f(0.5) * ww, y0 + f(0.5) * hh
         pcx, pcy = dx * ww + cx, dy * hh + cy
-        pw, ph = np.exp(dw) * ww, np.exp(dh) * hh
+        with np.errstate(over="ignore"):
+            pw, ph = np.exp(dw) * ww, np.exp(dh) * hh
         x0, y0 = pcx - f(0.5) * pw, pcy - f(0.5) * ph
         x1, y1 = pcx + f(0.5) * pw, pcy + f(0.5) * ph
         if self.clip_before_nms:
-            x0, x1 = np.clip(x0, 0, img_w - offset), np.clip(x1, 0, img_w - offset)
-            y0, y1 = np.clip(y0, 0, img_h - offset), np.clip(y1, 0, img_h - offset)
-        if tf:
-            x0, y0, x1, y1 = y0, x0, y1, x1
-        out = np.stack([x0, y0, x1, y1], -1).astype(np.float32).reshape(-1, 4)
-        keep = ((out[:, 2] - out[:, 0] + offset >= f(self.min_size) * scale_w) &
-                (out[:, 3] - out[:, 1] + offset >= f(self.min_size) * scale_h))
-        # a box under min_size is not dropped: its score becomes 0 (measured on op_reference)
-        return out, np.where(keep, scores.reshape(-1), np.float32(0)), keep
+            x0, x1 = (np.maximum(f(0), np.minimum(v, img_w - offset)) for v in (x0, x1))
+            y0, y1 = (np.maximum(f(0), np.minimum(v, img_h - offset)) for v in (y0, y1))
+        big = (f(self.min_size) * scale_w <= x1 - x0 + offset) & (f(self.min_size) * scale_h <= y1 - y0 + offset)
+        score = np.where(big, probs[a:].transpose(1, 2, 0), f(0))
+        return np.stack([x0, y0, x1, y1, score], -1).astype(np.float32).reshape(-1, 5)
 
-    def _nms(self, boxes: np.ndarray, offset: float) -> list[int]:
+    def _nms(self, boxes: np.ndarray, offset: np.float32) -> list[int]:
+        """Greedy: a later box dies when its IoU with a kept one exceeds ``nms_thresh``; boxes
+        that do not touch (checked before the +1 pixel ends) have IoU 0."""
         f = np.float32
-        areas = (boxes[:, 2] - boxes[:, 0] + f(offset)) * (boxes[:, 3] - boxes[:, 1] + f(offset))
+        x0, y0, x1, y1 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+        areas = (x1 - x0 + offset) * (y1 - y0 + offset)
         dead = np.zeros(len(boxes), bool)
-        keep = []
+        keep: list[int] = []
         for i in range(len(boxes)):
             if dead[i]:
                 continue
             keep.append(i)
             if len(keep) == self.post_nms_topn:
                 break
-            rest = np.arange(i + 1, len(boxes))
-            rest = rest[~dead[rest]]
-            b = boxes[rest]
-            w = np.maximum(np.minimum(boxes[i, 2], b[:, 2]) - np.maximum(boxes[i, 0], b[:, 0]) + f(offset), f(0))
-            h = np.maximum(np.minimum(boxes[i, 3], b[:, 3]) - np.maximum(boxes[i, 1], b[:, 1]) + f(offset), f(0))
-            inter = (w * h).astype(np.float32)
-            iou = inter / (areas[i] + areas[rest] - inter)
-            dead[rest[iou > f(self.nms_thresh)]] = True
+            j = np.arange(i + 1, len(boxes))
+            touch = (x0[i] <= x1[j]) & (y0[i] <= y1[j]) & (x0[j] <= x1[i]) & (y0[j] <= y1[i])
+            iw = np.maximum(f(0), np.minimum(x1[i], x1[j]) - np.maximum(x0[i], x0[j]) + offset)
+            ih = np.maximum(f(0), np.minimum(y1[i], y1[j]) - np.maximum(y0[i], y0[j]) + offset)
+            inter = (iw * ih).astype(np.float32)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                iou = np.where(touch, inter / (areas[i] + areas[j] - inter), f(0))
+            dead[j[f(self.nms_thresh) < iou]] = True
         return keep
 
     def _run(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per image: proposals, the ``pre_nms_topn`` best by libstdc++'s ``std::partial_sort``
+        (its order among equal scores), NMS, the kept rows; when fewer than ``post_nms_topn``
+        survive, the rest is 0 and the first unused row starts with -1 (the plugin's end marker)."""
         f = np.float32
-        offset = 0.0 if self.framework == "tensorflow" else 1.0
-        batch = probs.shape[0]
-        rois = np.zeros((batch * self.post_nms_topn, 5), np.float32)
-        scores = np.zeros(batch * self.post_nms_topn, np.float32)
+        offset = f(0) if self._tensorflow else f(1)
         info = np.asarray(info, np.float32).reshape(-1)
+        img_h, img_w = (info[1], info[0]) if self._tensorflow else (info[0], info[1])
+        scale_h = info[2]
+        scale_w = info[3] if len(info) > 3 else scale_h
+        batch = probs.shape[0]
+        post = self.post_nms_topn
+        rois = np.zeros((batch * post, 5), np.float32)
+        scores = np.zeros(batch * post, np.float32)
         for n in range(batch):
-            boxes, s, keep = self._proposals(np.asarray(probs[n], np.float32), np.asarray(deltas[n], np.float32), info)
-            order = np.argsort(-s, kind="stable")[:self.pre_nms_topn]
-            kept = self._nms(boxes[order], offset)
-            picked = boxes[order[kept]]
+            found = self._proposals(np.asarray(probs[n], np.float32), np.asarray(deltas[n], np.float32),
+                                    (img_h, img_w, scale_h, scale_w))
+            order = _best_first(found[:, 4], min(len(found), self.pre_nms_topn))
+            top = found[order]
+            kept = top[self._nms(top[:, :4], offset)]
+            boxes = kept[:, :4].copy()
             if self.clip_after_nms:
-                picked[:, 0::2] = np.clip(picked[:, 0::2], 0, f(info[1]) - f(offset))
-                picked[:, 1::2] = np.clip(picked[:, 1::2], 0, f(info[0]) - f(offset))
+                boxes[:, 0::2] = np.maximum(f(0), np.minimum(boxes[:, 0::2], img_w))
+                boxes[:, 1::2] = np.maximum(f(0), np.minimum(boxes[:, 1::2], img_h))
             if self.normalize:
-                picked = picked / np.array([info[1], info[0], info[1], info[0]], np.float32)
-            base = n * self.post_nms_topn
+                boxes = (boxes / np.array([img_w, img_h, img_w, img_h], np.float32)).astype(np.float32)
+            base = n * post
             rois[base:base + len(kept), 0] = n
-            rois[base:base + len(kept), 1:] = picked
-            scores[base:base + len(kept)] = s[order[kept]]
+            rois[base:base + len(kept), 1:] = boxes
+            scores[base:base + len(kept)] = kept[:, 4]
+            if len(kept) < post:
+                rois[base + len(kept), 0] = -1
         return rois, scores
 
     def evaluate(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> list[np.ndarray]:
