@@ -134,6 +134,18 @@ def test_stl_partial_sort_matches_libstdcxx() -> None:
     assert stl_partial_sort([0, 1, 2, 3, 5, 6, 8, 9, 10], 3, lambda a, b: scores[a] > scores[b]) == [8, 0, 6, 3, 5, 1, 2, 9, 10]
 
 
+def test_stl_sort_matches_libstdcxx() -> None:
+    """GCC's std::sort (introsort: 35 items take the partition path) on keys with many equal values,
+    compared by key only: the item order g++ 12's libstdc++ gave (compiled and run on these keys;
+    200 such arrays of 0-69 items matched when this was written)."""
+    from graphir.ops.openvino.detection_nms import stl_sort
+
+    keys = [0, 0, 1, 3, 1, 2, 0, 2, 3, 1, 3, 0, 1, 2, 0, 3, 1, 2, 3, 0, 2, 0, 0, 0, 2, 2, 3, 3, 2, 3, 1, 2, 3, 3, 3]
+    got = stl_sort(list(range(len(keys))), lambda a, b: keys[a] > keys[b])
+    assert got == [8, 18, 15, 26, 10, 27, 29, 32, 3, 33, 34, 28, 17, 31, 25, 24, 20, 5, 13, 7, 16, 2, 4, 30, 12, 9,
+                   1, 0, 6, 11, 23, 22, 21, 14, 19]
+
+
 def test_roi_pooling_bilinear_samples_on_the_last_row_and_column(ov) -> None:
     """Boxes reaching 1.0: the last sample lands on row/column H-1 (a fused multiply-add keeps it there)."""
     from openvino import opset2

@@ -341,6 +341,72 @@ def stl_partial_sort(a: list, middle: int, less) -> list:  # noqa: ANN001
     return a
 
 
+def _linear_insert(a: list, i: int, less) -> None:  # noqa: ANN001
+    value = a[i]
+    while less(value, a[i - 1]):
+        a[i] = a[i - 1]
+        i -= 1
+    a[i] = value
+
+
+def stl_sort(a: list, less) -> list:  # noqa: ANN001
+    """``std::sort(a, a + len(a), less)`` as GCC's libstdc++ does it (introsort: median-of-three
+    pivots, partitions down to 16 items, heap sort past 2 log2(n) levels, then insertion sort),
+    so that items ``less`` calls equal end in the order it gives them."""
+    a = list(a)
+    threshold = 16
+
+    def median_to_first(first: int, x: int, y: int, z: int) -> None:
+        if less(a[x], a[y]):
+            pick = y if less(a[y], a[z]) else (z if less(a[x], a[z]) else x)
+        else:
+            pick = x if less(a[x], a[z]) else (z if less(a[y], a[z]) else y)
+        a[first], a[pick] = a[pick], a[first]
+
+    def partition(lo: int, hi: int, pivot: int) -> int:
+        while True:
+            while less(a[lo], a[pivot]):
+                lo += 1
+            hi -= 1
+            while less(a[pivot], a[hi]):
+                hi -= 1
+            if not lo < hi:
+                return lo
+            a[lo], a[hi] = a[hi], a[lo]
+            lo += 1
+
+    def introsort(lo: int, hi: int, depth: int) -> None:
+        while hi - lo > threshold:
+            if depth == 0:
+                a[lo:hi] = stl_partial_sort(a[lo:hi], hi - lo, less)
+                return
+            depth -= 1
+            median_to_first(lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
+            cut = partition(lo + 1, hi, lo)
+            introsort(cut, hi, depth)
+            hi = cut
+
+    def insertion(lo: int, hi: int) -> None:
+        for i in range(lo + 1, hi):
+            if less(a[i], a[lo]):
+                value = a[i]
+                a[lo + 1:i + 1] = a[lo:i]
+                a[lo] = value
+            else:
+                _linear_insert(a, i, less)
+
+    n = len(a)
+    if n > 1:
+        introsort(0, n, 2 * (n.bit_length() - 1))
+        if n > threshold:
+            insertion(0, threshold)
+            for i in range(threshold, n):
+                _linear_insert(a, i, less)
+        else:
+            insertion(0, n)
+    return a
+
+
 # --- MulticlassNms / MatrixNms -----------------------------------------------------------------
 def pair_iou(a: np.ndarray, b: np.ndarray, normalized: bool) -> float:
     """IoU of two (x1, y1, x2, y2) boxes; unnormalized boxes count the end pixel (+1)."""

@@ -11,6 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.openvino.detection_nms import stl_sort
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -173,7 +174,9 @@ class DetectionOutput(Op):
                 total += len(kept)
             if self.keep_top_k and self.keep_top_k[0] > -1 and total > self.keep_top_k[0]:
                 pairs = [(confs[n, i, c], c, i) for c, kept in found.items() for i in kept]
-                pairs.sort(key=lambda t: -t[0])
+                # the CPU plugin: class by class, then std::sort by score, lower prior first among
+                # equal scores (equal prior and score: libstdc++'s introsort order; measured)
+                pairs = stl_sort(pairs, lambda x, y: x[0] > y[0] or (x[0] == y[0] and x[2] < y[2]))
                 found = {}
                 for _, c, i in pairs[:self.keep_top_k[0]]:
                     found.setdefault(c, []).append(i)
