@@ -18,7 +18,7 @@ import numpy as np
 
 
 def _f32(bits: int) -> np.float32:
-    return np.array(bits, np.uint32).view(np.float32)[()]
+    return np.float32(np.array(bits, np.uint32).view(np.float32).item())
 
 
 _LOG2E, _LN_MAX, _LN_MIN, _LN2 = _f32(0x3fb8aa3b), _f32(0x42b17218), _f32(0xc2aeac50), _f32(0x3f317218)
@@ -27,7 +27,7 @@ _POLY = (_f32(0x3f7ffffb), _f32(0x3efffee3), _f32(0x3e2aad40), _f32(0x3d2b9d0d),
 _ONE = np.float32(1)
 
 
-def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+def fma_f32(a: np.ndarray | np.float32, b: np.ndarray | np.float32, c: np.ndarray | np.float32) -> np.ndarray:
     """``a * b + c`` of f32 arrays with one rounding (a fused multiply-add). The product is exact
     in f64; the f64 sum's own rounding error (two-sum) settles the rare f32 halfway cases."""
     p = np.asarray(a, np.float64) * np.asarray(b, np.float64)
