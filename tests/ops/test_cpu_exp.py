@@ -1,4 +1,4 @@
-"""Sigmoid and HSwish on f32 bit for bit as OpenVINO 2026.4's CPU plugin computes them (graphir/ops/openvino/cpu_exp.py
+"""Sigmoid, HSwish and HSigmoid on f32 bit for bit as OpenVINO 2026.4's CPU plugin computes them (graphir/ops/openvino/cpu_exp.py
 replays oneDNN's JIT logistic): every bit of 400,000 outputs, random and special inputs, static and
 dynamic shapes. (numpy's exp-based formula differs in the last bit for about half of them, which
 reorders near-equal detection scores.)"""
@@ -57,4 +57,14 @@ def test_hswish_f32_bits_equal_openvino_cpu(ov) -> None:
 
     p = ops.parameter([-1], Type.f32)
     want = Core().compile_model(Model([ops.hswish(p)], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_hsigmoid_f32_bits_equal_openvino_cpu(ov) -> None:
+    x = _inputs()[:200_000]
+    got = same(ov, "HSigmoid", "opset5", {}, [Param("[?]")], [x])[0]
+    from openvino import Core, Model, Type, opset13 as ops
+
+    p = ops.parameter([-1], Type.f32)
+    want = Core().compile_model(Model([ops.hsigmoid(p)], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))

@@ -131,13 +131,29 @@ def _hswish_f32(v: np.ndarray) -> np.ndarray:
 
 
 class HSigmoid(UnaryElementwise):
-    """HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``."""
+    """HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
+    plugin computes it: ``clamp(x + 3, 0, 6)`` times 0x3e2aaaaa (1/6 rounded down) in f32 (equal on
+    200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly."""
 
     type_name: ClassVar[str] = "HSigmoid"
     version: ClassVar[str] = "opset5"
 
     def compute(self, x: np.ndarray) -> np.ndarray:
-        return compute_real(x, lambda v: np.clip(v + 3.0, 0.0, 6.0) / 6.0, integer="round")
+        if x.dtype == np.float64 or np.issubdtype(x.dtype, np.integer):
+            return compute_real(x, lambda v: np.clip(v + 3.0, 0.0, 6.0) / 6.0, integer="round")
+        return compute_real(x, _hsigmoid_f32)
+
+
+#: the f32 constant OpenVINO's CPU HSigmoid multiplies by (one ulp under the nearest f32 to 1/6)
+_SIXTH_DOWN = np.array(0x3e2aaaaa, np.uint32).view(np.float32)[()]
+
+
+def _hsigmoid_f32(v: np.ndarray) -> np.ndarray:
+    f = np.float32
+    shifted = (v + f(3)).astype(f)
+    shifted = np.where(shifted > f(0), shifted, f(0))
+    shifted = np.where(shifted < f(6), shifted, f(6))
+    return (shifted * _SIXTH_DOWN).astype(f)
 
 
 class SoftPlus(UnaryElementwise):
