@@ -6,10 +6,11 @@ sequence runs its cell over time per direction; steps past a batch entry's ``seq
 give zeros in ``Y`` and leave its state as it was, and the reverse direction walks each entry's
 valid prefix backwards.
 
-bf16 and f16 cells compute as OpenVINO's reference kernels do in those types (the values its
-op_reference tests hard-code): every op of the cell (each matmul product and running sum, each add,
-multiply, clamp and activation) gives a value of the element type, so each is rounded to it
-(``_Rounding``). f32 and f64 compute in their own type.
+bf16 and f16 cells compute as OpenVINO's reference kernels do in those types (``TypeRounding``: every
+op of the cell, each matmul product and running sum included, is rounded to the type), which gives
+its op_reference tests' bf16 values bit for bit; OpenVINO 2026.4's own reference accumulates matmuls
+in f32 and its CPU plugin computes in f32, and both miss those values by more than the tests' 1%.
+f32 and f64 compute in their own type.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from graphir.ops.base import NUMERIC, REAL, Op, Port, TensorType
-from graphir.ops.openvino.philox import ov_bfloat16
+from graphir.ops.openvino.narrow_float import TypeRounding
 from graphir.shapes import Dimension, PartialShape
 
 def _with_params(x: np.ndarray, fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float,
@@ -65,11 +66,11 @@ class _RecurrentAttrs(Op):
             fns.append(partial(_with_params, fn=fn, alpha=a, beta=b))
         return fns
 
-    def _clip(self, x: np.ndarray, rounding: _Rounding | None = None) -> np.ndarray:
+    def _clip(self, x: np.ndarray, rounding: TypeRounding | None = None) -> np.ndarray:
         """Clamp to [-clip, clip], the bound taken in the element type (OpenVINO's ``T(clip)``)."""
         if self.clip <= 0:
             return x
-        bound = float(rounding(np.float32(self.clip))) if rounding is not None else self.clip
+        bound = float(rounding(np.float32(self.clip))) if rounding is not None and rounding.narrow else self.clip
         return np.clip(x, -bound, bound)
 
     def _check_activations(self) -> None:
@@ -88,35 +89,6 @@ class _RecurrentAttrs(Op):
         if merged is None:
             raise self.fail(f"{what} mismatch: {current} vs {new} ({shapes})")
         return merged
-
-
-class _Rounding:
-    """Arithmetic of one cell in its element type ``dtype``: for bf16 and f16 every result is
-    rounded to the type (bf16 as ``ov::bfloat16(float)`` rounds) and a matmul accumulates its
-    products one by one in the type, as OpenVINO's 2022 reference ``dot`` did for these types
-    (its op_reference tests' bf16 RNN/GRU/LSTM values are exactly that; OpenVINO 2026.4's reference
-    accumulates in f32 and its CPU plugin computes in f32, and both miss those values by more than
-    the tests' 1%). Values stay f32 arrays holding values of the type. Wider types are unchanged."""
-
-    def __init__(self, dtype: np.dtype) -> None:
-        self.bf16 = str(dtype) == "bfloat16"
-        self.narrow = self.bf16 or dtype == np.float16
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        if not self.narrow:
-            return x
-        x = np.asarray(x, dtype=np.float32)
-        narrowed = ov_bfloat16(x) if self.bf16 else x.astype(np.float16)
-        return narrowed.astype(np.float32)
-
-    def matmul_t(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """``a @ b.T``."""
-        if not self.narrow:
-            return a @ b.T
-        acc = np.zeros((a.shape[0], b.shape[0]), dtype=np.float32)
-        for k in range(a.shape[1]):
-            acc = self(acc + self(np.multiply.outer(a[:, k], b[:, k])))
-        return acc
 
 
 class _RNNStep:
@@ -239,7 +211,7 @@ class _Cell(_RecurrentAttrs):
         c = _work(arrays[2])[0] if self.has_cell_state else None
         w, r = _work(arrays[k], arrays[k + 1])
         b = _work(arrays[k + 2])[0] if len(arrays) > k + 2 else np.zeros(self._bias_rows(), x.dtype)
-        h_new, c_new = self.step(x, h, c, w, r, b, _Rounding(dtype))
+        h_new, c_new = self.step(x, h, c, w, r, b, TypeRounding(dtype))
         return [h_new.astype(dtype)] + ([c_new.astype(dtype)] if c_new is not None else [])
 
 
@@ -355,7 +327,7 @@ class _Sequence(_RecurrentAttrs):
         h_out = np.zeros((batch, len(dirs), self.hidden_size), dtype=x.dtype)
         c_out = np.zeros_like(h_out)
         lengths = np.clip(lengths, 0, seq)
-        rounding = _Rounding(dtype)
+        rounding = TypeRounding(dtype)
         for d, direction in enumerate(dirs):
             h = h0[:, d].copy()
             c = c0[:, d].copy() if c0 is not None else None
