@@ -142,3 +142,21 @@ def test_roi_pooling_bilinear_samples_on_the_last_row_and_column(ov) -> None:
     compare(ov, lambda d, b: opset.make("ROIPooling", d, b, pooled_h=4, pooled_w=4, spatial_scale=1.0, method="bilinear"),
             lambda d, b: opset2.roi_pooling(d, b, [4, 4], 1.0, "bilinear"),
             [Param("[1,2,50,50]"), Param("[3,5]")], [data, rois], rtol=1e-5, atol=1e-5)
+
+
+def test_psroi_pooling_average_degenerate_boxes_match_openvino_cpu(ov) -> None:
+    """Boxes off the map's top-left, reversed (end before start) or with halves to round: corners round
+    half away from zero, boxes are at least 0.1 wide and bins are clamped to the map, as the CPU plugin
+    does (a negative bin start once read the map's last rows)."""
+    from openvino import opset1
+
+    rng = np.random.default_rng(11)
+    group, dim = 3, 2
+    data = rng.standard_normal((1, dim * group * group, 6, 7)).astype(np.float32)
+    coords = rng.uniform(-3, 3, (8, 4)).astype(np.float32)
+    coords[:2] = [[-2.5, -1.5, 0.5, 1.5], [2.5, 3.5, -0.5, 0.5]]
+    rois = np.concatenate([np.zeros((8, 1)), coords], axis=1).astype(np.float32)
+    attrs = dict(output_dim=dim, group_size=group, spatial_scale=1.0, spatial_bins_x=1, spatial_bins_y=1, mode="average")
+    compare(ov, lambda d, b: opset.make("PSROIPooling", d, b, **attrs),
+            lambda d, b: opset1.psroi_pooling(d, b, dim, group, 1.0, 1, 1, "average"),
+            [Param(f"[1,{dim * group * group},6,7]"), Param("[8,5]")], [data, rois], rtol=1e-5, atol=1e-5)

@@ -307,6 +307,11 @@ class ROIPooling(Op):
         return out
 
 
+def _round_half_away(v: float) -> np.float32:
+    """C's ``round``: halves away from zero (numpy rounds them to even)."""
+    return np.float32(math.copysign(math.floor(abs(float(v)) + 0.5), float(v)))
+
+
 class PSROIPooling(Op):
     """PSROIPooling-1 (R-FCN): position-sensitive pooling; output cell (c, i, j) reads its own
     input channel group. ``average`` pools integer-rounded bins, ``bilinear`` averages
@@ -354,17 +359,23 @@ class PSROIPooling(Op):
         for n, box in enumerate(np.asarray(rois, np.float32)):
             fmap = x[int(box[0])]
             if self.mode == "average":
-                sw, sh = f(np.round(box[1])) * scale, f(np.round(box[2])) * scale
-                ew, eh = f(np.round(box[3]) + 1) * scale, f(np.round(box[4]) + 1) * scale
-                bw, bh = f(ew - sw) / f(g), f(eh - sh) / f(g)
+                # as the CPU plugin: corners rounded half away from zero (the end one after adding 1),
+                # boxes at least 0.1 wide, bins clamped to the map
+                sw, sh = _round_half_away(box[1]) * scale, _round_half_away(box[2]) * scale
+                ew, eh = _round_half_away(box[3] + f(1)) * scale, _round_half_away(box[4] + f(1)) * scale
+                bw, bh = max(f(ew - sw), f(0.1)) / f(g), max(f(eh - sh), f(0.1)) / f(g)
+
+                def clamp(v: float, hi: int) -> int:
+                    return min(max(int(v), 0), hi)
+
                 c_in = 0
                 for c in range(dim):
                     for i in range(g):
                         for j in range(g):
-                            ws = min(int(np.floor(sw + f(j) * bw)), width - 1)
-                            hs = min(int(np.floor(sh + f(i) * bh)), height - 1)
-                            we = min(int(np.ceil(sw + f(j + 1) * bw)), width)
-                            he = min(int(np.ceil(sh + f(i + 1) * bh)), height)
+                            ws = clamp(np.floor(f(j) * bw + sw), width)
+                            hs = clamp(np.floor(f(i) * bh + sh), height)
+                            we = clamp(np.ceil(f(j + 1) * bw + sw), width)
+                            he = clamp(np.ceil(f(i + 1) * bh + sh), height)
                             region = fmap[c_in, hs:he, ws:we]
                             out[n, c, i, j] = region.sum(dtype=np.float32) / f(max(region.size, 0)) if region.size else 0
                             c_in += 1
