@@ -418,11 +418,16 @@ class DeformablePSROIPooling(Op):
     output_dim: int
     spatial_scale: float
     group_size: int = 1
-    mode: Literal["bilinear_deformable"] = "bilinear_deformable"
+    #: the spec names one mode; OpenVINO reads any string and only its run refuses another one
+    mode: str = "bilinear_deformable"
     spatial_bins_x: int = 1
     spatial_bins_y: int = 1
     trans_std: float = 1.0
     part_size: int = 1
+
+    def check_run(self, inputs: list[TensorType]) -> None:
+        if self.mode != "bilinear_deformable":
+            raise self.fail(f"Doesn't support mode: {self.mode} (only 'bilinear_deformable' runs)")
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         et, d, r = _rois5(self, inputs[:2])
