@@ -111,6 +111,19 @@ def test_experimental_version_of_experimental_detectron_ops_looks_up_opset6(monk
     assert asked == [("openvino", "ExperimentalDetectronROIFeatureExtractor", "opset6")]
 
 
+@pytest.mark.parametrize("type_name,version", [("Proposal", "extension"), ("GRUCell", "experimental"),
+                                               ("RNNCell", "extension"), ("ExperimentalDetectronTopKROIs", "extension")])
+def test_extension_and_experimental_versions_of_the_ops_openvino_maps_read_as_opset6(type_name: str, version: str) -> None:
+    """OpenVINO's IR reader takes ExperimentalDetectron*, GRUCell, RNNCell and Proposal from opset6
+    when a layer says ``experimental`` or ``extension`` (its ngraph_reader ReadExtensionProposalNetwork
+    reads as Proposal-4, two outputs of post_nms_topn rows); other types stay unknown there."""
+    from graphir.ops.registry import find
+    from graphir.serializers import ir_reader
+
+    assert ir_reader._find_op(type_name, version) is find("openvino", type_name, "opset6") is not None
+    assert ir_reader._find_op("Add", "extension") is None
+
+
 def _layer(lid: int, name: str, ltype: str, data: str, ins: list[str], outs: list[tuple[str, str]],
            opset: str = "opset1") -> str:
     """One <layer>; ``ins``: dims text per input port (no precision, as OpenVINO's test IRs),

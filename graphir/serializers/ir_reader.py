@@ -1068,6 +1068,13 @@ def _in_spans(number: int, spans: str) -> bool:
     return False
 
 
+#: ops OpenVINO's IR reader takes from opset6 when a layer names the "experimental" or "extension" opset
+_READ_AS_OPSET6 = frozenset((
+    "ExperimentalDetectronDetectionOutput", "ExperimentalDetectronGenerateProposalsSingleImage",
+    "ExperimentalDetectronPriorGridGenerator", "ExperimentalDetectronROIFeatureExtractor",
+    "ExperimentalDetectronTopKROIs", "GRUCell", "RNNCell", "Proposal"))
+
+
 def _find_op(type_name: str, version: str) -> "type[Op] | None":
     """The op class for a layer's type and opset, cached per pair (a later registration, or a
     replaced ``find``, refreshes it). A version OpenVINO refuses sends the read to the careful
@@ -1080,8 +1087,8 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
         cls = hit[2]
         if cls is None or _REGISTRY.get((cls.dialect, cls.type_name, cls.version)) is cls:
             return cls
-    if version == "experimental" and type_name.startswith("ExperimentalDetectron"):
-        version = "opset6"  # OpenVINO reads its IR v10-era "experimental" opset as these ops' opset6
+    if version in ("experimental", "extension") and type_name in _READ_AS_OPSET6:
+        version = "opset6"  # OpenVINO reads these IR v10-era opsets' ops from opset6
     wanted = "opset2" if version == "opset1" and find_type_name(type_name) in _OPSET2_IN_OPSET1 else version
     cls = find("openvino", type_name, wanted) if _OPSET.fullmatch(version) else None
     if cls is None and _OPSET.fullmatch(version):  # OpenVINO matches layer types case-insensitively ("PRelU")
