@@ -81,7 +81,7 @@ class _RecurrentAttrs(Op):
 
     # --- one step of the cell; arrays are [batch, ...] -------------------------------------
     def step(self, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, w: np.ndarray, r: np.ndarray,
-             b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+             b: np.ndarray, q: TypeRounding) -> tuple[np.ndarray, np.ndarray | None]:
         raise NotImplementedError
 
     def _merge_dim(self, what: str, current: Dimension, new: Dimension, shapes: str) -> Dimension:
