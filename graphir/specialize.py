@@ -121,7 +121,7 @@ def _inferred_value(t: "TensorType") -> np.ndarray | None:
         dtype = np.dtype(t.element_type.numpy_dtype)
     except (TypeError, ValueError, AttributeError):
         return None
-    if value.dtype != dtype or list(value.shape) != t.shape.to_shape():
+    if value.dtype != dtype or tuple(value.shape) != tuple(t.shape.to_shape()):
         return None
     return value
 

@@ -61,6 +61,8 @@ class ConvKernel:
             self.strategy = "im2col"
         elif ci == 1 and co == 1 and not self.integer:
             self.strategy = "depthwise"
+            if len(kernel) == 2 and self.strides[0] == self.strides[1] and not self.crop and min(self.out_spatial) > 0:
+                self._plan_rows(spatial, k_eff)
         else:
             self.strategy = "grouped"
 
@@ -70,9 +72,9 @@ class ConvKernel:
         w = w.astype(self.ct, copy=False)
         if self.strategy in ("pointwise", "im2col"):
             return np.ascontiguousarray(w.reshape(self.co, -1))
-        if self.strategy == "depthwise":
+        if self.strategy in ("depthwise", "depthwise_rows"):
             taps = w.reshape(self.groups, -1)
-            bshape = (1, self.groups) + (1,) * len(self.kernel)
+            bshape = (1, self.groups, 1) if self.strategy == "depthwise_rows" else (1, self.groups) + (1,) * len(self.kernel)
             return [np.ascontiguousarray(taps[:, t]).reshape(bshape) for t in range(taps.shape[1])]
         return w
 
@@ -87,6 +89,8 @@ class ConvKernel:
             else:
                 out = np.matmul(w, x.reshape(x.shape[0], x.shape[1], -1))
             return self._finish(out)
+        if self.strategy == "depthwise_rows":
+            return self._finish(self._depthwise_rows(x, w))
         padded = self._pad(x)
         if self.strategy == "depthwise":
             return self._finish(self._depthwise(padded, w))
@@ -112,7 +116,8 @@ class ConvKernel:
     def _pad(self, x: np.ndarray) -> np.ndarray:
         if not self.needs_pad:
             return x
-        padded = np.zeros(self.padded_shape, x.dtype)
+        padded = np.empty(self.padded_shape, x.dtype)  # np.zeros of a large size maps fresh pages: slower
+        padded.fill(0)
         padded[self.inner] = x
         if self.crop:
             padded = padded[(slice(None), slice(None)) + tuple(
@@ -126,6 +131,43 @@ class ConvKernel:
         return view[(slice(None), slice(None))
                     + tuple(slice(None, None, s) for s in self.strides)
                     + tuple(slice(None, None, d) for d in self.dilations)]
+
+    def _plan_rows(self, spatial: list[int], k_eff: list[int]) -> None:
+        """2-D depthwise with equal strides, on flat rows: output (i, j) of tap (a, b) reads the
+        padded input at ``(a*dh + s*i) * Wp + b*dw + s*j = start(a, b) + s*(i*Wp + j)``, so each tap
+        is one long strided 1-D view per channel (columns j >= out width are computed and cut)."""
+        s = self.strides[0]
+        hp = spatial[0] + self.begin[0] + self.end[0]
+        wp = spatial[1] + self.begin[1] + self.end[1]
+        oh, ow = self.out_spatial
+        self.starts = [a * self.dilations[0] * wp + b * self.dilations[1]
+                       for a in range(self.kernel[0]) for b in range(self.kernel[1])]
+        last = max(self.starts) + s * (oh * wp - 1)
+        rows = max(hp, -(-(last + 1) // wp))
+        self.row_shape = (self.n, self.padded_shape[1], rows, wp)
+        self.row_inner = (slice(None), slice(None), slice(self.begin[0], self.begin[0] + spatial[0]),
+                          slice(self.begin[1], self.begin[1] + spatial[1]))
+        self.row_span = (s, oh * wp, (self.n, self.padded_shape[1], oh, wp), ow)
+        self.strategy = "depthwise_rows"
+
+    def _depthwise_rows(self, x: np.ndarray, taps: list[np.ndarray]) -> np.ndarray:
+        n, c, rows, wp = self.row_shape
+        buffer = np.empty(self.row_shape, x.dtype)
+        buffer.fill(0)
+        buffer[self.row_inner] = x
+        flat = buffer.reshape(n, c, rows * wp)
+        step, length, full, ow = self.row_span
+        out: np.ndarray | None = None
+        scratch = np.empty((n, c, length), x.dtype)
+        for start, tap in zip(self.starts, taps):
+            view = flat[:, :, start: start + step * (length - 1) + 1: step]
+            if out is None:
+                out = np.multiply(view, tap)
+            else:
+                np.multiply(view, tap, out=scratch)
+                out += scratch
+        assert out is not None
+        return np.ascontiguousarray(out.reshape(full)[..., :ow])
 
     def _depthwise(self, padded: np.ndarray, taps: list[np.ndarray]) -> np.ndarray:
         out: np.ndarray | None = None
