@@ -25,7 +25,7 @@ from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_lim
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
-                                 constant_cache_bytes, signature_types, specialize)
+                                 constant_cache_bytes, generic_evaluate, signature_types, specialize)
 from graphir.variables import VariableStore, model_variables
 
 if TYPE_CHECKING:
@@ -197,8 +197,7 @@ def build_plan(model: "Model") -> RunPlan:
 def make_step(plan: RunPlan, node: "Node", ins: tuple[int, ...], evaluate: Any, release: tuple[int, ...]) -> Step:
     """One step of ``node``: ``evaluate`` (None: the op's generic one) on the values in ``ins``."""
     if evaluate is None:
-        specialize_types = getattr(node.op, "specialize", None)  # ops whose evaluate depends on input types
-        evaluate = node.op.evaluate if specialize_types is None else specialize_types(node.input_types())
+        evaluate = generic_evaluate(node)
     if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
         ins, evaluate = (plan.state_slot, *ins), getattr(node.op, "evaluate_state")
     base = plan.slot_of[(node.id, 0)] if node.output_types else -1

@@ -135,8 +135,7 @@ def _folded(node: "Node", args: list[Any], types: list["TensorType"], cache: Con
     outs: list[Any] | None = None
     if all(s is not None for s in sizes) and cache.used + sum(sizes) <= cache.budget:  # type: ignore[arg-type]
         try:
-            signature = NodeSignature(_input_types(node), [None] * len(args), types, [True] * len(types))
-            result = node.op.prepare(signature)(*args)
+            result = generic_evaluate(node)(*args)
         except Exception:  # noqa: BLE001 - the step then runs per call and reports there
             result = None
         if isinstance(result, (list, tuple)) and len(result) >= len(types):
@@ -148,8 +147,23 @@ def _folded(node: "Node", args: list[Any], types: list["TensorType"], cache: Con
     return outs
 
 
-def _input_types(node: "Node") -> list["TensorType"]:
-    return [s.node.output_types[s.index] for s in node.inputs if s is not None]
+def _folded_small(node: "Node", args: list[Any], types: list["TensorType"]) -> "list[Any] | None":
+    """The outputs of a node whose inputs are known for one signature only, when they are small
+    (they are kept by that signature's specialization, not in the shared cache)."""
+    sizes = [output_bytes(t) for t in types]
+    if any(s is None or s > _MAX_INFERRED_VALUE * 8 for s in sizes):
+        return None
+    try:
+        result = generic_evaluate(node)(*args)
+    except Exception:  # noqa: BLE001 - the step then runs per call and reports there
+        return None
+    return list(result[:len(types)]) if isinstance(result, (list, tuple)) and len(result) >= len(types) else None
+
+
+def generic_evaluate(node: "Node") -> Callable[..., Any]:
+    """The op's generic evaluate (for ops whose evaluate depends on input types, their ``specialize``)."""
+    specialize_types = getattr(node.op, "specialize", None)
+    return node.op.evaluate if specialize_types is None else specialize_types(node.input_types())
 
 
 class _Unset:
@@ -168,7 +182,8 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
 
     cache: ConstantCache = plan.constant_cache
     template = plan.template.copy()
-    known = [v is not None for v in template]  # constants (and folded decompressions)
+    known = [v is not None for v in template]  # values every run of this signature has
+    constant = list(known)  # the same for every signature (model constants and what folds from them)
     nodes: list[tuple["Node", tuple[int, ...], Callable[..., Any] | None]] = []
     largest: tuple[int, Node | None, int, TensorType | None] = (0, None, -1, None)
     for node in plan.executed:
@@ -182,22 +197,26 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
         thunk = plan.decompressions.get(node.id)
         if prepare and outs_types and _foldable_at_plan(node):
             values: list[Any] | None = None
-            if thunk is None and all(known[s] for s in ins):
+            shared = all(constant[s] for s in ins)
+            if thunk is None and shared:
                 values = _folded(node, [template[s] for s in ins], outs_types, cache)
             elif thunk is None:
                 inferred = [_inferred_value(t) for t in outs_types]
                 if all(v is not None for v in inferred):
                     values = inferred
+                elif all(known[s] for s in ins):  # folds for this signature only (shape arithmetic)
+                    values = _folded_small(node, [template[s] for s in ins], outs_types)
             if values is not None:
                 for i, v in enumerate(values):
                     template[base + i] = v
                     known[base + i] = True
+                    constant[base + i] = shared
                 continue
         if thunk is not None:
             value = _decompressed(node, thunk, cache) if prepare else None
             if value is not None:
                 template[base] = value
-                known[base] = True
+                known[base] = constant[base] = True
                 continue
             nodes.append((node, (), lambda thunk=thunk: [thunk()]))
             continue
