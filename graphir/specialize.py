@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import ResourceLimitError
-from graphir.limits import tensor_bytes
 from graphir.ops.base import NodeSignature
 
 if TYPE_CHECKING:
@@ -85,15 +84,42 @@ class Specialization:
     largest_output: "tuple[int, Node | None, int, TensorType | None]" = (0, None, -1, None)
 
 
+def static_dims(t: "TensorType") -> tuple[int, ...] | None:
+    """``t``'s shape as a tuple when static (a specialization asks this of every output, per
+    signature: kept cheap)."""
+    dims = t.shape._dims
+    if dims is None:
+        return None
+    out = []
+    for d in dims:
+        if d.max != d.min:
+            return None
+        out.append(d.min)
+    return tuple(out)
+
+
+_ITEMSIZE: dict[Any, int] = {}
+
+
 def output_bytes(t: "TensorType") -> int | None:
     """Bytes of a tensor of type ``t``; None when its shape or element type is not known."""
-    if not t.shape.is_static or t.element_type.is_dynamic:
+    et = t.element_type
+    itemsize = _ITEMSIZE.get(et)
+    if itemsize is None:
+        if et.is_dynamic:
+            return None
+        try:
+            itemsize = max(np.dtype(et.numpy_dtype).itemsize, 1)
+        except (TypeError, ValueError, AttributeError):
+            itemsize = 8
+        _ITEMSIZE[et] = itemsize
+    dims = static_dims(t)
+    if dims is None:
         return None
-    try:
-        itemsize = max(np.dtype(t.element_type.numpy_dtype).itemsize, 1)
-    except (TypeError, ValueError, AttributeError):
-        itemsize = 8
-    return tensor_bytes(t.shape.to_shape(), itemsize)
+    nbytes = itemsize
+    for d in dims:
+        nbytes *= d
+    return nbytes
 
 
 def check_largest_output(largest: "tuple[int, Node | None, int, TensorType | None]", limit: int) -> None:
@@ -105,23 +131,31 @@ def check_largest_output(largest: "tuple[int, Node | None, int, TensorType | Non
             f"{limit:,} bytes (raise it with max_tensor_bytes=, --max-tensor-bytes or GRAPHIR_MAX_TENSOR_BYTES)")
 
 
+_FOLDABLE: dict[type, bool] = {}
+
+
 def _foldable_at_plan(node: "Node") -> bool:
-    op = node.op
-    cls = type(op)
-    return (cls.runnable and getattr(cls, "foldable", True) and not getattr(op, "stateful", False)
-            and bool(node.inputs))
+    cls = type(node.op)
+    foldable = _FOLDABLE.get(cls)
+    if foldable is None:  # a missing class attribute costs pydantic's metaclass a slow lookup: once per class
+        foldable = _FOLDABLE[cls] = bool(cls.runnable and getattr(cls, "foldable", True)
+                                         and not getattr(cls, "stateful", False))
+    return foldable and bool(node.inputs)
 
 
 def _inferred_value(t: "TensorType") -> np.ndarray | None:
     """The value shape inference knows for an output, when it is exactly what a run computes."""
     value = t.value
-    if type(value) is not np.ndarray or value.size > _MAX_INFERRED_VALUE or not t.shape.is_static:
+    if type(value) is not np.ndarray or value.size > _MAX_INFERRED_VALUE:
+        return None
+    dims = static_dims(t)
+    if dims is None:
         return None
     try:
         dtype = np.dtype(t.element_type.numpy_dtype)
     except (TypeError, ValueError, AttributeError):
         return None
-    if value.dtype != dtype or tuple(value.shape) != tuple(t.shape.to_shape()):
+    if value.dtype != dtype or value.shape != dims:
         return None
     return value
 

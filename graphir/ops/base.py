@@ -52,7 +52,10 @@ class NodeSignature:
 
     def static_shape(self, t: TensorType) -> tuple[int, ...] | None:
         """``t``'s shape as a tuple when static."""
-        return tuple(t.shape.to_shape()) if t.shape.is_static else None
+        dims = t.shape._dims
+        if dims is None or any(d.max != d.min for d in dims):
+            return None
+        return tuple(d.min for d in dims)
 
 
 @dataclass(frozen=True)
