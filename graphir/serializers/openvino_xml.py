@@ -34,7 +34,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
 
 from graphir.errors import GraphirError, SerializationError
 from graphir.model import Model
@@ -50,7 +49,8 @@ from graphir.serializers.ir_scan import scan_ir
 from graphir.serializers.ir_scanned_reader import read_scanned
 from graphir.serializers.ir_rt_info import read_net_rt_info
 from graphir.serializers.atomic import atomic_write_pair, same_file
-from graphir.serializers.ir_writer import _tree, _Writer, join_names
+from graphir.serializers.ir_bin_writer import BinWriter
+from graphir.serializers.ir_writer import join_names, write_layer_text, write_net
 from graphir.variables import model_variables
 
 __all__ = ["read_ir", "write_ir", "read_layer", "write_layer", "read_ir_string", "write_ir_string",
@@ -152,6 +152,12 @@ def _finish(model: Model, root: Any, where: str = "") -> Model:
 
 def write_ir_string(model: Model, version: int | None = None) -> tuple[bytes, bytes]:
     """(xml bytes, bin bytes) of ``model``."""
+    xml, bins = _write(model, version)
+    return xml, bins.tobytes()
+
+
+def _write(model: Model, version: int | None) -> tuple[bytes, BinWriter]:
+    """The XML file's bytes and the .bin's blobs (not joined: written from the buffers they are)."""
     version = int(version or model.meta.get("ir_version", 11))
     if version not in (10, 11):
         raise SerializationError(f"model '{model.name}': cannot write IR version {version} (10 or 11)")
@@ -159,12 +165,8 @@ def write_ir_string(model: Model, version: int | None = None) -> tuple[bytes, by
         model.validate()
     except GraphirError as exc:
         raise SerializationError(f"model '{model.name}': cannot be written: {exc}") from None
-    root, bins = _tree(model, version)
-    body = etree.tostring(root, encoding="utf-8")
-    # OpenVINO (pugixml) writes ``<x a="1" />``; lxml escapes '>' in attribute values, so '/>' is a tag end
-    body = re.sub(rb"([^\s])/>", rb"\1 />", body)
-    xml = b'<?xml version="1.0"?>\n' + body + b"\n"
-    return xml, b"".join(bins.chunks)
+    text, bins = write_net(model, version)
+    return b'<?xml version="1.0"?>\n' + text.encode("utf-8") + b"\n", bins
 
 
 def write_ir(model: Model, path: Any, *, version: int | None = None, weights: Any = None) -> None:
@@ -174,8 +176,8 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     if same_file(xml_path, bin_path):
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
-    xml, blob = write_ir_string(model, version)
-    atomic_write_pair(xml_path, xml, bin_path, blob)
+    xml, bins = _write(model, version)
+    atomic_write_pair(xml_path, xml, bin_path, bins.chunks)
 
 
 # ============================================================================ one <layer> ==
@@ -208,8 +210,4 @@ def read_layer(xml: "str | bytes", weights: Any = None) -> Node:
 
 def write_layer(node: Node) -> str:
     """The ``<layer>`` element of one node, as IR v11 writes it (no .bin: constant data is dropped)."""
-    writer = _Writer(11)
-    holder = etree.Element("layers")
-    el = writer.layer(node, holder, {})
-    etree.indent(el, space="\t")
-    return etree.tostring(el, encoding="unicode")
+    return write_layer_text(node)

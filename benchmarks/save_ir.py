@@ -1,0 +1,109 @@
+"""Saving real IR files: graphir.save_model against openvino.save_model, side by side, one process.
+
+    python benchmarks/save_ir.py [XML ...] [--dir DIR] [--repeat 5] [--no-fsync]
+
+Each file is read once by each library (graphir.read_model, openvino.Core().read_model); then the
+two saves alternate ``--repeat`` times into the same directory (``--dir``, default the system temp
+directory: say whether it is tmpfs or a disk when quoting figures), overwriting the previous
+output each time, and the best time of each is kept. OpenVINO saves with
+``compress_to_fp16=False`` (the weights as they are, as graphir writes them). graphir's save is
+atomic (temporary files, fsync, renames, directory fsync); OpenVINO's is not and does not fsync.
+``--no-fsync`` replaces os.fsync by a no-op during graphir's saves, to show what the fsyncs cost.
+With no XML given: every .xml under tests/fixtures/{llm,torchvision,corpus} (the repository's real
+exports). Prints one line per file (ms, ratio graphir/OpenVINO) and the worst ratio.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DIRS = ["tests/fixtures/llm", "tests/fixtures/torchvision", "tests/fixtures/corpus"]
+
+
+@contextmanager
+def fsync_disabled(enabled: bool) -> Iterator[None]:
+    if not enabled:
+        yield
+        return
+    real = os.fsync
+    os.fsync = lambda fd: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        os.fsync = real  # type: ignore[assignment]
+
+
+def best(fn: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def files(args: list[str]) -> list[Path]:
+    if args:
+        return [Path(a) for a in args]
+    out: list[Path] = []
+    for d in DEFAULT_DIRS:
+        out += sorted((ROOT / d).rglob("*.xml"))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("xml", nargs="*")
+    parser.add_argument("--dir", default=tempfile.gettempdir())
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-fsync", action="store_true")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    import openvino as ov
+
+    import graphir
+
+    core = ov.Core()
+    out_dir = Path(tempfile.mkdtemp(prefix="graphir-save-bench-", dir=args.dir))
+    print(f"load average {os.getloadavg()}; saving into {out_dir}; fsync {'off' if args.no_fsync else 'on'}")
+    worst = (0.0, "")
+    try:
+        for xml in files(args.xml):
+            ov_model = core.read_model(str(xml))
+            g_model = graphir.read_model(xml)
+            ov_out, g_out = str(out_dir / "ov.xml"), out_dir / "g.xml"
+
+            def ov_save() -> None:
+                ov.save_model(ov_model, ov_out, compress_to_fp16=False)
+
+            def g_save() -> None:
+                with fsync_disabled(args.no_fsync):
+                    graphir.save_model(g_model, g_out)
+
+            ov_save(), g_save()  # warm: first writes of the output files
+            t_ov = t_g = float("inf")
+            for _ in range(args.repeat):  # alternate, so both see the same load
+                t_ov = min(t_ov, best(ov_save, 1))
+                t_g = min(t_g, best(g_save, 1))
+            ratio = t_g / t_ov
+            size = xml.with_suffix(".bin").stat().st_size if xml.with_suffix(".bin").exists() else 0
+            name = str(xml.relative_to(ROOT) if xml.is_relative_to(ROOT) else xml)
+            print(f"{name:60s} bin {size / 1e6:8.2f} MB  graphir {t_g * 1e3:8.2f} ms  "
+                  f"openvino {t_ov * 1e3:8.2f} ms  {ratio:5.2f}x", flush=True)
+            worst = max(worst, (ratio, name))
+    finally:
+        for f in out_dir.iterdir():
+            f.unlink()
+        out_dir.rmdir()
+    print(f"worst: {worst[0]:.2f}x ({worst[1]}); load average {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
