@@ -4,8 +4,10 @@
 
 Each file is read once by each library (graphir.read_model, openvino.Core().read_model); then the
 two saves alternate ``--repeat`` times into the same directory (``--dir``, default the system temp
-directory: say whether it is tmpfs or a disk when quoting figures), overwriting the previous
-output each time, and the best time of each is kept. OpenVINO saves with
+directory: say whether it is tmpfs or a disk when quoting figures), and the best time of each is
+kept, in two ways: to a fresh path (the previous output deleted, untimed, before each save) and
+over the previous output (graphir then finds the .bin already holds the weights and replaces only
+the .xml: compared, not rewritten). OpenVINO saves with
 ``compress_to_fp16=False`` (the weights as they are, as graphir writes them). graphir's save is
 atomic (temporary files, fsync, renames, directory fsync); OpenVINO's is not and does not fsync.
 ``--no-fsync`` replaces os.fsync by a no-op during graphir's saves, to show what the fsyncs cost.
@@ -49,6 +51,11 @@ def best(fn: Callable[[], Any], repeat: int) -> float:
     return min(times)
 
 
+def remove(directory: Path) -> None:
+    for f in directory.iterdir():
+        f.unlink()
+
+
 def files(args: list[str]) -> list[Path]:
     if args:
         return [Path(a) for a in args]
@@ -88,19 +95,23 @@ def main() -> None:
                     graphir.save_model(g_model, g_out)
 
             ov_save(), g_save()  # warm: first writes of the output files
-            t_ov = t_g = float("inf")
-            for _ in range(args.repeat):  # alternate, so both see the same load
-                t_ov = min(t_ov, best(ov_save, 1))
-                t_g = min(t_g, best(g_save, 1))
-            ratio = t_g / t_ov
+            figures = []
+            for fresh in (True, False):
+                t_ov = t_g = float("inf")
+                for _ in range(args.repeat):  # alternate, so both see the same load
+                    if fresh:
+                        remove(out_dir)
+                    t_ov = min(t_ov, best(ov_save, 1))
+                    t_g = min(t_g, best(g_save, 1))
+                figures.append((t_g, t_ov))
             size = xml.with_suffix(".bin").stat().st_size if xml.with_suffix(".bin").exists() else 0
             name = str(xml.relative_to(ROOT) if xml.is_relative_to(ROOT) else xml)
-            print(f"{name:60s} bin {size / 1e6:8.2f} MB  graphir {t_g * 1e3:8.2f} ms  "
-                  f"openvino {t_ov * 1e3:8.2f} ms  {ratio:5.2f}x", flush=True)
-            worst = max(worst, (ratio, name))
+            print(f"{name[-48:]:48s} bin {size / 1e6:7.2f} MB  " + "  ".join(
+                f"{label} graphir {g * 1e3:7.2f} ms openvino {o * 1e3:7.2f} ms {g / o:5.2f}x"
+                for label, (g, o) in zip(("fresh", "over"), figures)), flush=True)
+            worst = max(worst, (max(g / o for g, o in figures), name))
     finally:
-        for f in out_dir.iterdir():
-            f.unlink()
+        remove(out_dir)
         out_dir.rmdir()
     print(f"worst: {worst[0]:.2f}x ({worst[1]}); load average {os.getloadavg()}")
 

@@ -119,7 +119,7 @@ def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[
 
 def pack(value: np.ndarray, et: ElementType) -> bytes:
     """The .bin bytes of ``value`` as element type ``et`` (the inverse of :func:`unpack`)."""
-    plain = _PLAIN_DTYPES.get(et)
+    plain = _PLAIN_DTYPES.get(et._value_)  # by name: an enum member hashes slowly
     if plain is not None:  # whole-byte types: the values as little-endian numbers
         return np.ascontiguousarray(value, dtype=plain).tobytes()
     if et is ElementType.string:
@@ -145,8 +145,8 @@ def pack(value: np.ndarray, et: ElementType) -> bytes:
 
 
 #: the numpy dtype of each whole-byte element type (pack writes the values as they are in memory)
-_PLAIN_DTYPES: dict[ElementType, np.dtype] = {
-    t: np.dtype(t.numpy_dtype)
+_PLAIN_DTYPES: dict[str, np.dtype] = {
+    t.value: np.dtype(t.numpy_dtype)
     for t in ElementType
     if t is not ElementType.string and not t.is_dynamic and not t.is_sub_byte and t not in (ElementType.u3, ElementType.u6)
 }

@@ -195,7 +195,7 @@ class _Writer:
         self.version = version
         self.close = close
         self.bin = BinWriter()
-        self._dims: dict[tuple[int, int], tuple[PartialShape, list[str]]] = {}
+        self._types: dict[tuple[int, int], tuple[TensorType, str, list[str], str]] = {}
 
     def graph(self, model: Model, depth: int, out: list[str]) -> None:
         """Append ``<layers>`` and ``<edges>`` of ``model`` to ``out``, as children of an element at
@@ -240,7 +240,7 @@ class _Writer:
     def layer(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]) -> None:
         """Append the ``<layer>`` of ``node`` to ``out``."""
         try:
-            out += self._layer(node, depth, result_names)
+            self._layer(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
             if isinstance(exc, SerializationError):
                 raise
@@ -248,98 +248,119 @@ class _Writer:
                                      f"value holds a character XML cannot carry: a control character or a lone "
                                      f"surrogate): {clip(exc)}") from None
 
-    def _layer(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]]) -> list[str]:
+    def _layer(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]) -> None:
         op = node.op
-        opaque = isinstance(op, OpaqueOp)
         extra = node.extra
-        type_name = op.type_name if opaque else type(op).serialized_type_names.get("ir", op.type_name)
-        version = op.version if opaque else extra.get("ir_version", op.version)
-        attrs = {"id": str(node.id), "name": node.name, "type": type_name, "version": version}
-        attrs.update(extra.get("ir_layer_attributes", ()))
         is_result = isinstance(op, Result)
-        if is_result and self.version >= 11 and node.has_output_names() and node.output_names[0]:
-            attrs["output_names"] = join_names(node.output_names[0])
+        start = self.layer_start(node, is_result)
         inner = depth + 1
         close = self.close
         blocks: list[tuple[str, list[str]]] = []
         data = self.data(node)
         if data:
-            blocks.append(("data", [indent(inner) + start_tag("data", data) + close]))
+            blocks.append(("data", [indent(inner) + data + close]))
         if node.rt_info:
             blocks.append(("rt_info", attribute_rt_info_lines(node.rt_info, inner, close)))
         n_in = len(node.inputs)
         if n_in:
-            in_rt = extra.get("ir_input_rt_info", {})
-            ports: list[str] = []
-            for i, src in enumerate(node.inputs):
-                t = src.tensor_type if src is not None else TensorType(ElementType.dynamic, PartialShape.dynamic())
+            in_rt = extra.get("ir_input_rt_info") or _NO_RT
+            ports: list[str] = [indent(inner) + "<input>"]
+            for i, src in enumerate(node.inputs):  # types are current: graph() called ensure_types
+                t = src.node.output_types[src.index] if src is not None else _UNKNOWN
                 self.port(ports, inner + 1, i, t, (), in_rt.get(i))
-            blocks.append(("input", [indent(inner) + "<input>", *ports, indent(inner) + "</input>"]))
+            ports.append(indent(inner) + "</input>")
+            blocks.append(("input", ports))
         if not is_result and node.output_types:
-            out_rt = extra.get("ir_output_rt_info", {})
+            out_rt = extra.get("ir_output_rt_info") or _NO_RT
             names_of = node._output_names
-            ports = []
+            ports = [indent(inner) + "<output>"]
             for i, t in enumerate(node.output_types):
                 names: "set[str] | tuple[()]" = names_of[i] if names_of is not None and i < len(names_of) else ()
                 if not names:
                     names = result_names.get((node.id, i), ())
                 self.port(ports, inner + 1, n_in + i, t, names, out_rt.get(i))
-            blocks.append(("output", [indent(inner) + "<output>", *ports, indent(inner) + "</output>"]))
+            ports.append(indent(inner) + "</output>")
+            blocks.append(("output", ports))
         if self.children(node, inner, blocks) or "ir_child_order" in extra:
             order = extra.get("ir_child_order")
             rank = _CHILD_RANK if order is None else {tag: i for i, tag in enumerate(order)}
             blocks.sort(key=lambda b: rank.get(b[0], len(rank)))  # stable: as the file had them
-        start = start_tag("layer", attrs)
         if not blocks:
-            return [indent(depth) + start + close]
-        lines = [indent(depth) + start + ">"]
+            out.append(indent(depth) + start + close)
+            return
+        out.append(indent(depth) + start + ">")
         for _, block in blocks:
-            lines += block
-        lines.append(indent(depth) + "</layer>")
-        return lines
+            out += block
+        out.append(indent(depth) + "</layer>")
+
+    def layer_start(self, node: Node, is_result: bool) -> str:
+        """``<layer id=.. name=.. type=.. version=..`` and any other attributes kept from the file."""
+        op = node.op
+        extra = node.extra
+        if isinstance(op, OpaqueOp):
+            type_name, version = escape(op.type_name), escape(op.version)
+        else:
+            type_name, version = _type_and_version(type(op))
+            if "ir_version" in extra:
+                version = escape(extra["ir_version"])
+        more = extra.get("ir_layer_attributes")
+        if is_result and self.version >= 11 and node.has_output_names() and node.output_names[0]:
+            more = {**(more or {}), "output_names": join_names(node.output_names[0])}
+        if not more:
+            return f'<layer id="{node.id}" name="{escape(node.name)}" type="{type_name}" version="{version}"'
+        attrs = {"id": str(node.id), "name": node.name, "type": _unescaped(type_name), "version": _unescaped(version)}
+        attrs.update(more)
+        return start_tag("layer", attrs)
 
     def port(self, out: list[str], depth: int, pid: int, t: TensorType, names: "set[str] | tuple[()]",
              rt: "dict[str, Any] | None") -> None:
-        start = f'{indent(depth)}<port id="{pid}" precision="{_PRECISION[t.element_type]}"'
+        """Append one ``<port>`` (as one string of several lines when it has no rt_info)."""
+        precision, dims, rest = self.type_text(t, depth)
+        start = f'{indent(depth)}<port id="{pid}" precision="{precision}"'
         if names:
             start += f' names="{escape(join_names(names))}"'
-        dims = self.dim_lines(t.shape, depth + 1)
         rt_lines = attribute_rt_info_lines(rt, depth + 1, self.close) if rt and self.version >= 11 else None
-        if not dims and not rt_lines:
-            out.append(start + self.close)
+        if not rt_lines:
+            out.append(start + rest)
             return
         out.append(start + ">")
-        if dims:
-            out += dims
-        if rt_lines:
-            out += rt_lines
+        out += dims
+        out += rt_lines
         out.append(indent(depth) + "</port>")
 
-    def dim_lines(self, shape: PartialShape, depth: int) -> list[str]:
-        """``<dim>`` lines of a shape (kept per shape object: ports share their shapes)."""
-        key = (id(shape), depth)
-        known = self._dims.get(key)
+    def type_text(self, t: TensorType, depth: int) -> tuple[str, list[str], str]:
+        """A port's precision, its ``<dim>`` lines, and the text after its start tag's attributes
+        when it has no rt_info (dims and end tag). Kept per tensor type object: an output's type
+        is also the type of every input it feeds."""
+        key = (id(t), depth)
+        known = self._types.get(key)
         if known is not None:
-            return known[1]
+            return known[1], known[2], known[3]
+        shape = t.shape
         if shape.rank_is_static:
-            pad = indent(depth)
+            pad = indent(depth + 1)
             lines = [f"{pad}<dim>{d.min if d.max == d.min else -1}</dim>" for d in shape.dims]
         else:
             lines = []
-        self._dims[key] = (shape, lines)  # the shape is kept alive, so its id stays its own
-        return lines
+        precision = _PRECISION[t.element_type._value_]
+        rest = ">\n" + "\n".join(lines) + "\n" + indent(depth) + "</port>" if lines else self.close
+        self._types[key] = (t, precision, lines, rest)  # the type is kept alive, so its id stays its own
+        return precision, lines, rest
 
-    def data(self, node: Node) -> dict[str, str]:
+    def data(self, node: Node) -> str:
+        """The layer's ``<data`` start tag (not closed), or "" when it has no attributes."""
         op = node.op
-        if isinstance(op, OpaqueOp):
-            return dict(op.attrs)
         if isinstance(op, Constant):
             return self.constant(node, op)
-        if isinstance(op, Result):
-            return dict(node.extra.get("ir_unknown_attributes", {}))
-        return encode_attributes(node)
+        if isinstance(op, OpaqueOp):
+            attrs = op.attrs
+        elif isinstance(op, Result):
+            attrs = node.extra.get("ir_unknown_attributes") or {}
+        else:
+            attrs = encode_attributes(node)
+        return start_tag("data", attrs) if attrs else ""
 
-    def constant(self, node: Node, op: Constant) -> dict[str, str]:
+    def constant(self, node: Node, op: Constant) -> str:
         private = op.__pydantic_private__ or {}  # op._data/op._loader, without pydantic's __getattr__
         data = private.get("_data")
         blob_ref = getattr(private.get("_loader"), "ir_blob", None) if data is None else None
@@ -352,12 +373,12 @@ class _Writer:
         except (ValueError, TypeError) as exc:
             raise SerializationError(f"{node.describe()}: cannot write its data as {op.element_type}: {exc}") from None
         offset = self.bin.add(blob)
-        out = {"element_type": op.element_type.value, "shape": ", ".join(map(str, op.shape)),
-               "offset": str(offset), "size": str(len(blob))}
         unknown = node.extra.get("ir_unknown_attributes")
-        if unknown:
-            out.update(unknown)
-        return out
+        if not unknown:  # element type names and numbers: nothing to escape
+            return (f'<data element_type="{op.element_type._value_}" shape="{", ".join(map(str, op.shape))}" '
+                    f'offset="{offset}" size="{len(blob)}"')
+        return start_tag("data", {"element_type": op.element_type.value, "shape": ", ".join(map(str, op.shape)),
+                                  "offset": str(offset), "size": str(len(blob)), **unknown})
 
     def children(self, node: Node, depth: int, blocks: list[tuple[str, list[str]]]) -> bool:
         """Add the layer's bodies, port maps and kept subelements to ``blocks``; whether there were any."""
@@ -367,6 +388,8 @@ class _Writer:
             items.update(op.children)
         else:
             fields = _structural_fields(type(op))
+            if not fields and "ir_children" not in node.extra:
+                return False
             for prefix, tag in (("", "port_map"), ("then_", "then_port_map"), ("else_", "else_port_map")):
                 if f"{prefix}input_descriptions" in fields:
                     ins = getattr(op, f"{prefix}input_descriptions") or []
@@ -419,13 +442,28 @@ def raw_element_lines(content: str, depth: int, close: str) -> tuple[str, list[s
     return element.tag, [indent(depth) + text]
 
 
+_NO_RT: dict[int, Any] = {}
+_UNKNOWN = TensorType(ElementType.dynamic, PartialShape.dynamic())  # an unconnected optional input
+
+
+@functools.cache
+def _type_and_version(cls: type) -> tuple[str, str]:
+    """An op class's IR type name and version, escaped for an attribute."""
+    return escape(cls.serialized_type_names.get("ir", cls.type_name)), escape(cls.version)
+
+
+def _unescaped(text: str) -> str:
+    return (text.replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&#9;", "\t")
+            .replace("&#10;", "\n").replace("&#13;", "\r").replace("&amp;", "&"))
+
+
 @functools.cache
 def _structural_fields(cls: type) -> frozenset[str]:
     """The fields of an op class written as subelements (bodies, port maps, back edges)."""
     return frozenset(name for name in cls.model_fields if name in STRUCTURAL_FIELDS)
 
 
-_PRECISION = {et: et.ir_precision for et in ElementType}
+_PRECISION = {et.value: et.ir_precision for et in ElementType}  # by name: an enum member hashes slowly
 
 _CHILD_ORDER = ["data", "rt_info", "else_port_map", "then_port_map", "port_map", "back_edges", "input",
                 "output", "then_body", "else_body", "body"]
