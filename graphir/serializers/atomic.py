@@ -15,7 +15,7 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 from graphir.errors import SerializationError
 
@@ -144,52 +144,77 @@ def holds(path: Path, data: Payload) -> bool:
     return True
 
 
-def temp_pair(first: Path, first_data: Payload, second: Path, second_data: Payload) -> tuple[str, str]:
-    """Both temporary copies (see temp_copy), the first written on a second thread: writing and
-    fsync release the GIL, so the two files' writes and fsyncs overlap (two fsyncs cost about one).
-    On failure neither is left behind, and the first error is raised."""
-    done: dict[str, Any] = {}
-
-    def write_first() -> None:
-        try:
-            done["tmp"] = temp_copy(first, first_data)
-        except BaseException as exc:  # re-raised by the caller's thread
-            done["error"] = exc
-
-    worker = threading.Thread(target=write_first, name="graphir-save", daemon=True)
-    worker.start()
-    try:
-        tmp_second = temp_copy(second, second_data)
-    except BaseException:
-        worker.join()
-        unlink_quietly(done.get("tmp"))
-        raise
-    try:
-        worker.join()
-    except BaseException:  # interrupted while waiting: let the writer finish, leave nothing behind
-        worker.join()
-        unlink_quietly(done.get("tmp"))
-        unlink_quietly(tmp_second)
-        raise
-    if "error" in done:
-        unlink_quietly(tmp_second)
-        raise done["error"]
-    return done["tmp"], tmp_second
-
-
-def atomic_write_pair(xml_path: Path, xml: Payload, bin_path: Path, blob: Payload) -> None:
+def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bin_path: Path, blob: Payload) -> None:
     """Replace both files by renames (.bin first, then .xml). If the second rename fails, the old
     .bin is put back, so a failed save leaves the previous model (both files) in place and no
-    temporary files behind. A kill between the two renames leaves the old .xml with the new .bin
-    (the .xml, which names the model, is always whole). When the .bin already holds the new
-    weights (a model saved again after an edit that kept them) only the .xml is replaced: one
-    rename, no such window."""
+    temporary files behind. A kill between the two renames leaves the old .xml with the new .bin,
+    and the old .bin (hard-linked to ``.NAME.bin.*.tmp.old``) and new .xml (``.NAME.xml.*.tmp``)
+    on disk (see the README). When the .bin already holds the new weights (a model saved again,
+    or after an edit that kept them) only the .xml is replaced: one rename, no such window.
+
+    The .bin side (comparing with the existing file, else writing and fsyncing its temporary
+    copy) runs on a second thread while this one makes the XML (``xml`` may be a function giving
+    its bytes) and writes its temporary copy: file I/O and fsync release the GIL. An error on
+    either side removes both temporary files; the first is raised."""
     if same_file(xml_path, bin_path):
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
-    if holds(bin_path, blob):  # the weights did not change: one rename, atomic as a whole
-        atomic_write(xml_path, xml)
+    done: dict[str, Any] = {}
+
+    def bin_side() -> None:
+        try:
+            if holds(bin_path, blob):  # the weights did not change: the .xml alone is replaced
+                done["same"] = True
+            else:
+                done["tmp"] = temp_copy(bin_path, blob)
+        except BaseException as exc:  # re-raised on the caller's thread
+            done["error"] = exc
+
+    worker = threading.Thread(target=bin_side, name="graphir-save-bin", daemon=True)
+    worker.start()
+    try:
+        tmp_xml = temp_copy(xml_path, xml() if callable(xml) else xml)
+    except BaseException:
+        _finish(worker)
+        unlink_quietly(done.get("tmp"))
+        raise
+    try:
+        _finish(worker)
+    except BaseException:
+        unlink_quietly(done.get("tmp"))
+        unlink_quietly(tmp_xml)
+        raise
+    if "error" in done:
+        unlink_quietly(tmp_xml)
+        raise done["error"]
+    if done.get("same"):
+        _rename(tmp_xml, xml_path)
+        _sync_directory(xml_path)
         return
-    tmp_bin, tmp_xml = temp_pair(bin_path, blob, xml_path, xml)
+    _replace_pair(done["tmp"], bin_path, tmp_xml, xml_path)
+
+
+def _finish(worker: threading.Thread) -> None:
+    """Wait for ``worker``, also when an interrupt arrives meanwhile (then re-raised after it)."""
+    try:
+        worker.join()
+    except BaseException:
+        worker.join()
+        raise
+
+
+def _rename(tmp: str, path: Path) -> None:
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        unlink_quietly(tmp)
+        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        unlink_quietly(tmp)
+        raise
+
+
+def _replace_pair(tmp_bin: str, bin_path: Path, tmp_xml: str, xml_path: Path) -> None:
+    """The renames of a pair save (see atomic_write_pair)."""
     backup = None
     try:
         if bin_path.exists():

@@ -196,12 +196,13 @@ class _Writer:
         self.close = close
         self.bin = BinWriter()
         self._types: dict[tuple[int, int], tuple[TensorType, str, list[str], str]] = {}
+        self._orders: dict[int, tuple[Model, list[Node]]] = {}
+        self._blobs: dict[int, tuple[Node, int, int]] = {}  # by node id(): (node kept alive, offset, size)
 
     def graph(self, model: Model, depth: int, out: list[str]) -> None:
         """Append ``<layers>`` and ``<edges>`` of ``model`` to ``out``, as children of an element at
         ``depth - 1``."""
-        model.ensure_types()  # an edited model is saved as it now is
-        order = model.live_nodes()  # nodes no Result or sink reaches are not written
+        order = self.order(model)
         result_names: dict[tuple[int, int], set[str]] = {}
         for node in order:
             if isinstance(node.op, Result) and node.inputs and node.inputs[0] is not None:
@@ -360,7 +361,32 @@ class _Writer:
             attrs = encode_attributes(node)
         return start_tag("data", attrs) if attrs else ""
 
-    def constant(self, node: Node, op: Constant) -> str:
+    def order(self, model: Model) -> list[Node]:
+        """The nodes of ``model`` (or a body) written, in order; worked out once per write."""
+        known = self._orders.get(id(model))
+        if known is None:
+            model.ensure_types()  # an edited model is saved as it now is
+            # nodes no Result or sink reaches are not written; the model is kept, so its id stays its own
+            known = self._orders[id(model)] = (model, model.live_nodes())
+        return known[1]
+
+    def collect_blobs(self, model: Model) -> BinWriter:
+        """The first pass: every Constant's blob, in the order the layers are written (bodies after
+        their layer's own data), so the .bin can be written while the XML is being made."""
+        for node in self.order(model):
+            op = node.op
+            if isinstance(op, Constant):
+                self._blobs[id(node)] = (node, *self.constant_blob(node, op))
+            for _, content in self.child_items(node):
+                if isinstance(content, Model):
+                    self.collect_blobs(content)
+        return self.bin
+
+    def constant_blob(self, node: Node, op: Constant) -> tuple[int, int]:
+        """(offset, size) of a Constant's data in the .bin (added now unless collected before)."""
+        known = self._blobs.get(id(node))
+        if known is not None:
+            return known[1], known[2]
         private = op.__pydantic_private__ or {}  # op._data/op._loader, without pydantic's __getattr__
         data = private.get("_data")
         blob_ref = getattr(private.get("_loader"), "ir_blob", None) if data is None else None
@@ -372,24 +398,38 @@ class _Writer:
                 blob = pack(op.value if data is None else data, op.element_type)
         except (ValueError, TypeError) as exc:
             raise SerializationError(f"{node.describe()}: cannot write its data as {op.element_type}: {exc}") from None
-        offset = self.bin.add(blob)
+        return self.bin.add(blob), len(blob)
+
+    def constant(self, node: Node, op: Constant) -> str:
+        offset, size = self.constant_blob(node, op)
         unknown = node.extra.get("ir_unknown_attributes")
         if not unknown:  # element type names and numbers: nothing to escape
             return (f'<data element_type="{op.element_type._value_}" shape="{", ".join(map(str, op.shape))}" '
-                    f'offset="{offset}" size="{len(blob)}"')
+                    f'offset="{offset}" size="{size}"')
         return start_tag("data", {"element_type": op.element_type.value, "shape": ", ".join(map(str, op.shape)),
-                                  "offset": str(offset), "size": str(len(blob)), **unknown})
+                                  "offset": str(offset), "size": str(size), **unknown})
 
     def children(self, node: Node, depth: int, blocks: list[tuple[str, list[str]]]) -> bool:
         """Add the layer's bodies, port maps and kept subelements to ``blocks``; whether there were any."""
+        items = self.child_items(node)
+        for tag, content in items:
+            blocks.append(self.child(depth, tag, content))
+        return bool(items)
+
+    @staticmethod
+    def child_items(node: Node) -> list[tuple[str, Any]]:
+        """(tag, content) of the layer's subelements in the order written: port maps, back edges,
+        bodies (Models), then what was kept from the file."""
         op = node.op
         items: dict[str, Any] = {}
         if isinstance(op, OpaqueOp):
+            if not op.children:
+                return []
             items.update(op.children)
         else:
             fields = _structural_fields(type(op))
             if not fields and "ir_children" not in node.extra:
-                return False
+                return []
             for prefix, tag in (("", "port_map"), ("then_", "then_port_map"), ("else_", "else_port_map")):
                 if f"{prefix}input_descriptions" in fields:
                     ins = getattr(op, f"{prefix}input_descriptions") or []
@@ -404,14 +444,8 @@ class _Writer:
             children = node.extra.get("ir_children")
             if children:
                 items.update(children)
-        if not items:
-            return False
-        for tag in ("port_map", "then_port_map", "else_port_map", "back_edges", "body", "then_body", "else_body"):
-            if tag in items:
-                blocks.append(self.child(depth, tag, items.pop(tag)))
-        for tag, content in items.items():
-            blocks.append(self.child(depth, tag, content))
-        return True
+        first = [(tag, items.pop(tag)) for tag in _FIRST_CHILDREN if tag in items]
+        return first + list(items.items())
 
     def child(self, depth: int, tag: str, content: Any) -> tuple[str, list[str]]:
         """One subelement of a layer: a body, a port map, or raw XML kept from a file."""
@@ -443,6 +477,7 @@ def raw_element_lines(content: str, depth: int, close: str) -> tuple[str, list[s
 
 
 _NO_RT: dict[int, Any] = {}
+_FIRST_CHILDREN = ("port_map", "then_port_map", "else_port_map", "back_edges", "body", "then_body", "else_body")
 _UNKNOWN = TensorType(ElementType.dynamic, PartialShape.dynamic())  # an unconnected optional input
 
 
@@ -472,25 +507,45 @@ _CHILD_RANK = {tag: i for i, tag in enumerate(_CHILD_ORDER)}
 
 def write_net(model: Model, version: int) -> tuple[str, BinWriter]:
     """The ``<net>`` element of ``model`` as text (no XML declaration) and its .bin blobs."""
-    try:
-        return _net_text(model, version)
-    except (ValueError, UnicodeError) as exc:
-        if isinstance(exc, SerializationError):
-            raise
-        raise SerializationError(f"model {clip_repr(model.name)}: cannot be written as XML (its name or rt_info holds a "
-                                 f"character XML cannot carry: a control character or a lone surrogate): "
-                                 f"{clip(exc)}") from None
+    writer = NetWriter(model, version)
+    bins = writer.blobs()
+    return writer.text(), bins
 
 
-def _net_text(model: Model, version: int) -> tuple[str, BinWriter]:
-    writer = _Writer(version)
-    attrs = {"name": model.name, "version": str(version)}
-    attrs.update(model.meta.get("ir_net_attributes", {}))
-    lines = [start_tag("net", attrs) + ">"]
-    writer.graph(model, 1, lines)
-    lines += net_rt_info_lines(model.rt_info, 1, writer.close)
-    lines.append("</net>")
-    return "\n".join(lines), writer.bin
+class NetWriter:
+    """A model written in two passes: :meth:`blobs` (the .bin), then :meth:`text` (the XML), so the
+    caller can write the .bin while the XML is being made. Either raises a SerializationError
+    naming the node or model for what cannot be written."""
+
+    def __init__(self, model: Model, version: int) -> None:
+        self.model = model
+        self.writer = _Writer(version)
+
+    def blobs(self) -> BinWriter:
+        return self._named(lambda: self.writer.collect_blobs(self.model))
+
+    def text(self) -> str:
+        return self._named(self._text)
+
+    def _text(self) -> str:
+        model, writer = self.model, self.writer
+        attrs = {"name": model.name, "version": str(writer.version)}
+        attrs.update(model.meta.get("ir_net_attributes", {}))
+        lines = [start_tag("net", attrs) + ">"]
+        writer.graph(model, 1, lines)
+        lines += net_rt_info_lines(model.rt_info, 1, writer.close)
+        lines.append("</net>")
+        return "\n".join(lines)
+
+    def _named(self, step: Any) -> Any:
+        try:
+            return step()
+        except (ValueError, UnicodeError) as exc:
+            if isinstance(exc, SerializationError):
+                raise
+            raise SerializationError(f"model {clip_repr(self.model.name)}: cannot be written as XML (its name or rt_info "
+                                     f"holds a character XML cannot carry: a control character or a lone "
+                                     f"surrogate): {clip(exc)}") from None
 
 
 def write_layer_text(node: Node) -> str:

@@ -49,8 +49,7 @@ from graphir.serializers.ir_scan import scan_ir
 from graphir.serializers.ir_scanned_reader import read_scanned
 from graphir.serializers.ir_rt_info import read_net_rt_info
 from graphir.serializers.atomic import atomic_write_pair, same_file
-from graphir.serializers.ir_bin_writer import BinWriter
-from graphir.serializers.ir_writer import join_names, write_layer_text, write_net
+from graphir.serializers.ir_writer import NetWriter, join_names, write_layer_text
 from graphir.variables import model_variables
 
 __all__ = ["read_ir", "write_ir", "read_layer", "write_layer", "read_ir_string", "write_ir_string",
@@ -152,12 +151,12 @@ def _finish(model: Model, root: Any, where: str = "") -> Model:
 
 def write_ir_string(model: Model, version: int | None = None) -> tuple[bytes, bytes]:
     """(xml bytes, bin bytes) of ``model``."""
-    xml, bins = _write(model, version)
-    return xml, bins.tobytes()
+    writer = _net_writer(model, version)
+    bins = writer.blobs()
+    return _xml_bytes(writer), bins.tobytes()
 
 
-def _write(model: Model, version: int | None) -> tuple[bytes, BinWriter]:
-    """The XML file's bytes and the .bin's blobs (not joined: written from the buffers they are)."""
+def _net_writer(model: Model, version: int | None) -> NetWriter:
     version = int(version or model.meta.get("ir_version", 11))
     if version not in (10, 11):
         raise SerializationError(f"model '{model.name}': cannot write IR version {version} (10 or 11)")
@@ -165,8 +164,11 @@ def _write(model: Model, version: int | None) -> tuple[bytes, BinWriter]:
         model.validate()
     except GraphirError as exc:
         raise SerializationError(f"model '{model.name}': cannot be written: {exc}") from None
-    text, bins = write_net(model, version)
-    return b'<?xml version="1.0"?>\n' + text.encode("utf-8") + b"\n", bins
+    return NetWriter(model, version)
+
+
+def _xml_bytes(writer: NetWriter) -> bytes:
+    return b'<?xml version="1.0"?>\n' + writer.text().encode("utf-8") + b"\n"
 
 
 def write_ir(model: Model, path: Any, *, version: int | None = None, weights: Any = None) -> None:
@@ -176,8 +178,10 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     if same_file(xml_path, bin_path):
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
-    xml, bins = _write(model, version)
-    atomic_write_pair(xml_path, xml, bin_path, bins.chunks)
+    writer = _net_writer(model, version)
+    bins = writer.blobs()
+    # the .bin is written (or found unchanged) on a second thread while the XML is made
+    atomic_write_pair(xml_path, lambda: _xml_bytes(writer), bin_path, bins.chunks)
 
 
 # ============================================================================ one <layer> ==
