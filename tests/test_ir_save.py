@@ -224,3 +224,36 @@ def test_a_killed_save_leaves_a_readable_pair_and_loses_nothing(replaces_done: i
         assert model_summary(read_ir(new_xml[0], weights=weights)) == model_summary(read_ir_string(*new_files))
     else:
         assert now == new_files and not new_xml
+
+
+def test_file_modes_follow_the_umask_or_the_old_file_without_touching_the_umask(tmp_path: Path, monkeypatch) -> None:
+    """New files get 0o666 less the umask (applied by the system), replaced files keep their mode;
+    the process's umask is never set (setting it is the only way to read it: process-wide state)."""
+    old, new = _models()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            os.umask(0o027)
+
+            def no_umask(mask: int) -> int:
+                raise AssertionError("os.umask called")
+
+            os.umask = no_umask  # type: ignore[assignment]
+            graphir.save_model(old, tmp_path / "a.xml")
+            if {p.stat().st_mode & 0o777 for p in tmp_path.iterdir()} != {0o640}:
+                os._exit(2)
+            os.chmod(tmp_path / "a.xml", 0o600)
+            os.chmod(tmp_path / "a.bin", 0o604)
+            graphir.save_model(new, tmp_path / "a.xml")
+            status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+    assert modes == {"a.xml": 0o600, "a.bin": 0o604}
+    graphir.save_model(old, tmp_path / "b.xml")
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (tmp_path / "b.xml").stat().st_mode & 0o777 == 0o666 & ~mask

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import secrets
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -36,11 +37,38 @@ def _buffers(data: Payload) -> Sequence[Any]:
     return [data] if isinstance(data, (bytes, bytearray, memoryview)) else data
 
 
+def _create_temp(path: Path) -> tuple[int, str]:
+    """A new file ``.NAME.XXXXXXXX.tmp`` beside ``path``, opened for writing: with the old file's
+    mode when there is one, else 0o666 less the umask (applied by the system: the process's umask
+    is never read or set here, as reading it means setting it)."""
+    mode = 0o666
+    try:
+        mode = path.stat().st_mode & 0o7777
+        keep_mode = True
+    except OSError:
+        keep_mode = False
+    for _ in range(tempfile.TMP_MAX):
+        name = os.path.join(_directory(path), f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600 if keep_mode else 0o666)
+        except FileExistsError:
+            continue
+        if keep_mode:
+            try:
+                os.fchmod(fd, mode)
+            except BaseException:
+                os.close(fd)
+                unlink_quietly(name)
+                raise
+        return fd, name
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
 def temp_copy(path: Path, data: Payload) -> str:
     """``data`` in a synced temporary file beside ``path``; its name. On failure nothing is left."""
     _refuse_directory(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=_directory(path))
+        fd, tmp = _create_temp(path)
     except OSError as exc:
         raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
@@ -49,7 +77,6 @@ def temp_copy(path: Path, data: Payload) -> str:
                 fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _mode(path))
     except OSError as exc:
         unlink_quietly(tmp)
         raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
@@ -57,16 +84,6 @@ def temp_copy(path: Path, data: Payload) -> str:
         unlink_quietly(tmp)
         raise
     return tmp
-
-
-def _mode(path: Path) -> int:
-    """The file mode a new file gets: the old file's, else 0o666 less the umask."""
-    try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
 
 
 def unlink_quietly(path: "str | None") -> None:
