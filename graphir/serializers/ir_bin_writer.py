@@ -20,6 +20,7 @@ SMALL_BLOB = 256
 _EDGE = 32  # bytes of each end in a large blob's group key
 _GROUP_BEFORE_CRC = 4  # members of a group compared directly before CRCs sort them
 _COMPARE_CHUNK = 1 << 22
+_COPY_TO_COMPARE = 1 << 16  # smaller buffers are compared as bytes (numpy's overhead is larger)
 
 
 class _Large:
@@ -37,7 +38,10 @@ class _Large:
 
 
 def same_bytes(a: memoryview, b: memoryview) -> bool:
-    """Whether two buffers of one length hold the same bytes (compared in chunks, no copies)."""
+    """Whether two buffers of one length hold the same bytes (compared in chunks, no copies of
+    large ones)."""
+    if len(a) <= _COPY_TO_COMPARE:
+        return a.tobytes() == b.tobytes()
     for start in range(0, len(a), _COMPARE_CHUNK):
         x = np.frombuffer(a[start:start + _COMPARE_CHUNK], np.uint8)
         y = np.frombuffer(b[start:start + _COMPARE_CHUNK], np.uint8)

@@ -108,9 +108,11 @@ class Lines:
         self.out.append(indent(depth) + "</" + start[1:].split(" ", 1)[0] + ">")
 
 
-@functools.lru_cache(maxsize=None)
+_TABS = ["\t" * i for i in range(64)]
+
+
 def indent(depth: int) -> str:
-    return "\t" * depth
+    return _TABS[depth] if depth < 64 else "\t" * depth
 
 
 def nested_dict_lines(data: dict[str, Any], depth: int, close: str) -> list[str]:
@@ -254,45 +256,76 @@ class _Writer:
         extra = node.extra
         is_result = isinstance(op, Result)
         start = self.layer_start(node, is_result)
-        inner = depth + 1
-        close = self.close
-        blocks: list[tuple[str, list[str]]] = []
+        pad, inner, close = indent(depth), indent(depth + 1), self.close
+        if _may_have_children(node) or "ir_child_order" in extra:
+            blocks: list[tuple[str, list[str]]] = []
+            self._layer_parts(node, depth, result_names, is_result, blocks)
+            self.children(node, depth + 1, blocks)
+            order = extra.get("ir_child_order")
+            rank = _CHILD_RANK if order is None else {tag: i for i, tag in enumerate(order)}
+            blocks.sort(key=lambda b: rank.get(b[0], len(rank)))  # stable: as the file had them
+            if not blocks:
+                out.append(pad + start + close)
+                return
+            out.append(pad + start + ">")
+            for _, block in blocks:
+                out += block
+            out.append(pad + "</layer>")
+            return
+        # the usual layer: data, rt_info, input, output, in this order, appended as they are made
+        mark = len(out)
+        out.append("")
         data = self.data(node)
         if data:
-            blocks.append(("data", [indent(inner) + data + close]))
+            out.append(inner + data + close)
         if node.rt_info:
-            blocks.append(("rt_info", attribute_rt_info_lines(node.rt_info, inner, close)))
+            out += attribute_rt_info_lines(node.rt_info, depth + 1, close)
+        self._ports(node, depth + 1, result_names, is_result, out)
+        if len(out) == mark + 1:
+            out[mark] = pad + start + close
+            return
+        out[mark] = pad + start + ">"
+        out.append(pad + "</layer>")
+
+    def _layer_parts(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], is_result: bool,
+                     blocks: list[tuple[str, list[str]]]) -> None:
+        """A layer's data, rt_info, input and output as (tag, lines) blocks (when they may be reordered)."""
+        data = self.data(node)
+        if data:
+            blocks.append(("data", [indent(depth + 1) + data + self.close]))
+        if node.rt_info:
+            blocks.append(("rt_info", attribute_rt_info_lines(node.rt_info, depth + 1, self.close)))
+        lines: list[str] = []
+        self._ports(node, depth + 1, result_names, is_result, lines)
+        if node.inputs:
+            end = lines.index(indent(depth + 1) + "</input>") + 1
+            blocks.append(("input", lines[:end]))
+            lines = lines[end:]
+        if lines:
+            blocks.append(("output", lines))
+
+    def _ports(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], is_result: bool,
+               out: list[str]) -> None:
+        """Append ``<input>`` and ``<output>`` (at ``depth``) of a layer."""
+        pad = indent(depth)
         n_in = len(node.inputs)
         if n_in:
-            in_rt = extra.get("ir_input_rt_info") or _NO_RT
-            ports: list[str] = [indent(inner) + "<input>"]
+            in_rt = node.extra.get("ir_input_rt_info") or _NO_RT
+            out.append(pad + "<input>")
             for i, src in enumerate(node.inputs):  # types are current: graph() called ensure_types
                 t = src.node.output_types[src.index] if src is not None else _UNKNOWN
-                self.port(ports, inner + 1, i, t, (), in_rt.get(i))
-            ports.append(indent(inner) + "</input>")
-            blocks.append(("input", ports))
+                self.port(out, depth + 1, i, t, (), in_rt.get(i))
+            out.append(pad + "</input>")
         if not is_result and node.output_types:
-            out_rt = extra.get("ir_output_rt_info") or _NO_RT
+            out_rt = node.extra.get("ir_output_rt_info") or _NO_RT
             names_of = node._output_names
-            ports = [indent(inner) + "<output>"]
+            out.append(pad + "<output>")
             for i, t in enumerate(node.output_types):
                 names: "set[str] | tuple[()]" = names_of[i] if names_of is not None and i < len(names_of) else ()
                 if not names:
                     names = result_names.get((node.id, i), ())
-                self.port(ports, inner + 1, n_in + i, t, names, out_rt.get(i))
-            ports.append(indent(inner) + "</output>")
-            blocks.append(("output", ports))
-        if self.children(node, inner, blocks) or "ir_child_order" in extra:
-            order = extra.get("ir_child_order")
-            rank = _CHILD_RANK if order is None else {tag: i for i, tag in enumerate(order)}
-            blocks.sort(key=lambda b: rank.get(b[0], len(rank)))  # stable: as the file had them
-        if not blocks:
-            out.append(indent(depth) + start + close)
-            return
-        out.append(indent(depth) + start + ">")
-        for _, block in blocks:
-            out += block
-        out.append(indent(depth) + "</layer>")
+                self.port(out, depth + 1, n_in + i, t, names, out_rt.get(i))
+            out.append(pad + "</output>")
 
     def layer_start(self, node: Node, is_result: bool) -> str:
         """``<layer id=.. name=.. type=.. version=..`` and any other attributes kept from the file."""
@@ -316,37 +349,34 @@ class _Writer:
     def port(self, out: list[str], depth: int, pid: int, t: TensorType, names: "set[str] | tuple[()]",
              rt: "dict[str, Any] | None") -> None:
         """Append one ``<port>`` (as one string of several lines when it has no rt_info)."""
-        precision, dims, rest = self.type_text(t, depth)
-        start = f'{indent(depth)}<port id="{pid}" precision="{precision}"'
+        known = self._types.get((id(t), depth))
+        if known is None:
+            known = self.type_text(t, depth)
+        _, precision, dims, rest = known
+        start = f'{_TABS[depth] if depth < 64 else indent(depth)}<port id="{pid}" precision="{precision}"'
         if names:
             start += f' names="{escape(join_names(names))}"'
-        rt_lines = attribute_rt_info_lines(rt, depth + 1, self.close) if rt and self.version >= 11 else None
-        if not rt_lines:
+        if not rt or self.version < 11:
             out.append(start + rest)
             return
         out.append(start + ">")
         out += dims
-        out += rt_lines
+        out += attribute_rt_info_lines(rt, depth + 1, self.close)
         out.append(indent(depth) + "</port>")
 
-    def type_text(self, t: TensorType, depth: int) -> tuple[str, list[str], str]:
-        """A port's precision, its ``<dim>`` lines, and the text after its start tag's attributes
-        when it has no rt_info (dims and end tag). Kept per tensor type object: an output's type
-        is also the type of every input it feeds."""
-        key = (id(t), depth)
-        known = self._types.get(key)
-        if known is not None:
-            return known[1], known[2], known[3]
+    def type_text(self, t: TensorType, depth: int) -> tuple[TensorType, str, list[str], str]:
+        """(t, its precision, its ``<dim>`` lines, the text after a port's start tag attributes when
+        it has no rt_info: dims and end tag). Kept per tensor type object: an output's type is also
+        the type of every input it feeds; the entry keeps ``t`` alive, so its id stays its own."""
         shape = t.shape
         if shape.rank_is_static:
             pad = indent(depth + 1)
             lines = [f"{pad}<dim>{d.min if d.max == d.min else -1}</dim>" for d in shape.dims]
         else:
             lines = []
-        precision = _PRECISION[t.element_type._value_]
         rest = ">\n" + "\n".join(lines) + "\n" + indent(depth) + "</port>" if lines else self.close
-        self._types[key] = (t, precision, lines, rest)  # the type is kept alive, so its id stays its own
-        return precision, lines, rest
+        entry = self._types[(id(t), depth)] = (t, _PRECISION[t.element_type._value_], lines, rest)
+        return entry
 
     def data(self, node: Node) -> str:
         """The layer's ``<data`` start tag (not closed), or "" when it has no attributes."""
@@ -377,9 +407,10 @@ class _Writer:
             op = node.op
             if isinstance(op, Constant):
                 self._blobs[id(node)] = (node, *self.constant_blob(node, op))
-            for _, content in self.child_items(node):
-                if isinstance(content, Model):
-                    self.collect_blobs(content)
+            if _may_have_children(node):
+                for _, content in self.child_items(node):
+                    if isinstance(content, Model):
+                        self.collect_blobs(content)
         return self.bin
 
     def constant_blob(self, node: Node, op: Constant) -> tuple[int, int]:
@@ -490,6 +521,18 @@ def _type_and_version(cls: type) -> tuple[str, str]:
 def _unescaped(text: str) -> str:
     return (text.replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&#9;", "\t")
             .replace("&#10;", "\n").replace("&#13;", "\r").replace("&amp;", "&"))
+
+
+def _may_have_children(node: Node) -> bool:
+    """Whether a layer may have subelements besides data, rt_info, input and output."""
+    op = node.op
+    has = _CHILDREN_BY_CLASS.get(type(op))
+    if has is None:
+        has = _CHILDREN_BY_CLASS[type(op)] = isinstance(op, OpaqueOp) or bool(_structural_fields(type(op)))
+    return has or "ir_children" in node.extra
+
+
+_CHILDREN_BY_CLASS: dict[type, bool] = {}
 
 
 @functools.cache
