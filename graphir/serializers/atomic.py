@@ -112,15 +112,7 @@ def _sync_directory(path: Path) -> None:
 def atomic_write(path: "str | Path", data: Payload) -> None:
     """Replace ``path`` by ``data`` atomically (see the module docstring)."""
     path = Path(path)
-    tmp = temp_copy(path, data)
-    try:
-        os.replace(tmp, path)
-    except OSError as exc:
-        unlink_quietly(tmp)
-        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    except BaseException:
-        unlink_quietly(tmp)
-        raise
+    _rename(temp_copy(path, data), path)
     _sync_directory(path)
 
 
@@ -220,6 +212,7 @@ def _finish(worker: threading.Thread) -> None:
 
 
 def _rename(tmp: str, path: Path) -> None:
+    """Rename ``tmp`` over ``path``; on failure ``tmp`` is removed (a SerializationError)."""
     try:
         os.replace(tmp, path)
     except OSError as exc:

@@ -1,15 +1,13 @@
 """IR writing: a Model -> the ``<net>`` XML text + .bin blobs, with OpenVINO's port numbering,
 spellings and layout (see openvino_xml for the whole story).
 
-The XML is written as text, line by line, with no element tree: one tab of indentation per level,
-each element on its own line, ``<dim>`` values inline, empty elements closed ``<x a="1" />`` (as
-OpenVINO's pugixml writes them). Attribute values are escaped as libxml2 escapes them (``& < > "``
-and tab, newline, carriage return as character references); characters XML cannot carry (control
-characters other than tab/newline/CR, lone surrogates, U+FFFE/U+FFFF) and names that are not XML
-names are a ValueError, which the callers turn into a SerializationError naming the node.
-Rewritten from an lxml tree + ``etree.indent`` + ``tostring`` for speed (3-5x less time); the
-bytes are the same (tests/test_ir_writer.py). Subelements kept from a file as raw XML text
-(``node.extra["ir_children"]`` strings) are the one place lxml still formats.
+The XML is written as text, line by line, with no element tree (:mod:`xml_text`: layout, escaping,
+names XML cannot carry), in two passes: the Constants' blobs first (:class:`NetWriter.blobs`), so
+the caller can write the .bin while the XML is made. Rewritten from an lxml tree +
+``etree.indent`` + ``tostring`` for speed (3-5x less time) with the same bytes (checked on every IR
+of the repository and of ../shared; tests/test_ir_save.py keeps re-saves byte-identical).
+Subelements kept from a file as raw XML text (``node.extra["ir_children"]`` strings) are the one
+place lxml still formats.
 """
 from __future__ import annotations
 
@@ -22,22 +20,26 @@ from lxml import etree
 from graphir.errors import SerializationError, clip, clip_repr
 from graphir.model import Model
 from graphir.node import Node
-from graphir.ops.base import TensorType
+from graphir.ops.base import Op, TensorType
 from graphir.ops.opaque import OpaqueOp
 from graphir.ops.openvino.core import Constant, Result
 from graphir.serializers.ir_attributes import STRUCTURAL_FIELDS, encode_attributes
 from graphir.serializers.ir_bin_writer import BinWriter
 from graphir.serializers.ir_constants import pack
+from graphir.serializers.ir_rt_info import attribute_rt_info_lines, net_rt_info_lines
+from graphir.serializers.xml_text import PUGIXML_CLOSE, Lines, checked_name, escape, indent, start_tag
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
 _BODY_TAGS = ("body", "then_body", "else_body")
-#: pugixml's spelling of an empty element's end (lxml writes ``/>``; ``write_layer`` keeps that)
-PUGIXML_CLOSE = " />"
 
-_NEEDS_ESCAPE = re.compile('[&<>"\t\n\r\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_XML_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")  # rt_info keys written as element names
+
+def not_xml(exc: Exception, subject: str, holder: str) -> SerializationError:
+    """The error for text XML cannot carry (``exc`` itself when it already is a SerializationError)."""
+    if isinstance(exc, SerializationError):
+        return exc
+    return SerializationError(f"{subject}: cannot be written as XML ({holder} a character XML cannot carry: a "
+                              f"control character or a lone surrogate): {clip(exc)}")
 
 
 def join_names(names: set[str]) -> str:
@@ -45,151 +47,6 @@ def join_names(names: set[str]) -> str:
         for name in names:
             return name.replace(",", "\\,")
     return ",".join([n.replace(",", "\\,") for n in sorted(names)])
-
-
-def escape(value: str) -> str:
-    """``value`` as the text of a double-quoted XML attribute (a ValueError for characters XML
-    cannot carry)."""
-    if _NEEDS_ESCAPE.search(value) is None:
-        return value
-    bad = _NOT_XML.search(value)
-    if bad is not None:
-        raise ValueError(f"the character U+{ord(bad.group()):04X} at position {bad.start()} of "
-                         f"{clip_repr(value)} cannot be written in XML")
-    return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-            .replace("\t", "&#9;").replace("\n", "&#10;").replace("\r", "&#13;"))
-
-
-#: names known to be valid XML names (those graphir writes itself, and those checked once)
-_VALID_NAMES: set[str] = {"id", "name", "type", "version", "precision", "names", "element_type", "shape",
-                          "offset", "size", "value", "output_names"}
-_VALID_NAMES_LIMIT = 1 << 16
-
-
-def checked_name(name: str) -> str:
-    """``name`` when lxml accepts it as an element or attribute name, else a ValueError (names of
-    rt_info keys, unknown attributes and port-map entries come from files and users)."""
-    if name in _VALID_NAMES:
-        return name
-    if not isinstance(name, str) or name[:1] == "{":
-        raise ValueError(f"{clip_repr(name)} is not an XML name")
-    etree.Element(name).set(name, "")  # lxml's own rules (a ValueError naming the name)
-    if len(_VALID_NAMES) < _VALID_NAMES_LIMIT:
-        _VALID_NAMES.add(name)
-    return name
-
-
-def start_tag(tag: str, attrs: dict[str, str]) -> str:
-    """``<tag a="v" ...`` (not closed); attribute names checked, values escaped."""
-    if not attrs.keys() <= _VALID_NAMES:
-        for k in attrs:
-            checked_name(k)
-    if _NEEDS_ESCAPE.search("".join(attrs.values())) is None:  # the usual case: nothing to escape
-        return "<" + tag + "".join([f' {k}="{v}"' for k, v in attrs.items()])
-    return "<" + tag + "".join([f' {k}="{escape(v)}"' for k, v in attrs.items()])
-
-
-class Lines:
-    """The lines of an indented XML document being written, and the indentation strings."""
-
-    __slots__ = ("out", "close")
-
-    def __init__(self, close: str = PUGIXML_CLOSE) -> None:
-        self.out: list[str] = []
-        self.close = close
-
-    def element(self, depth: int, start: str, children: "list[str] | None") -> None:
-        """``start`` (from start_tag) closed at once when ``children`` (lines) is empty."""
-        if not children:
-            self.out.append(indent(depth) + start + self.close)
-            return
-        self.out.append(indent(depth) + start + ">")
-        self.out.extend(children)
-        self.out.append(indent(depth) + "</" + start[1:].split(" ", 1)[0] + ">")
-
-
-_TABS = ["\t" * i for i in range(64)]
-
-
-def indent(depth: int) -> str:
-    return _TABS[depth] if depth < 64 else "\t" * depth
-
-
-def nested_dict_lines(data: dict[str, Any], depth: int, close: str) -> list[str]:
-    """Net-level rt_info entries of ``data`` (children of an element at ``depth - 1``): one element
-    per key, sorted, nested dicts as nested elements, keys that are not XML names as
-    ``<info name="key" .../>``. Iterative: any nesting depth."""
-    out: list[str] = []
-    stack: list[tuple[Any, dict[str, Any], int, str]] = [(iter(sorted(data)), data, depth, "")]
-    while stack:
-        keys, values, d, closing = stack[-1]
-        key = next(keys, _END)
-        if key is _END:
-            if closing:
-                out.append(closing)
-            stack.pop()
-            continue
-        value = values[key]
-        if _XML_NAME.match(key) and key != "info":
-            tag, start = key, "<" + key
-        else:
-            tag, start = "info", f'<info name="{escape(key)}"'
-        if isinstance(value, dict):
-            if value:
-                out.append(indent(d) + start + ">")
-                stack.append((iter(sorted(value)), value, d + 1, f"{indent(d)}</{tag}>"))
-                continue
-            out.append(indent(d) + start + close)
-            continue
-        if isinstance(value, (list, tuple)):
-            text = " ".join(str(v) for v in value)
-        else:
-            text = _text(value)
-        out.append(f'{indent(d)}{start} value="{escape(text)}"{close}')
-    return out
-
-
-_END = object()
-
-
-def net_rt_info_lines(data: dict[str, Any], depth: int, close: str) -> list[str]:
-    """The ``<rt_info>`` element of a net or body (written even when empty)."""
-    if not data:
-        return [indent(depth) + "<rt_info" + close]
-    return [indent(depth) + "<rt_info>", *nested_dict_lines(data, depth + 1, close), indent(depth) + "</rt_info>"]
-
-
-def attribute_rt_info_lines(data: dict[str, Any], depth: int, close: str) -> list[str]:
-    """Layer or port ``<rt_info>`` (``<attribute name=.. version=.. .../>`` per key); none when empty."""
-    if not data:
-        return []
-    lines = Lines(close)
-    inner = depth + 1
-    for key, value in data.items():
-        if isinstance(value, dict) and "__element__" in value:
-            content = value["__element__"]
-            tag = checked_name(key)
-            if all(isinstance(v, str) for v in content.values()):
-                lines.element(inner, start_tag(tag, content), None)
-            else:
-                lines.element(inner, "<" + tag, nested_dict_lines(content, inner + 1, close))
-            continue
-        attrs = value if isinstance(value, dict) else {"value": value}
-        written = {"name": key}
-        if "version" not in attrs:
-            written["version"] = "0"
-        for k, v in attrs.items():
-            written[k] = _text(v)
-        lines.element(inner, start_tag("attribute", written), None)
-    return [indent(depth) + "<rt_info>", *lines.out, indent(depth) + "</rt_info>"]
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return ",".join(str(v) for v in value)
-    return str(value)
 
 
 class _Writer:
@@ -245,11 +102,8 @@ class _Writer:
         try:
             self._layer(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
-            if isinstance(exc, SerializationError):
-                raise
-            raise SerializationError(f"node {node.id} {clip_repr(node.name)} ({node.type_name}): cannot be written as XML (a name, attribute or rt_info "
-                                     f"value holds a character XML cannot carry: a control character or a lone "
-                                     f"surrogate): {clip(exc)}") from None
+            raise not_xml(exc, f"node {node.id} {clip_repr(node.name)} ({node.type_name})",
+                          "a name, attribute or rt_info value holds") from None
 
     def _layer(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]) -> None:
         op = node.op
@@ -353,7 +207,7 @@ class _Writer:
         if known is None:
             known = self.type_text(t, depth)
         _, precision, dims, rest = known
-        start = f'{_TABS[depth] if depth < 64 else indent(depth)}<port id="{pid}" precision="{precision}"'
+        start = f'{indent(depth)}<port id="{pid}" precision="{precision}"'
         if names:
             start += f' names="{escape(join_names(names))}"'
         if not rt or self.version < 11:
@@ -488,13 +342,13 @@ class _Writer:
             return tag, lines
         if isinstance(content, str):
             return raw_element_lines(content, depth, self.close)
-        lines = Lines(self.close)
+        entries = Lines(self.close)
         for d in content:
             sub = str(d.get("tag", "edge" if tag == "back_edges" else "input"))
-            lines.element(depth + 1, start_tag(checked_name(sub), {k: str(v) for k, v in d.items() if k != "tag"}), None)
-        out = Lines(self.close)
-        out.element(depth, "<" + checked_name(tag), lines.out)
-        return tag, out.out
+            entries.element(depth + 1, start_tag(checked_name(sub), {k: str(v) for k, v in d.items() if k != "tag"}), None)
+        holder = Lines(self.close)
+        holder.element(depth, "<" + checked_name(tag), entries.out)
+        return tag, holder.out
 
 
 def raw_element_lines(content: str, depth: int, close: str) -> tuple[str, list[str]]:
@@ -513,7 +367,7 @@ _UNKNOWN = TensorType(ElementType.dynamic, PartialShape.dynamic())  # an unconne
 
 
 @functools.cache
-def _type_and_version(cls: type) -> tuple[str, str]:
+def _type_and_version(cls: type[Op]) -> tuple[str, str]:
     """An op class's IR type name and version, escaped for an attribute."""
     return escape(cls.serialized_type_names.get("ir", cls.type_name)), escape(cls.version)
 
@@ -532,11 +386,11 @@ def _may_have_children(node: Node) -> bool:
     return has or "ir_children" in node.extra
 
 
-_CHILDREN_BY_CLASS: dict[type, bool] = {}
+_CHILDREN_BY_CLASS: dict[type[Op], bool] = {}
 
 
 @functools.cache
-def _structural_fields(cls: type) -> frozenset[str]:
+def _structural_fields(cls: type[Op]) -> frozenset[str]:
     """The fields of an op class written as subelements (bodies, port maps, back edges)."""
     return frozenset(name for name in cls.model_fields if name in STRUCTURAL_FIELDS)
 
@@ -584,11 +438,7 @@ class NetWriter:
         try:
             return step()
         except (ValueError, UnicodeError) as exc:
-            if isinstance(exc, SerializationError):
-                raise
-            raise SerializationError(f"model {clip_repr(self.model.name)}: cannot be written as XML (its name or rt_info "
-                                     f"holds a character XML cannot carry: a control character or a lone "
-                                     f"surrogate): {clip(exc)}") from None
+            raise not_xml(exc, f"model {clip_repr(self.model.name)}", "its name or rt_info holds") from None
 
 
 def write_layer_text(node: Node) -> str:
