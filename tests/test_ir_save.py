@@ -257,3 +257,38 @@ def test_file_modes_follow_the_umask_or_the_old_file_without_touching_the_umask(
     mask = os.umask(0o022)
     os.umask(mask)
     assert (tmp_path / "b.xml").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_files_that_already_hold_their_bytes_are_kept(tmp_path: Path, monkeypatch) -> None:
+    """A file already holding what the save would write is kept (and fsynced), not replaced: saving
+    an unchanged model writes nothing; new weights of the same size and layout (the .xml is the
+    same) replace the .bin alone, and new names alone the .xml: one rename, atomic as a whole."""
+    old, _ = _models()
+    target, weights = tmp_path / "m.xml", tmp_path / "m.bin"
+    graphir.save_model(old, target)
+    inodes = target.stat().st_ino, weights.stat().st_ino
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    graphir.save_model(old, target)
+    assert (target.stat().st_ino, weights.stat().st_ino) == inodes
+    assert sorted(synced) == sorted(["m.xml", "m.bin", tmp_path.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "m.xml"]
+
+    other = tmp_path.parent / f"{tmp_path.name}-other.bin"  # the same layout, other values
+    other.write_bytes((np.frombuffer(weights.read_bytes(), np.float32) * 7).tobytes())
+    graphir.save_model(read_ir(target, weights=other), target)
+    assert target.stat().st_ino == inodes[0] and weights.stat().st_ino != inodes[1]
+    assert weights.read_bytes() == other.read_bytes()
+
+    renamed = graphir.read_model(target)
+    renamed.node("y").name = "sum"
+    graphir.save_model(renamed, target)
+    assert target.stat().st_ino != inodes[0]
+    assert [n.name for n in graphir.read_model(target).nodes() if n.type_name == "Add"] == ["sum"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bin", "m.xml"]

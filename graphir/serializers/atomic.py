@@ -158,20 +158,21 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
     .bin is put back, so a failed save leaves the previous model (both files) in place and no
     temporary files behind. A kill between the two renames leaves the old .xml with the new .bin,
     and the old .bin (hard-linked to ``.NAME.bin.*.tmp.old``) and new .xml (``.NAME.xml.*.tmp``)
-    on disk (see the README). When the .bin already holds the new weights (a model saved again,
-    or after an edit that kept them) only the .xml is replaced: one rename, no such window.
+    on disk (see the README). A file that already holds its new bytes is not replaced (it is
+    fsynced): when one of the two is unchanged the save is one rename, atomic as a whole, and when
+    both are, nothing is written.
 
     The .bin side (comparing with the existing file, else writing and fsyncing its temporary
     copy) runs on a second thread while this one makes the XML (``xml`` may be a function giving
-    its bytes) and writes its temporary copy: file I/O and fsync release the GIL. An error on
-    either side removes both temporary files; the first is raised."""
+    its bytes) and compares or writes it: file I/O and fsync release the GIL. An error on either
+    side removes both temporary files; the first is raised."""
     if same_file(xml_path, bin_path):
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
     done: dict[str, Any] = {}
 
     def bin_side() -> None:
         try:
-            if holds(bin_path, blob):  # the weights did not change: the .xml alone is replaced
+            if holds(bin_path, blob):  # the weights did not change: the .bin is kept
                 done["same"] = True
             else:
                 done["tmp"] = temp_copy(bin_path, blob)
@@ -180,8 +181,11 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
 
     worker = threading.Thread(target=bin_side, name="graphir-save-bin", daemon=True)
     worker.start()
+    tmp_xml = None
     try:
-        tmp_xml = temp_copy(xml_path, xml() if callable(xml) else xml)
+        data = xml() if callable(xml) else xml
+        if not holds(xml_path, data):
+            tmp_xml = temp_copy(xml_path, data)
     except BaseException:
         _finish(worker)
         unlink_quietly(done.get("tmp"))
@@ -195,11 +199,31 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
     if "error" in done:
         unlink_quietly(tmp_xml)
         raise done["error"]
-    if done.get("same"):
-        _rename(tmp_xml, xml_path)
+    if done.get("same") or tmp_xml is None:  # one file changed (one rename) or none
+        for tmp, path in ((tmp_xml, xml_path), (done.get("tmp"), bin_path)):
+            if tmp is not None:
+                _rename(tmp, path)
+            else:
+                _sync_file(path)  # kept as it is: made durable, as a written file would be
         _sync_directory(xml_path)
+        if _directory(bin_path) != _directory(xml_path):
+            _sync_directory(bin_path)
         return
     _replace_pair(done["tmp"], bin_path, tmp_xml, xml_path)
+
+
+def _sync_file(path: Path) -> None:
+    """fsync a file kept as it is (cheap when nothing of it is waiting to be written)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def _finish(worker: threading.Thread) -> None:

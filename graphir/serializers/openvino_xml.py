@@ -180,8 +180,16 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
     writer = _net_writer(model, version)
     bins = writer.blobs()
+    chunks = tuple(bins.chunks)
+
+    def xml() -> bytes:
+        text = _xml_bytes(writer)
+        if len(bins.chunks) != len(chunks):  # every blob belongs to the first pass: a bug otherwise
+            raise SerializationError(f"{xml_path}: internal error: a Constant was not in the first pass")
+        return text
+
     # the .bin is written (or found unchanged) on a second thread while the XML is made
-    atomic_write_pair(xml_path, lambda: _xml_bytes(writer), bin_path, bins.chunks)
+    atomic_write_pair(xml_path, xml, bin_path, chunks)
 
 
 # ============================================================================ one <layer> ==
