@@ -173,6 +173,7 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
     def bin_side() -> None:
         try:
             if holds(bin_path, blob):  # the weights did not change: the .bin is kept
+                _sync_file(bin_path)  # made durable, as a written file would be
                 done["same"] = True
             else:
                 done["tmp"] = temp_copy(bin_path, blob)
@@ -184,7 +185,9 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
     tmp_xml = None
     try:
         data = xml() if callable(xml) else xml
-        if not holds(xml_path, data):
+        if holds(xml_path, data):
+            _sync_file(xml_path)
+        else:
             tmp_xml = temp_copy(xml_path, data)
     except BaseException:
         _finish(worker)
@@ -203,8 +206,6 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
         for tmp, path in ((tmp_xml, xml_path), (done.get("tmp"), bin_path)):
             if tmp is not None:
                 _rename(tmp, path)
-            else:
-                _sync_file(path)  # kept as it is: made durable, as a written file would be
         _sync_directory(xml_path)
         if _directory(bin_path) != _directory(xml_path):
             _sync_directory(bin_path)
