@@ -446,7 +446,8 @@ class Model:
                         f"{src.node.describe()}, which has {len(src.node.output_types)} outputs"
                     )
         self.get_ordered_ops()
-        if any(getattr(n.op, "stateful", False) for n in self._nodes.values()):
+        # a ClassVar: read on the class (a missing attribute on a pydantic instance is slow to miss)
+        if any(getattr(type(n.op), "stateful", False) for n in self._nodes.values()):
             self.variables  # noqa: B018 - the variables' pairing rules (a GraphError names the node)
 
     # --- inference, running, copying --------------------------------------------------------

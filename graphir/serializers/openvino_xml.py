@@ -34,7 +34,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
 
 from graphir.errors import GraphirError, SerializationError
 from graphir.model import Model
@@ -50,7 +49,7 @@ from graphir.serializers.ir_scan import scan_ir
 from graphir.serializers.ir_scanned_reader import read_scanned
 from graphir.serializers.ir_rt_info import read_net_rt_info
 from graphir.serializers.atomic import atomic_write_pair, same_file
-from graphir.serializers.ir_writer import _tree, _Writer, join_names
+from graphir.serializers.ir_writer import NetWriter, join_names, write_layer_text
 from graphir.variables import model_variables
 
 __all__ = ["read_ir", "write_ir", "read_layer", "write_layer", "read_ir_string", "write_ir_string",
@@ -152,6 +151,12 @@ def _finish(model: Model, root: Any, where: str = "") -> Model:
 
 def write_ir_string(model: Model, version: int | None = None) -> tuple[bytes, bytes]:
     """(xml bytes, bin bytes) of ``model``."""
+    writer = _net_writer(model, version)
+    bins = writer.blobs()
+    return _xml_bytes(writer), bins.tobytes()
+
+
+def _net_writer(model: Model, version: int | None) -> NetWriter:
     version = int(version or model.meta.get("ir_version", 11))
     if version not in (10, 11):
         raise SerializationError(f"model '{model.name}': cannot write IR version {version} (10 or 11)")
@@ -159,12 +164,11 @@ def write_ir_string(model: Model, version: int | None = None) -> tuple[bytes, by
         model.validate()
     except GraphirError as exc:
         raise SerializationError(f"model '{model.name}': cannot be written: {exc}") from None
-    root, bins = _tree(model, version)
-    body = etree.tostring(root, encoding="utf-8")
-    # OpenVINO (pugixml) writes ``<x a="1" />``; lxml escapes '>' in attribute values, so '/>' is a tag end
-    body = re.sub(rb"([^\s])/>", rb"\1 />", body)
-    xml = b'<?xml version="1.0"?>\n' + body + b"\n"
-    return xml, b"".join(bins.chunks)
+    return NetWriter(model, version)
+
+
+def _xml_bytes(writer: NetWriter) -> bytes:
+    return b'<?xml version="1.0"?>\n' + writer.text().encode("utf-8") + b"\n"
 
 
 def write_ir(model: Model, path: Any, *, version: int | None = None, weights: Any = None) -> None:
@@ -174,8 +178,18 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     if same_file(xml_path, bin_path):
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
-    xml, blob = write_ir_string(model, version)
-    atomic_write_pair(xml_path, xml, bin_path, blob)
+    writer = _net_writer(model, version)
+    bins = writer.blobs()
+    chunks = tuple(bins.chunks)
+
+    def xml() -> bytes:
+        text = _xml_bytes(writer)
+        if len(bins.chunks) != len(chunks):  # every blob belongs to the first pass: a bug otherwise
+            raise SerializationError(f"{xml_path}: internal error: a Constant was not in the first pass")
+        return text
+
+    # the .bin is written (or found unchanged) on a second thread while the XML is made
+    atomic_write_pair(xml_path, xml, bin_path, chunks)
 
 
 # ============================================================================ one <layer> ==
@@ -208,8 +222,4 @@ def read_layer(xml: "str | bytes", weights: Any = None) -> Node:
 
 def write_layer(node: Node) -> str:
     """The ``<layer>`` element of one node, as IR v11 writes it (no .bin: constant data is dropped)."""
-    writer = _Writer(11)
-    holder = etree.Element("layers")
-    el = writer.layer(node, holder, {})
-    etree.indent(el, space="\t")
-    return etree.tostring(el, encoding="unicode")
+    return write_layer_text(node)
