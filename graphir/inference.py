@@ -19,6 +19,7 @@ import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
 from graphir.ops.base import TensorType
+from graphir.ops.opaque import OpaqueOp
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import PartialShape
 
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 _NOT_FOLDED = (Parameter, Constant, Result)
 
 
-def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = False) -> list["Node"]:
+def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = False,
+                 changed: "Sequence[Node] | None" = None) -> list["Node"]:
     """Re-infer every node in topological order; the first inconsistency raises an
     InferenceError naming the node and its input types. ``fold``: evaluate nodes whose inputs
     all have known values (and whose result is small) when the op's infer left the value out.
@@ -38,21 +40,67 @@ def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = F
     ``recorded_opaque``: an opaque layer (an op graphir does not implement) keeps the output types
     its file recorded as long as its inputs are what the file recorded too; otherwise (or without
     the flag) it raises UnsupportedOpError. Returns the opaque layers that kept recorded types.
+
+    ``changed``: the nodes (Parameters) whose own attributes changed since every type was last
+    inferred. Then only they and the nodes their new types reach are re-inferred: a node whose
+    inputs are the types they were keeps its outputs (its inference is a function of its
+    attributes and input types, so it would infer them again). Opaque layers always re-infer.
     """
     model._plan = None  # the run plan caches the Parameters' types for its input checks
     model._dirty.clear()
     kept: list[Node] = []
+    todo = None if changed is None else {n.id for n in changed}
     for node in model.get_ordered_ops():
+        op = node.op
+        if todo is not None and node.id not in todo and not isinstance(op, OpaqueOp) and not any(
+                src is not None and src.node.id in todo for src in node.inputs):
+            continue
+        before = node.output_types
         try:
             types_ = node.infer()
         except UnsupportedOpError:
             if not recorded_opaque or not _keeps_recorded(node):
                 raise
             kept.append(node)
-            continue
-        if fold and not isinstance(node.op, _NOT_FOLDED):
-            fold_node(node, types_)
+            types_ = node.output_types
+        else:
+            if fold and not isinstance(op, _NOT_FOLDED):
+                fold_node(node, types_)
+        if todo is not None and not same_types(before, node.output_types):
+            todo.add(node.id)
+    model._inferred_version = model._version
     return kept
+
+
+def same_types(old: Sequence[TensorType], new: Sequence[TensorType]) -> bool:
+    """Whether two output type lists are the same for every consumer: element types, shapes,
+    known values (same dtype, shape and elements) and partly known values (same items)."""
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new):
+        if a is b:
+            continue
+        if a.element_type is not b.element_type or a.shape != b.shape:
+            return False
+        if not (_same_value(a.value, b.value) and _same_bounds(a.bounds, b.bounds)):
+            return False
+    return True
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return False
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _same_bounds(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or not isinstance(a, (list, tuple)) or len(a) != len(b):
+        return False
+    return all(type(x) is type(y) and x == y for x, y in zip(a, b))
 
 
 def _keeps_recorded(node: "Node") -> bool:
@@ -306,13 +354,15 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
     from graphir.model import quiet_edits
 
     old = [(p, parameter_of(p).shape) for p in params]
+    incremental = model._inferred_version == model._version and not model._dirty
     with quiet_edits():  # one edit for the whole reshape, and inference below re-infers everything
         for node, shape in items:
             assert isinstance(node.op, Parameter)
             node.op.shape = shape
-    model._touch()  # the Parameters changed: the run plan's input checks are rebuilt
+    model._touch_inputs()  # the Parameters changed: the run plan's input checks are rebuilt
     try:
-        return infer_shapes(model, recorded_opaque=recorded_opaque)
+        return infer_shapes(model, recorded_opaque=recorded_opaque,
+                            changed=[node for node, _ in items] if incremental else None)
     except GraphirError:
         with quiet_edits():
             for node, shape in old:
@@ -322,4 +372,3 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
         except GraphirError:  # pragma: no cover - the model was consistent before
             pass
         raise
-

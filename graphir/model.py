@@ -143,6 +143,10 @@ class Model:
         self._dirty: set[Node] = set()  # nodes whose inputs changed since their types were inferred
         self.sinks = []  # set by __init__ from its arguments (see the class docstring)
         self._op_index: dict[int, Node] | None = None
+        #: the version at which every node's types were last inferred from its inputs (by
+        #: ``infer_shapes`` or ``reshape``); while it is the current version a reshape re-infers
+        #: only what the new input shapes reach (see graphir.inference.reshape)
+        self._inferred_version: int | None = None
         _LIVE.add(self)
 
     def _invalidate(self) -> None:
@@ -164,6 +168,12 @@ class Model:
             self._dirty.update(edited)
             if self not in _node_module._pending_types:
                 _node_module._pending_types.append(self)
+
+    def _touch_inputs(self) -> None:
+        """The Parameters' shapes changed (a reshape): the version moves on and the run plan is
+        dropped; the structure (order, graph) stays what it is."""
+        self._version += 1
+        self._plan = None
 
     def _node_of_op(self, op: Any) -> Node | None:
         """The node holding ``op`` (an index by op identity, built on first use after a change)."""
