@@ -145,11 +145,6 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
 def fold_types(node: "Node", inputs: Sequence[TensorType], types_: list[TensorType]) -> list[TensorType] | None:
     """``types_`` with the values of ``node`` evaluated on ``inputs``' known values (see
     :func:`fold_node`), or None when nothing folds. The node is not changed."""
-    if not types_ or all(t.value is not None for t in types_):
-        return None
-    op = node.op
-    if not type(op).runnable or not getattr(type(op), "foldable", True):
-        return None
     args = []
     for t in inputs:
         if t.value is None:
@@ -157,6 +152,11 @@ def fold_types(node: "Node", inputs: Sequence[TensorType], types_: list[TensorTy
         args.append(t.value)
     if not args:
         return None  # a node without inputs (e.g. a random generator) is not a constant
+    if not types_ or all(t.value is not None for t in types_):
+        return None
+    op = node.op
+    if not type(op).runnable or not type(op).foldable:
+        return None
     try:
         with np.errstate(all="ignore"):
             outs = op.evaluate(*(np.asarray(a) for a in args))

@@ -268,11 +268,13 @@ class Node:
         return [Output(self, i) for i in range(len(self.output_types))]
 
     def input_types(self) -> list[TensorType]:
+        if _pending_types and _flush_types is not None:  # a model was edited: re-infer lazily first
+            _flush_types()
         types_ = []
-        for i, src in enumerate(self.inputs):
+        for src in self.inputs:
             if src is None:
-                raise GraphError(f"{self.describe()}: input {i} is not connected")
-            types_.append(src.tensor_type)
+                raise GraphError(f"{self.describe()}: input {len(types_)} is not connected")
+            types_.append(src.node.output_types[src.index])
         return types_
 
     def set_input(self, index: int, source: "Output | Node | None") -> None:

@@ -31,6 +31,15 @@ class TensorType:
     #: non-negative value. None when nothing is known; ``value`` wins when set. Not part of equality.
     bounds: Any = field(default=None, compare=False, repr=False)
 
+    def __init__(self, element_type: ElementType, shape: PartialShape, value: Any = None, bounds: Any = None) -> None:
+        # every node's inference makes these: filled in directly (what the generated frozen
+        # __init__ does, one object.__setattr__ per field, costs three times as much)
+        fields_ = self.__dict__
+        fields_["element_type"] = element_type
+        fields_["shape"] = shape
+        fields_["value"] = value
+        fields_["bounds"] = bounds
+
     def __str__(self) -> str:
         return f"{self.element_type}{self.shape}"
 
@@ -101,6 +110,9 @@ class Op(BaseModel):
     serialized_type_names: ClassVar[dict[str, str]] = {}
     #: True for ops with no numpy semantics here (backward ops): they infer and load but not run
     runnable: ClassVar[bool] = True
+    #: False for ops that shape inference must not evaluate on known input values (random
+    #: generators, control flow)
+    foldable: ClassVar[bool] = True
 
     def __init__(self, **data: Any) -> None:
         try:
