@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
-from graphir.ops.base import TensorType
+from graphir.ops.base import TensorType, same_type
 from graphir.ops.opaque import OpaqueOp
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import PartialShape
@@ -73,34 +73,8 @@ def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = F
 
 
 def same_types(old: Sequence[TensorType], new: Sequence[TensorType]) -> bool:
-    """Whether two output type lists are the same for every consumer: element types, shapes,
-    known values (same dtype, shape and elements) and partly known values (same items)."""
-    if len(old) != len(new):
-        return False
-    for a, b in zip(old, new):
-        if a is b:
-            continue
-        if a.element_type is not b.element_type or a.shape != b.shape:
-            return False
-        if not (_same_value(a.value, b.value) and _same_bounds(a.bounds, b.bounds)):
-            return False
-    return True
-
-
-def _same_value(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    if type(a) is not np.ndarray or type(b) is not np.ndarray:
-        return False
-    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
-
-
-def _same_bounds(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    if type(a) is not type(b) or not isinstance(a, (list, tuple)) or len(a) != len(b):
-        return False
-    return all(type(x) is type(y) and x == y for x, y in zip(a, b))
+    """Whether two output type lists are the same for every consumer (see ``same_type``)."""
+    return len(old) == len(new) and all([a is b or same_type(a, b) for a, b in zip(old, new)])
 
 
 def _keeps_recorded(node: "Node") -> bool:
@@ -139,6 +113,11 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     if folded is None:
         return False
     node.output_types = folded
+    memo = node._memo
+    if memo is not None:  # what the node remembers of its inference includes the values now
+        n = memo[1]
+        if n == len(inputs) and all([a is b for a, b in zip(memo[2:2 + n], inputs)]):
+            node._memo = memo[:2 + n] + tuple(folded)
     return True
 
 

@@ -501,6 +501,7 @@ class Model:
             clone.op = copy.deepcopy(node.op)
             clone.inputs = [None if s is None else Output(mapping[s.node.id], s.index) for s in node.inputs]
             clone.output_types = list(node.output_types)
+            clone._memo = None
             clone.output_names = [set(n) for n in node.output_names]
             clone.rt_info = copy.deepcopy(node.rt_info)
             clone.extra = copy.deepcopy(node.extra)

@@ -48,6 +48,32 @@ class TensorType:
         return cls(ElementType.parse(element_type), PartialShape.parse(shape))
 
 
+def same_type(a: TensorType, b: TensorType) -> bool:
+    """Whether ``a`` and ``b`` are the same to every consumer: element type, shape, known values
+    (same dtype, shape and elements) and partly known values (the same items)."""
+    if a is b:
+        return True
+    if a.element_type is not b.element_type or a.shape != b.shape:
+        return False
+    return _same_value(a.value, b.value) and _same_bounds(a.bounds, b.bounds)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return False
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _same_bounds(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or not isinstance(a, (list, tuple)) or len(a) != len(b):
+        return False
+    return all(type(x) is type(y) and x == y for x, y in zip(a, b))
+
+
 @dataclass(frozen=True)
 class Port:
     """One input or output port of an op schema.
@@ -80,6 +106,10 @@ INDEX = types("i32", "i64")
 #: set by graphir.model: told of an attribute assigned on an op (the models holding it move on);
 #: None while graphir itself assigns attributes as part of inference (see ``quiet_edits``)
 attribute_listener: "Callable[[Op], None] | None" = None
+#: moves on whenever an attribute (public or private) is assigned on an op with input ports: what a node remembers of
+#: its last inference (``Node.infer``) holds only while it has not moved. Ops without inputs
+#: (Parameter, Constant) are not remembered, so reshaping a model does not move it.
+attribute_epoch = 0
 
 
 class SharedFieldsSet(set[str]):
@@ -113,6 +143,10 @@ class Op(BaseModel):
     #: False for ops that shape inference must not evaluate on known input values (random
     #: generators, control flow)
     foldable: ClassVar[bool] = True
+    #: True when ``infer`` is a function of the attributes and the input types alone, so a node
+    #: may keep its outputs while its inputs are the same (False for ops with subgraph bodies:
+    #: a body may be edited while the op's inputs stay)
+    pure_infer: ClassVar[bool] = True
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -129,6 +163,9 @@ class Op(BaseModel):
             super().__setattr__(name, value)
         except ValidationError as exc:
             raise _attribute_error(type(self), exc) from None
+        if type(self).inputs:  # private state too (oneDNN's declared output types)
+            global attribute_epoch
+            attribute_epoch += 1
         if name[0] != "_" and attribute_listener is not None:
             attribute_listener(self)
 
