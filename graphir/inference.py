@@ -19,7 +19,6 @@ import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
 from graphir.ops.base import TensorType, same_type
-from graphir.ops.opaque import OpaqueOp
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import PartialShape
 
@@ -31,8 +30,7 @@ if TYPE_CHECKING:
 _NOT_FOLDED = (Parameter, Constant, Result)
 
 
-def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = False,
-                 changed: "Sequence[Node] | None" = None) -> list["Node"]:
+def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = False) -> list["Node"]:
     """Re-infer every node in topological order; the first inconsistency raises an
     InferenceError naming the node and its input types. ``fold``: evaluate nodes whose inputs
     all have known values (and whose result is small) when the op's infer left the value out.
@@ -40,35 +38,70 @@ def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = F
     ``recorded_opaque``: an opaque layer (an op graphir does not implement) keeps the output types
     its file recorded as long as its inputs are what the file recorded too; otherwise (or without
     the flag) it raises UnsupportedOpError. Returns the opaque layers that kept recorded types.
-
-    ``changed``: the nodes (Parameters) whose own attributes changed since every type was last
-    inferred. Then only they and the nodes their new types reach are re-inferred: a node whose
-    inputs are the types they were keeps its outputs (its inference is a function of its
-    attributes and input types, so it would infer them again). Opaque layers always re-infer.
+    (A node whose inputs are the types its last inference saw gives what it gave then: see
+    ``Node.infer``.)
     """
     model._plan = None  # the run plan caches the Parameters' types for its input checks
     model._dirty.clear()
+    model._types_whole = False
     kept: list[Node] = []
-    todo = None if changed is None else {n.id for n in changed}
     for node in model.get_ordered_ops():
-        op = node.op
-        if todo is not None and node.id not in todo and not isinstance(op, OpaqueOp) and not any(
-                src is not None and src.node.id in todo for src in node.inputs):
-            continue
+        _infer_node(node, fold, recorded_opaque, kept)
+    model._types_whole = True
+    return kept
+
+
+def _infer_node(node: "Node", fold: bool, recorded_opaque: bool, kept: list["Node"]) -> None:
+    try:
+        types_ = node.infer()
+    except UnsupportedOpError:
+        if not recorded_opaque or not _keeps_recorded(node):
+            raise
+        kept.append(node)
+        return
+    if fold and not isinstance(node.op, _NOT_FOLDED):
+        fold_node(node, types_)
+
+
+def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque: bool = False) -> list["Node"]:
+    """Re-infer ``changed`` (nodes without inputs whose attributes changed: reshaped Parameters)
+    and what their new types reach, in topological order; a node whose outputs come out the same
+    stops the walk there. Only for a model whose other types are all inferred from their inputs
+    (``model._types_whole`` and nothing in ``model._dirty``): inference is a function of a node's
+    attributes and input types, so the rest would infer what it has. Ops that are not
+    (``pure_infer`` False: opaque layers, ops with bodies) re-infer every time. Same errors and
+    result as :func:`infer_shapes`; a reshape to the shapes the inputs have costs next to nothing."""
+    import heapq
+
+    model._plan = None
+    nodes = model._nodes
+    kept: list[Node] = []
+    reached: list[Node] = [node for node in model._impure if nodes.get(node.id) is node]
+    model._types_whole = False
+    for node in changed:
         before = node.output_types
-        try:
-            types_ = node.infer()
-        except UnsupportedOpError:
-            if not recorded_opaque or not _keeps_recorded(node):
-                raise
-            kept.append(node)
-            types_ = node.output_types
-        else:
-            if fold and not isinstance(op, _NOT_FOLDED):
-                fold_node(node, types_)
-        if todo is not None and not same_types(before, node.output_types):
-            todo.add(node.id)
-    model._inferred_version = model._version
+        _infer_node(node, True, recorded_opaque, kept)
+        if not same_types(before, node.output_types):
+            reached += model.readers_of(node.id)
+    if reached:
+        position = model.position_of
+        queued = {node.id for node in changed}
+        heap: list[tuple[int, int]] = []
+        for node in reached:
+            if node.id not in queued:
+                queued.add(node.id)
+                heap.append((position(node.id), node.id))
+        heapq.heapify(heap)
+        while heap:
+            node = nodes[heapq.heappop(heap)[1]]
+            before = node.output_types
+            _infer_node(node, True, recorded_opaque, kept)
+            if not same_types(before, node.output_types):
+                for reader in model.readers_of(node.id):
+                    if reader.id not in queued:
+                        queued.add(reader.id)
+                        heapq.heappush(heap, (position(reader.id), reader.id))
+    model._types_whole = True
     return kept
 
 
@@ -333,15 +366,16 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
     from graphir.model import quiet_edits
 
     old = [(p, parameter_of(p).shape) for p in params]
-    incremental = model._inferred_version == model._version and not model._dirty
-    with quiet_edits():  # one edit for the whole reshape, and inference below re-infers everything
+    incremental = model._types_whole and not model._dirty
+    with quiet_edits():  # one edit for the whole reshape, and inference below re-infers what it reaches
         for node, shape in items:
             assert isinstance(node.op, Parameter)
             node.op.shape = shape
     model._touch_inputs()  # the Parameters changed: the run plan's input checks are rebuilt
     try:
-        return infer_shapes(model, recorded_opaque=recorded_opaque,
-                            changed=[node for node, _ in items] if incremental else None)
+        if incremental:
+            return infer_reached(model, [node for node, _ in items], recorded_opaque=recorded_opaque)
+        return infer_shapes(model, recorded_opaque=recorded_opaque)
     except GraphirError:
         with quiet_edits():
             for node, shape in old:

@@ -309,7 +309,8 @@ class Node:
 
         A node remembers the inputs and outputs of its last inference (with the values folding
         attached): while its op is unedited (``attribute_epoch``) and its inputs are the same
-        types, it gives the same outputs without inferring again (ops with ``pure_infer``)."""
+        types, it gives the same outputs without inferring again (ops with ``pure_infer`` and
+        without ``quiet_attributes``; a Constant gives the very same TensorType)."""
         inputs = self.input_types()
         epoch = _ops_base.attribute_epoch
         memo = self._memo
@@ -327,11 +328,18 @@ class Node:
         if names is not None and len(names) != len(result):
             self._output_names = (names + [set() for _ in result])[: len(result)]
         self.output_types = list(result)
-        if n and type(self.op).pure_infer:
-            self._memo = (epoch, n, *inputs, *result)
-        else:
-            self._memo = None
+        cls = type(self.op)
+        self._memo = (epoch, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
         return self.output_types
+
+    def set_inferred(self, inputs: Sequence[TensorType], outputs: Sequence[TensorType]) -> None:
+        """Take ``outputs`` as what inferring this node on ``inputs`` gives (a reader that met the
+        same op on the same types before): as :meth:`infer` would set them, remembered alike."""
+        self.output_types = list(outputs)
+        n = len(inputs)
+        cls = type(self.op)
+        self._memo = ((_ops_base.attribute_epoch, n, *inputs, *outputs)
+                      if cls.pure_infer and not cls.quiet_attributes else None)
 
     def infer_types(self, inputs: list[TensorType], *, run: bool = False) -> list[TensorType]:
         """The output types this node would have for ``inputs`` (the node is not changed); an

@@ -25,7 +25,8 @@ class Dimension:
     """An interval ``[min, max]`` of lengths (``max=None``: unbounded); immutable.
 
     Dimensions are made in every node's shape inference, so making one is cheap: static lengths
-    below ``_INTERNED`` and ``?`` are shared instances (``Dimension(3, 3) is Dimension.static(3)``).
+    and ``?`` are shared instances (``Dimension(3, 3) is Dimension.static(3)``; lengths below
+    ``_INTERNED`` made up front, larger ones when first met).
     """
 
     __slots__ = ("min", "max")
@@ -37,8 +38,12 @@ class Dimension:
             if max is None:
                 if min == 0 and _DYNAMIC is not None:
                     return _DYNAMIC
-            elif type(max) is int and max == min and 0 <= min < _INTERNED and _STATIC:
-                return _STATIC[min]
+            elif type(max) is int and max == min and _STATIC:
+                if 0 <= min < _INTERNED:
+                    return _STATIC[min]
+                found = _LARGE.get(min)
+                if found is not None:
+                    return found
         if min < 0 or (max is not None and max < min):
             raise ShapeError(f"invalid dimension interval {min}..{max}")
         if min > MAX_LENGTH or (max is not None and max > MAX_LENGTH):
@@ -47,6 +52,8 @@ class Dimension:
         self = object.__new__(cls)
         _set_min(self, min)
         _set_max(self, max)
+        if max == min and type(min) is int and type(max) is int and len(_LARGE) < _LARGE_LIMIT:
+            _LARGE[min] = self
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -226,6 +233,9 @@ class Dimension:
 _INTERNED = 4096
 _set_min = Dimension.min.__set__  # type: ignore[attr-defined]
 _set_max = Dimension.max.__set__  # type: ignore[attr-defined]
+#: static lengths from _INTERNED on, shared once made (up to _LARGE_LIMIT of them)
+_LARGE: "dict[int, Dimension]" = {}
+_LARGE_LIMIT = 1 << 16
 _DYNAMIC: "Dimension | None" = None
 _STATIC: "list[Dimension]" = []
 _DYNAMIC = Dimension(0, None)

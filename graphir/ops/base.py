@@ -106,9 +106,10 @@ INDEX = types("i32", "i64")
 #: set by graphir.model: told of an attribute assigned on an op (the models holding it move on);
 #: None while graphir itself assigns attributes as part of inference (see ``quiet_edits``)
 attribute_listener: "Callable[[Op], None] | None" = None
-#: moves on whenever an attribute (public or private) is assigned on an op with input ports: what a node remembers of
-#: its last inference (``Node.infer``) holds only while it has not moved. Ops without inputs
-#: (Parameter, Constant) are not remembered, so reshaping a model does not move it.
+#: moves on whenever an op attribute is assigned (public ones; private ones too on ops with inputs,
+#: as oneDNN's declared output types; not on ``quiet_attributes`` ops): what a node remembers of
+#: its last inference (``Node.infer``) holds only while it has not moved. Parameters are not
+#: remembered, so reshaping a model does not move it.
 attribute_epoch = 0
 
 
@@ -143,6 +144,9 @@ class Op(BaseModel):
     #: False for ops that shape inference must not evaluate on known input values (random
     #: generators, control flow)
     foldable: ClassVar[bool] = True
+    #: True for ops whose attributes graphir itself sets as part of inference (a Parameter's shape
+    #: on reshape and in bodies): their nodes re-infer every time and assigning them moves nothing
+    quiet_attributes: ClassVar[bool] = False
     #: True when ``infer`` is a function of the attributes and the input types alone, so a node
     #: may keep its outputs while its inputs are the same (False for ops with subgraph bodies:
     #: a body may be edited while the op's inputs stay)
@@ -163,8 +167,9 @@ class Op(BaseModel):
             super().__setattr__(name, value)
         except ValidationError as exc:
             raise _attribute_error(type(self), exc) from None
-        if type(self).inputs:  # private state too (oneDNN's declared output types)
-            global attribute_epoch
+        cls = type(self)
+        if (name[0] != "_" or cls.inputs) and not cls.quiet_attributes:  # private state of ops
+            global attribute_epoch                                       # with inputs too (oneDNN)
             attribute_epoch += 1
         if name[0] != "_" and attribute_listener is not None:
             attribute_listener(self)
