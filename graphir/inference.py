@@ -141,6 +141,9 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     """
     if types_ is None:
         types_ = node.output_types
+    for src in node.inputs:  # the common case first: some input value is unknown
+        if src is not None and src.node.output_types[src.index].value is None:
+            return False
     inputs = [src.node.output_types[src.index] for src in node.inputs if src is not None]
     folded = fold_types(node, inputs, types_)
     if folded is None:

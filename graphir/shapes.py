@@ -398,6 +398,8 @@ class PartialShape:
         return f"PartialShape('{self}')"
 
     def __eq__(self, other: object) -> bool:
+        if type(other) is PartialShape:
+            return self is other or self._dims == other._dims
         if isinstance(other, (str, list, tuple)):
             try:
                 other = PartialShape.parse(other)
@@ -406,6 +408,12 @@ class PartialShape:
         if not isinstance(other, PartialShape):
             return NotImplemented
         return self is other or self._dims == other._dims
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is PartialShape:
+            return self is not other and self._dims != other._dims
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
         if self._hash is None:

@@ -253,9 +253,11 @@ class Op(BaseModel):
 
     def check_input_types(self, inputs: list[TensorType]) -> None:
         """Each input's element type is allowed by its port."""
+        ports = type(self).inputs
         for i, t in enumerate(inputs):
-            port = self.input_port(i)
-            if not port.allows(t.element_type):
+            port = ports[i] if i < len(ports) else self.input_port(i)
+            allowed = port.types
+            if allowed is not None and t.element_type not in allowed and t.element_type is not ElementType.dynamic:
                 allowed = ", ".join(str(x) for x in port.types or ())
                 raise self.fail(
                     f"input {i} ('{port.name}') has element type {t.element_type}; "

@@ -138,6 +138,10 @@ class _ConvBase(Op):
     auto_pad: AutoPad = "explicit"
 
     def _check_attrs(self, spatial: int) -> None:
+        strides, dilations = self.strides, self.dilations
+        if (len(strides) == len(dilations) == len(self.pads_begin) == len(self.pads_end) == spatial
+                and (not spatial or (min(strides) >= 1 and min(dilations) >= 1))):
+            return  # the common case, checked at once
         for name in ("strides", "dilations", "pads_begin", "pads_end"):
             values = getattr(self, name)
             if len(values) != spatial:
