@@ -92,15 +92,30 @@ def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque:
                 queued.add(node.id)
                 heap.append((position(node.id), node.id))
         heapq.heapify(heap)
+        pop, push, readers_of = heapq.heappop, heapq.heappush, model.readers_of
         while heap:
-            node = nodes[heapq.heappop(heap)[1]]
+            node = nodes[pop(heap)[1]]
             before = node.output_types
-            _infer_node(node, True, recorded_opaque, kept)
-            if not same_types(before, node.output_types):
-                for reader in model.readers_of(node.id):
-                    if reader.id not in queued:
-                        queued.add(reader.id)
-                        heapq.heappush(heap, (position(reader.id), reader.id))
+            try:
+                after = node.infer()
+            except UnsupportedOpError:
+                if not recorded_opaque or not _keeps_recorded(node):
+                    raise
+                kept.append(node)
+                after = node.output_types
+            else:
+                if not isinstance(node.op, _NOT_FOLDED) and fold_node(node, after):
+                    after = node.output_types
+            if len(before) == len(after):
+                for a, b in zip(before, after):
+                    if a is not b and not same_type(a, b):
+                        break
+                else:
+                    continue  # the same outputs: what reads them stays as it is
+            for reader in readers_of(node.id):
+                if reader.id not in queued:
+                    queued.add(reader.id)
+                    push(heap, (position(reader.id), reader.id))
     model._types_whole = True
     return kept
 

@@ -212,8 +212,8 @@ class Convolution(_ConvBase):
             raise self.fail(
                 f"data channels {dd[1]} do not match the filters' input channels {in_c}: data {data}, filters {filters}"
             )
-        spatial = self._spatial_out(PartialShape(dd), fd[2 + g:])
-        return [TensorType(et, PartialShape([dd[0], out_c] + spatial))]
+        spatial = self._spatial_out(data if data.rank_is_static else PartialShape(dd), fd[2 + g:])
+        return [TensorType(et, PartialShape.of((dd[0], out_c, *spatial)))]
 
     def evaluate(self, x: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
         kernel = w.shape[2 + self.groups_in_filter:]
