@@ -332,15 +332,6 @@ class Node:
         self._memo = (epoch, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
         return self.output_types
 
-    def set_inferred(self, inputs: Sequence[TensorType], outputs: Sequence[TensorType]) -> None:
-        """Take ``outputs`` as what inferring this node on ``inputs`` gives (a reader that met the
-        same op on the same types before): as :meth:`infer` would set them, remembered alike."""
-        self.output_types = list(outputs)
-        n = len(inputs)
-        cls = type(self.op)
-        self._memo = ((_ops_base.attribute_epoch, n, *inputs, *outputs)
-                      if cls.pure_infer and not cls.quiet_attributes else None)
-
     def infer_types(self, inputs: list[TensorType], *, run: bool = False) -> list[TensorType]:
         """The output types this node would have for ``inputs`` (the node is not changed); an
         InferenceError names this node and ``inputs``. ``run``: also the checks a run makes

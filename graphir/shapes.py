@@ -25,8 +25,7 @@ class Dimension:
     """An interval ``[min, max]`` of lengths (``max=None``: unbounded); immutable.
 
     Dimensions are made in every node's shape inference, so making one is cheap: static lengths
-    and ``?`` are shared instances (``Dimension(3, 3) is Dimension.static(3)``; lengths below
-    ``_INTERNED`` made up front, larger ones when first met).
+    and ``?`` are shared instances, made when first met (``Dimension(3, 3) is Dimension.static(3)``).
     """
 
     __slots__ = ("min", "max")
@@ -38,10 +37,8 @@ class Dimension:
             if max is None:
                 if min == 0 and _DYNAMIC is not None:
                     return _DYNAMIC
-            elif type(max) is int and max == min and _STATIC:
-                if 0 <= min < _INTERNED:
-                    return _STATIC[min]
-                found = _LARGE.get(min)
+            elif type(max) is int and max == min:
+                found = _STATIC.get(min)
                 if found is not None:
                     return found
         if min < 0 or (max is not None and max < min):
@@ -52,8 +49,8 @@ class Dimension:
         self = object.__new__(cls)
         _set_min(self, min)
         _set_max(self, max)
-        if max == min and type(min) is int and type(max) is int and len(_LARGE) < _LARGE_LIMIT:
-            _LARGE[min] = self
+        if max == min and type(min) is int and type(max) is int and len(_STATIC) < _STATIC_LIMIT:
+            _STATIC[min] = self
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -74,8 +71,10 @@ class Dimension:
     # --- construction -----------------------------------------------------------------------
     @classmethod
     def static(cls, length: int) -> "Dimension":
-        if type(length) is int and 0 <= length < _INTERNED:
-            return _STATIC[length]
+        if type(length) is int:
+            found = _STATIC.get(length)
+            if found is not None:
+                return found
         return cls(int(length), int(length))
 
     @classmethod
@@ -87,8 +86,10 @@ class Dimension:
         """``3``, ``?``, ``-1``, ``1..10``, ``..10``, ``2..`` (the forms OpenVINO prints and IR uses)."""
         if type(text) is Dimension:
             return text
-        if type(text) is int and 0 <= text < _INTERNED:
-            return _STATIC[text]
+        if type(text) is int:
+            found = _STATIC.get(text)
+            if found is not None:
+                return found
         if isinstance(text, Dimension):
             return text
         if isinstance(text, int):
@@ -229,17 +230,13 @@ class Dimension:
         return Dimension(self.min // other, hi)
 
 
-#: static lengths below this are shared Dimension instances
-_INTERNED = 4096
+#: static lengths, shared once made (up to _STATIC_LIMIT of them), and ``?``
+_STATIC: "dict[int, Dimension]" = {}
+_STATIC_LIMIT = 1 << 16
 _set_min = Dimension.min.__set__  # type: ignore[attr-defined]
 _set_max = Dimension.max.__set__  # type: ignore[attr-defined]
-#: static lengths from _INTERNED on, shared once made (up to _LARGE_LIMIT of them)
-_LARGE: "dict[int, Dimension]" = {}
-_LARGE_LIMIT = 1 << 16
 _DYNAMIC: "Dimension | None" = None
-_STATIC: "list[Dimension]" = []
 _DYNAMIC = Dimension(0, None)
-_STATIC = [Dimension(i, i) for i in range(_INTERNED)]
 
 
 def _min_hi(a: int | None, b: int | None) -> int | None:
@@ -467,8 +464,10 @@ class PartialShape:
 
 
 def _as_dimension(value: "Dimension | int | str") -> Dimension:
-    if type(value) is int and 0 <= value < _INTERNED:
-        return _STATIC[value]
+    if type(value) is int:
+        found = _STATIC.get(value)
+        if found is not None:
+            return found
     return Dimension.parse(value)
 
 

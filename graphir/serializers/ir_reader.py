@@ -788,7 +788,7 @@ class _Reader:
                 memo_key = (key, in_types)
                 hit = self._inferred.get(memo_key)
                 if hit is not None:
-                    node.set_inferred(in_types, hit)
+                    node.output_types = list(hit)
                     names = node._output_names
                     if names is not None and len(names) != len(hit):
                         node.output_names = (names + [set() for _ in hit])[: len(hit)]
