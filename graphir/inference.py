@@ -385,6 +385,10 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
 
     old = [(p, parameter_of(p).shape) for p in params]
     incremental = model._types_whole and not model._dirty
+    if incremental:  # an input given the shape it has changes nothing (OpenVINO's reshape skips it too)
+        items = [(node, shape) for node, shape in items if parameter_of(node).shape != shape]
+        if not items and not any(model._nodes.get(n.id) is n for n in model._impure):
+            return []
     with quiet_edits():  # one edit for the whole reshape, and inference below re-infers what it reaches
         for node, shape in items:
             assert isinstance(node.op, Parameter)
