@@ -166,9 +166,9 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     node.output_types = folded
     memo = node._memo
     if memo is not None:  # what the node remembers of its inference includes the values now
-        n = memo[1]
-        if n == len(inputs) and all([a is b for a, b in zip(memo[2:2 + n], inputs)]):
-            node._memo = memo[:2 + n] + tuple(folded)
+        n = memo[2]
+        if n == len(inputs) and all([a is b for a, b in zip(memo[3:3 + n], inputs)]):
+            node._memo = memo[:3 + n] + tuple(folded)
     return True
 
 

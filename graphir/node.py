@@ -172,7 +172,7 @@ class Node:
         else:
             self.output_types = [TensorType(ElementType.dynamic, PartialShape.dynamic())] * op.num_outputs()
         self._output_names: list[set[str]] | None = None
-        #: what the last inference saw and gave: (attribute epoch, input count, *inputs, *outputs)
+        #: what the last inference saw and gave: (attribute epoch, op, input count, *inputs, *outputs)
         self._memo: tuple[Any, ...] | None = None
         if infer and output_types is None:
             self.infer()
@@ -315,13 +315,13 @@ class Node:
         epoch = _ops_base.attribute_epoch
         memo = self._memo
         n = len(inputs)
-        if memo is not None and memo[0] == epoch and memo[1] == n:
+        if memo is not None and memo[0] == epoch and memo[1] is self.op and memo[2] == n:
             for i in range(n):
-                a, b = memo[2 + i], inputs[i]
+                a, b = memo[3 + i], inputs[i]
                 if a is not b and not same_type(a, b):
                     break
             else:
-                self.output_types = list(memo[2 + n:])
+                self.output_types = list(memo[3 + n:])
                 return self.output_types
         result = self.infer_types(inputs)
         names = self._output_names
@@ -329,7 +329,7 @@ class Node:
             self._output_names = (names + [set() for _ in result])[: len(result)]
         self.output_types = list(result)
         cls = type(self.op)
-        self._memo = (epoch, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
+        self._memo = (epoch, self.op, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
         return self.output_types
 
     def infer_types(self, inputs: list[TensorType], *, run: bool = False) -> list[TensorType]:

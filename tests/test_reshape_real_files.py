@@ -146,3 +146,13 @@ def test_a_failed_reshape_restores_the_shapes_and_the_next_one_is_exact() -> Non
     assert str(model.node("sum").output_types[0]) == "f32[2,4]"
     model.reshape({"x": [5, 4]})
     assert str(model.outputs[0].tensor_type) == "f32[5,4]"
+
+
+def test_an_op_swapped_on_a_node_is_inferred_again() -> None:
+    model = _small_model()
+    model.reshape({"x": [2, 4]})
+    convert = next(n for n in model.nodes() if n.type_name == "Convert")
+    convert.op = Convert(destination_type="i32")  # not an edit the model sees; inference still notices
+    with pytest.raises(graphir.errors.InferenceError, match=r"'sum'.*inputs \(f32\[2,4\], i32\[4\]\)"):
+        model.infer_shapes()
+    assert str(convert.output_types[0]) == "i32[4]"
