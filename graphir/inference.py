@@ -51,16 +51,19 @@ def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = F
     return kept
 
 
-def _infer_node(node: "Node", fold: bool, recorded_opaque: bool, kept: list["Node"]) -> None:
+def _infer_node(node: "Node", fold: bool, recorded_opaque: bool, kept: list["Node"]) -> list[TensorType]:
+    """Infer ``node`` (and fold it); an opaque layer that keeps its recorded types joins ``kept``.
+    Returns the node's output types."""
     try:
         types_ = node.infer()
     except UnsupportedOpError:
         if not recorded_opaque or not _keeps_recorded(node):
             raise
         kept.append(node)
-        return
-    if fold and not isinstance(node.op, _NOT_FOLDED):
-        fold_node(node, types_)
+        return node.output_types
+    if fold and not isinstance(node.op, _NOT_FOLDED) and fold_node(node, types_):
+        return node.output_types
+    return types_
 
 
 def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque: bool = False) -> list["Node"]:
@@ -96,16 +99,7 @@ def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque:
         while heap:
             node = nodes[pop(heap)[1]]
             before = node.output_types
-            try:
-                after = node.infer()
-            except UnsupportedOpError:
-                if not recorded_opaque or not _keeps_recorded(node):
-                    raise
-                kept.append(node)
-                after = node.output_types
-            else:
-                if not isinstance(node.op, _NOT_FOLDED) and fold_node(node, after):
-                    after = node.output_types
+            after = _infer_node(node, True, recorded_opaque, kept)
             if len(before) == len(after):
                 for a, b in zip(before, after):
                     if a is not b and not same_type(a, b):
