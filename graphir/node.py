@@ -275,7 +275,7 @@ class Node:
     def input_types(self) -> list[TensorType]:
         if _pending_types and _flush_types is not None:  # a model was edited: re-infer lazily first
             _flush_types()
-        types_ = []
+        types_: list[TensorType] = []
         for src in self.inputs:
             if src is None:
                 raise GraphError(f"{self.describe()}: input {len(types_)} is not connected")

@@ -79,7 +79,7 @@ class Dimension:
 
     @classmethod
     def dynamic(cls) -> "Dimension":
-        return _DYNAMIC  # type: ignore[return-value]
+        return _DYNAMIC  # type: ignore[return-value]  # set once the class exists
 
     @classmethod
     def parse(cls, text: "str | int | Dimension") -> "Dimension":
@@ -233,8 +233,8 @@ class Dimension:
 #: static lengths, shared once made (up to _STATIC_LIMIT of them), and ``?``
 _STATIC: "dict[int, Dimension]" = {}
 _STATIC_LIMIT = 1 << 16
-_set_min = Dimension.min.__set__  # type: ignore[attr-defined]
-_set_max = Dimension.max.__set__  # type: ignore[attr-defined]
+_set_min = Dimension.__dict__["min"].__set__  # the slots' setters (Dimension.__setattr__ refuses)
+_set_max = Dimension.__dict__["max"].__set__
 _DYNAMIC: "Dimension | None" = None
 _DYNAMIC = Dimension(0, None)
 
@@ -263,7 +263,7 @@ class PartialShape:
         if dims is None:
             self._dims: tuple[Dimension, ...] | None = None
         else:
-            items = tuple(dims)
+            items: tuple[Any, ...] = tuple(dims)
             for d in items:  # the common case, dimensions already: no conversion
                 if type(d) is not Dimension:
                     items = tuple([_as_dimension(d) for d in items])
@@ -285,7 +285,7 @@ class PartialShape:
     # --- construction -----------------------------------------------------------------------
     @classmethod
     def dynamic(cls, rank: int | None = None) -> "PartialShape":
-        return cls.of(None) if rank is None else cls.of((_DYNAMIC,) * rank)  # type: ignore[operator]
+        return cls.of(None) if rank is None else cls.of((Dimension.dynamic(),) * rank)
 
     @classmethod
     def parse(cls, value: ShapeLike) -> "PartialShape":

@@ -258,10 +258,10 @@ class Op(BaseModel):
             port = ports[i] if i < len(ports) else self.input_port(i)
             allowed = port.types
             if allowed is not None and t.element_type not in allowed and t.element_type is not ElementType.dynamic:
-                allowed = ", ".join(str(x) for x in port.types or ())
+                listed = ", ".join(str(x) for x in allowed)
                 raise self.fail(
                     f"input {i} ('{port.name}') has element type {t.element_type}; "
-                    f"allowed: {allowed}"
+                    f"allowed: {listed}"
                 )
 
     def merge_types(self, inputs: list[TensorType], indices: tuple[int, ...]) -> ElementType:
