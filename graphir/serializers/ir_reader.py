@@ -309,114 +309,14 @@ def _tensor_type(port: _Port, where: str) -> TensorType:
     return TensorType(et, PartialShape([_dim(d) for d in port.dims or ()]))
 
 
-class _Fallback(Exception):
-    """The one-pass reader met something it leaves to the careful reader."""
-
-
-_UNSET: Any = object()
-
-
-def _plain_edges(edges_el: Any) -> tuple[dict[tuple[int, str], tuple[int, str]], list[tuple[int, int, str]]]:
-    """(to-layer, to-port) -> (from-layer, from-port), and the edges in file order; _Fallback for
-    anything but well-formed <edge> elements, each port fed once."""
-    sources: dict[tuple[int, str], tuple[int, str]] = {}
-    order: list[tuple[int, int, str]] = []
-    if edges_el is None:
-        return sources, order
-    for e in edges_el:
-        if e.tag != "edge" or e.keys() != _EDGE_KEYS:
-            raise _Fallback
-        frm_text, fport, to_text, tport = e.values()
-        try:
-            frm, to = int(frm_text), int(to_text)
-        except ValueError:
-            raise _Fallback from None
-        key = (to, tport)
-        if key in sources:
-            raise _Fallback
-        sources[key] = (frm, fport)
-        order.append((frm, to, tport))
-    return sources, order
-
-
 _LAYER_KEYS = ["id", "name", "type", "version"]
-_EDGE_KEYS = ["from-layer", "from-port", "to-layer", "to-port"]
 _PORT_KEYS = ["id", "precision"]
 _NAMED_PORT_KEYS = ["id", "precision", "names"]
 _NO_ATTRIBUTES: dict[str, str] = {}  # shared, never written to
 
-
-_PLAIN_PORT = re.compile(rb"<port\b[^>]*>(?:\s*<dim>[^<]*</dim>)*\s*</port>")
-_DIM_TEXT = re.compile(rb"<dim>([^<]*)</dim>")
-
-
-def ports_hold_only_valid_dims(text: bytes) -> bool:
-    """True when every ``<port`` in the XML text opens a port holding nothing but ``<dim>``s whose
-    texts are all integers >= -1, so the one-pass reader need not visit them (a port with
-    anything else, a ``<port_map``, a comment or CDATA, an entity in a dim, or a ``>`` inside an
-    attribute value makes the counts differ: then every port's dims are visited as usual).
-    ~17 ms on a 3.7 MB file against ~50 ms for visiting its 20,000 ports' dims."""
-    if len(_PLAIN_PORT.findall(text)) != text.count(b"<port"):
-        return False
-    try:
-        return all(-1 <= int(t) <= MAX_LENGTH for t in set(_DIM_TEXT.findall(text)))
-    except ValueError:
-        return False
-
-
-def _plain_ports(ports: Any, dims_checked: bool, is_input: bool = False) -> "list[tuple[str, str | None]] | None":
-    """:func:`_plain_port` of every port of an <input>/<output>; None when one is not plain."""
-    found = []
-    for port in ports:
-        plain = _plain_port(port, dims_checked, is_input)
-        if plain is None:
-            return None
-        found.append(plain)
-    return found
-
-
-def _plain_port(port: Any, dims_checked: bool = False, is_input: bool = False) -> "tuple[str, str | None] | None":
-    """(id, names text) of a <port> with a known precision (an input port may have none) and
-    nothing but valid <dim>s in it; None for anything else (the careful reader handles it).
-    ``dims_checked``: the whole text was checked by ports_hold_only_valid_dims."""
-    if port.tag != "port":
-        return None
-    keys = port.keys()
-    if keys == _PORT_KEYS:
-        pid, precision = port.values()
-        names = None
-    elif keys == _NAMED_PORT_KEYS:
-        pid, precision, names = port.values()
-    else:
-        pid, precision, names = port.get("id"), port.get("precision"), port.get("names")
-    if pid is None or (precision is None and not is_input) or (
-            precision is not None and _lookup_precision(precision) is None):
-        return None
-    count = 0 if dims_checked else len(port)
-    if count:
-        texts = [d.text for d in port if d.tag == "dim"]
-        if len(texts) != count:
-            return None
-        try:
-            values = list(map(int, texts))
-        except (TypeError, ValueError):
-            return None
-        if min(values) < -1 or max(values) > MAX_LENGTH:
-            return None
-    return pid, names
-
-
-def assemble(root: Any, nodes: dict[int, Node], params: list[Node], results: list[Node],
-             sources: dict[tuple[int, str], tuple[int, str]], in_position: dict[tuple[int, str], int], fed: int,
-             edge_list: list[tuple[int, int, str]]) -> Model:
-    """The Model of a one-pass read, with the file's edge order; _Fallback when an edge fed no
-    port or a port was fed twice (``fed``: input ports connected)."""
-    if len(in_position) != len(sources) or fed != len(sources):
-        raise _Fallback
-    unique_parameter_names(params)
-    model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
-    model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
-    return model
+#: how deep subgraph bodies (If/Loop/TensorIterator) may nest: OpenVINO reads 400 levels; libxml2
+#: refuses elements nested deeper than 2048 (three per body level: ~680 levels) anyway
+MAX_BODY_NESTING = 600
 
 
 def unique_parameter_names(params: list[Node]) -> None:
@@ -446,164 +346,81 @@ def unique_parameter_names(params: list[Node]) -> None:
         node.output_names[0] = renamed
 
 
-def _connect(lid: int, port_ids: list[str], sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
-             out_index: dict[int, dict[str, int]], in_position: dict[tuple[int, str], int]) -> list[Output | None]:
-    """The outputs feeding layer ``lid``'s input ports, all built already; _Fallback otherwise
-    (a repeated port id shows at the end: fewer fed ports than edges)."""
-    inputs: list[Output | None] = []
-    position = 0
-    for pid in port_ids:
-        key = (lid, pid)
-        src = sources.get(key)
-        if src is None:
-            raise _Fallback
-        frm, fport = src
-        node = nodes.get(frm)
-        if node is None:
-            raise _Fallback
-        index = out_index[frm].get(fport)
-        if index is None or index >= len(node.output_types):
-            raise _Fallback
-        inputs.append(Output(node, index))
-        in_position[key] = position
-        position += 1
-    return inputs
-
-
 class _Reader:
-    """Builds one Model (or one body) from a ``<net>``/``<body>`` element."""
+    """Builds one Model from a ``<net>`` (:meth:`read_net`) or a ``<body>`` element.
+
+    The one path from a parsed document to a Model: every layer parsed (and checked) in file
+    order, then every edge checked, then the nodes built in topological order (file order when
+    every edge runs from a lower layer id to a higher one, as OpenVINO writes them), each node's
+    types inferred as it is built. Subgraph bodies are read before the layers that hold them,
+    innermost first, from an explicit list (no recursion on the nesting depth)."""
 
     def __init__(self, file: str, bin_source: BinSource | None) -> None:
         self.file = file
         self.bin = bin_source
         self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
-        #: every port in the file holds only valid <dim>s (see ports_hold_only_valid_dims)
-        self.plain_ports = False
+        #: body element -> its Model, read before the layer holding it (see read_net)
+        self._bodies: dict[Any, Model] = {}
+
+    def read_net(self, root: Any, where: str) -> Model:
+        """The Model of a ``<net>`` element: its bodies first (innermost first), then its layers."""
+        for element, body_where in reversed(self._nested_bodies(root, where)):
+            self._bodies[element] = self._read_body(element, body_where)
+        return self.read_graph(root, where)
+
+    def _nested_bodies(self, root: Any, where: str) -> list[tuple[Any, str]]:
+        """Every body element under ``root`` with its description, parents before their bodies
+        (walked with an explicit stack); a SerializationError past MAX_BODY_NESTING levels."""
+        found: list[tuple[Any, str]] = []
+        pending: list[tuple[Any, str, int]] = [(root, where, 0)]
+        while pending:
+            element, element_where, depth = pending.pop()
+            layers_el = element.find("layers")
+            if layers_el is None:
+                continue
+            for layer in layers_el:
+                if layer.tag != "layer" or not len(layer):
+                    continue
+                for child in layer:
+                    if child.tag not in _BODY_TAGS:
+                        continue
+                    name = layer.get("name")
+                    body_where = (f"{self.file}: layer id={layer.get('id')} name='{'' if name is None else name}' "
+                                  f"type={layer.get('type')} <{child.tag}>")
+                    if depth + 1 > MAX_BODY_NESTING:
+                        raise SerializationError(
+                            f"{body_where}: subgraph bodies (If/Loop/TensorIterator) nested more than "
+                            f"{MAX_BODY_NESTING} levels deep; graphir reads at most {MAX_BODY_NESTING}")
+                    found.append((child, body_where))
+                    pending.append((child, body_where, depth + 1))
+        return found
+
+    def _read_body(self, element: Any, where: str) -> Model:
+        model = self.read_graph(element, where)
+        model.rt_info = read_net_rt_info(element.find("rt_info"))
+        return model
+
+    def _body(self, element: Any, where: str) -> Model:
+        """A body's Model: read already by read_net; read here when the layer is read on its own."""
+        model = self._bodies.pop(element, None)
+        return model if model is not None else self._read_body(element, where)
 
     def read_graph(self, root: Any, where: str) -> Model:
+        """The Model of a ``<net>`` or ``<body>`` whose own bodies are read already."""
         layers_el = root.find("layers")
         if layers_el is None:
             raise SerializationError(f"{where}: no <layers> element")
-        try:
-            return self._read_in_order(root, layers_el)
-        except _Fallback:
-            pass
-        except GraphirError:
-            pass  # the careful reader below finds the problem again and reports it in its order
-        return self._read_careful(root, layers_el, where)
-
-    def _read_in_order(self, root: Any, layers_el: Any) -> Model:
-        """One pass, for files in the shape OpenVINO writes them: layers in ascending id order,
-        each after the layers it reads, every edge in place. A layer of a known op with nothing
-        beyond <data>, <input> and <output> ports of plain <dim>s is read straight into its node
-        (this loop is the hot path of reading big files: ~10 us a layer); any other layer goes
-        through ``_parse_layer``. Anything unusual raises _Fallback, and any error makes the
-        careful reader run instead, so messages and their order stay the careful reader's."""
-        file = self.file
-        sources, edge_list = _plain_edges(root.find("edges"))
-        nodes: dict[int, Node] = {}
-        out_index: dict[int, dict[str, int]] = {}
-        in_position: dict[tuple[int, str], int] = {}
-        params: list[Node] = []
-        results: list[Node] = []
-        classes = self._classes
-        checked = self.plain_ports
-        previous = -1
-        fed = 0  # input ports connected
-        for el in layers_el:
-            if el.tag != "layer":
-                raise _Fallback
-            if el.keys() == _LAYER_KEYS:
-                lid_text, name, ltype, version = el.values()
-                attrib = _NO_ATTRIBUTES
-            else:
-                attrib = element_attributes(el)
-                try:
-                    lid_text, name = attrib.pop("id"), attrib.pop("name")
-                    ltype, version = attrib.pop("type"), attrib.pop("version")
-                except KeyError:
-                    raise _Fallback from None
-            try:
-                lid = int(lid_text)
-            except ValueError:
-                raise _Fallback from None
-            if lid <= previous or not ltype:
-                raise _Fallback
-            previous = lid
-            data_el = in_el = out_el = None
-            plain = True
-            for child in el:
-                tag = child.tag
-                if tag == "data":
-                    data_el = child
-                elif tag == "input":
-                    in_el = child
-                elif tag == "output":
-                    out_el = child
-                else:
-                    plain = False
-            cls = classes.get((ltype, version), _UNSET)
-            if cls is _UNSET:
-                cls = classes[(ltype, version)] = _find_op(ltype, version)
-            in_ports: list[tuple[str, str | None]] = []
-            out_ports: list[tuple[str, str | None]] = []
-            if plain and cls is not None:
-                if in_el is not None:
-                    found = _plain_ports(in_el, checked, is_input=True)
-                    plain = found is not None
-                    in_ports = found or []
-                if plain and out_el is not None:
-                    found = _plain_ports(out_el, checked)
-                    plain = found is not None
-                    out_ports = found or []
-            if plain and cls is not None:
-                inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
-                fed += len(inputs)
-                data = element_attributes(data_el) if data_el is not None else {}
-                node = self._plain_node(cls, lid, name, ltype, version, data, attrib, inputs,
-                                        [split_names(p[1]) for p in out_ports])
-                out_index[lid] = _port_ids_index(tuple([p[0] for p in out_ports]))
-            else:
-                layer = _parse_layer(el, file, self._body)
-                inputs = _connect(lid, [p.id for p in layer.inputs], sources, nodes, out_index, in_position)
-                fed += len(inputs)
-                node = self._node(layer, inputs)
-                out_index[lid] = layer.out_index
-            nodes[lid] = node
-            if type(node.op) is Parameter:
-                params.append(node)
-            elif type(node.op) is Result:
-                results.append(node)
-        return assemble(root, nodes, params, results, sources, in_position, fed, edge_list)
-
-    def _plain_node(self, cls: type[Op], lid: int, name: str, ltype: str, version: str, data: dict[str, str],
-                    attrib: dict[str, str], inputs: list[Output | None], output_names: list[set[str]]) -> Node:
-        """``_node`` for a layer of a known op without rt_info, bodies or other children."""
-        if cls is Constant:
-            op: Op = self._constant(data, (self.file, lid, name, ltype))
-            extra: dict[str, Any] = {}
-            key = None
-        else:
-            decoded, extra = _attributes(cls, data, version, self.file)
-            op = decoded.instance(self.file)
-            key = decoded.key
-        return self._make_node(op, extra, key, inputs, lid, name, attrib, output_names, self._no_where)
-
-    def _no_where(self) -> str:  # the one-pass reader's errors are reported by the careful reader
-        return self.file
-
-    def _read_careful(self, root: Any, layers_el: Any, where: str) -> Model:
-        """Every layer parsed first, then every edge checked, then nodes built in topological
-        order: for files in any order, and for the messages that name what is wrong."""
         layers: dict[int, _Layer] = {}
         order: list[int] = []
+        file, body = self.file, self._body
         for el in layers_el:
-            if not isinstance(el.tag, str):
-                continue
-            if el.tag != "layer":
-                raise SerializationError(f"{where}: unexpected <{el.tag}> inside <layers>")
-            layer = _parse_layer(el, self.file, self._body)
+            tag = el.tag
+            if tag != "layer":
+                if not isinstance(tag, str):
+                    continue
+                raise SerializationError(f"{where}: unexpected <{tag}> inside <layers>")
+            layer = _parse_layer(el, file, body)
             if layer.id in layers:
                 other = layers[layer.id]
                 raise SerializationError(
@@ -627,9 +444,9 @@ class _Reader:
                     ignored = f"; ignored: {', '.join(self.ignored_edges)}" if self.ignored_edges else ""
                     raise SerializationError(f"{layer.where()}: input port {port.id} has no incoming edge{ignored}")
                 src_node = nodes[src[0]]
-                src_layer = layers[src[0]]
-                out_index = src_layer.out_index[src[1]]
+                out_index = layers[src[0]].out_index[src[1]]
                 if out_index >= len(src_node.output_types):
+                    src_layer = layers[src[0]]
                     raise SerializationError(
                         f"{layer.where()}: input port {port.id} reads output port {src[1]} of "
                         f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
@@ -645,11 +462,6 @@ class _Reader:
             raise file_error(f"{where}: {exc}", exc) from None
         # OpenVINO groups edges by producer but orders each group its own way: keep the file's order
         model.meta["ir_edge_order"] = [(f, t, layers[t].in_index[tp]) for f, t, tp in self.edge_order]
-        return model
-
-    def _body(self, element: Any, where: str) -> Model:
-        model = self.read_graph(element, where)
-        model.rt_info = read_net_rt_info(element.find("rt_info"))
         return model
 
     def _edges(self, root: Any, layers: dict[int, _Layer], where: str) -> dict[tuple[int, str], tuple[int, str]]:
@@ -1070,10 +882,9 @@ def _in_spans(number: int, spans: str) -> bool:
 
 def _find_op(type_name: str, version: str) -> "type[Op] | None":
     """The op class for a layer's type and opset, cached per pair (a later registration, or a
-    replaced ``find``, refreshes it). A version OpenVINO refuses sends the read to the careful
-    reader (_Fallback), which reports it."""
+    replaced ``find``, refreshes it); None for a version OpenVINO refuses (see opset_refusal)."""
     if opset_refusal(type_name, version, "", "") is not None:
-        raise _Fallback
+        return None
     key = (type_name, version)
     hit = _FOUND.get(key)
     if hit is not None and hit[0] == len(_REGISTRY) and hit[1] is find:

@@ -1,7 +1,6 @@
-"""The IR reader's fast paths build exactly the model the careful two-pass path builds, on every
-IR file OpenVINO wrote for the tests, and hand anything unusual to the careful path (whose
-messages the bad-input tests pin): the scanning path (``ir_scan`` + ``ir_scanned_reader``, no
-XML tree for the layers) and the one-pass tree path (``_Reader._read_in_order``).
+"""The one IR reader reads every layout an XML writer may give the same document (attribute order,
+quotes, whitespace, comments, CDATA, character references, encodings, layer order) into the same
+model, and it is the only path (no second reader to fall back to).
 """
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ import pytest
 
 import graphir
 from graphir.model import Model
-from graphir.serializers import ir_reader, openvino_xml
 from graphir.serializers.openvino_xml import read_ir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,18 +19,6 @@ FILES = sorted(
     [p for p in (ROOT / "tests" / "fixtures").rglob("*.xml")] + [ROOT / "examples" / "select.xml"],
     key=str,
 )
-
-
-def _no_scan(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(openvino_xml, "scan_ir", lambda text: None)
-
-
-def _careful_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: Any, root: Any, layers_el: Any) -> Model:
-        raise ir_reader._Fallback
-
-    _no_scan(monkeypatch)
-    monkeypatch.setattr(ir_reader._Reader, "_read_in_order", refuse)
 
 
 def _summary(model: Model) -> list[Any]:
@@ -50,53 +36,7 @@ def _summary(model: Model) -> list[Any]:
     return out
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_scanning_one_pass_and_careful_readers_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    scanned = read_ir(path)
-    with monkeypatch.context() as m:
-        _no_scan(m)
-        one_pass = read_ir(path)
-    with monkeypatch.context() as m:
-        _careful_only(m)
-        careful = read_ir(path)
-    assert _summary(scanned) == _summary(careful)
-    assert _summary(one_pass) == _summary(careful)
-
-
-def test_the_fast_readers_take_the_files_openvino_writes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The scanning path reads the corpus (OpenVINO's own files); without it, the one-pass path does."""
-    corpus = sorted((ROOT / "tests" / "fixtures" / "corpus").glob("*.xml"))
-    assert len(corpus) >= 20
-    scanned: list[str] = []
-    real_scanned = openvino_xml.read_scanned
-
-    def spy_scanned(reader: Any, scan: Any, root: Any) -> Model:
-        model = real_scanned(reader, scan, root)
-        scanned.append(reader.file)
-        return model
-
-    with monkeypatch.context() as m:
-        m.setattr(openvino_xml, "read_scanned", spy_scanned)
-        for path in corpus:
-            read_ir(path)
-    assert scanned == [str(p) for p in corpus]
-
-    taken: list[str] = []
-    real = ir_reader._Reader._read_in_order
-
-    def spy(self: Any, root: Any, layers_el: Any) -> Model:
-        model = real(self, root, layers_el)
-        taken.append(self.file)
-        return model
-
-    _no_scan(monkeypatch)
-    monkeypatch.setattr(ir_reader._Reader, "_read_in_order", spy)
-    for path in corpus:
-        read_ir(path)
-    assert taken == [str(p) for p in corpus]
-
-
-def test_layers_out_of_order_take_the_careful_path_and_read_the_same(tmp_path: Path) -> None:
+def test_layers_out_of_order_read_the_same(tmp_path: Path) -> None:
     src = ROOT / "examples" / "select.xml"
     text = src.read_text()
     layers = text[text.index("<layers>") + len("<layers>"):text.index("</layers>")]
@@ -139,19 +79,6 @@ def test_ops_copied_from_one_template_share_no_lists(tmp_path: Path) -> None:
     assert again.node("p1").op.kernel == [2, 2]
 
 
-def test_ports_hold_only_valid_dims_is_a_strict_check() -> None:
-    from graphir.serializers.ir_reader import ports_hold_only_valid_dims
-
-    text = (ROOT / "examples" / "select.xml").read_bytes()
-    assert ports_hold_only_valid_dims(text)
-    assert not ports_hold_only_valid_dims(text.replace(b"<dim>3</dim>", b"<dim>?</dim>", 1))
-    assert not ports_hold_only_valid_dims(text.replace(b"<dim>3</dim>", b"<dim>-2</dim>", 1))
-    assert not ports_hold_only_valid_dims(text.replace(b"<dim>3</dim>", b"<dim>&#51;</dim>", 1))
-    assert not ports_hold_only_valid_dims(text.replace(b"<dim>3</dim>", b"<dim>3</dim><!-- x -->", 1))
-    assert not ports_hold_only_valid_dims(text.replace(
-        b"<dim>3</dim>", b'<dim>3</dim><rt_info><attribute name="layout" version="0" layout="[N]"/></rt_info>', 1))
-
-
 def test_a_bad_dim_on_a_known_op_is_still_an_error(tmp_path: Path) -> None:
     text = (ROOT / "examples" / "select.xml").read_text()
     at = text.index('type="Select"')
@@ -159,3 +86,84 @@ def test_a_bad_dim_on_a_known_op_is_still_an_error(tmp_path: Path) -> None:
     (tmp_path / "bad.xml").write_text(bad)
     with pytest.raises(graphir.errors.SerializationError, match=r"<dim>\?</dim> is not an integer"):
         read_ir(tmp_path / "bad.xml")
+
+
+# ------------------------------------------------------------------ layouts of one document ==
+LAYOUT_FILES = [ROOT / "tests" / "fixtures" / "llm" / "llama-int4asym" / "openvino_model.xml",
+                ROOT / "tests" / "fixtures" / "corpus" / "gru_fp16.xml",
+                ROOT / "tests" / "fixtures" / "ir" / "if.xml",
+                ROOT / "tests" / "fixtures" / "ir" / "rt_info.xml",
+                ROOT / "tests" / "fixtures" / "ir" / "unknown_op.xml"]
+
+
+def _reversed_attributes(text: bytes) -> bytes:
+    from lxml import etree
+
+    root = etree.fromstring(text)
+    for element in root.iter():
+        if isinstance(element.tag, str) and len(element.attrib) > 1:
+            items = list(element.attrib.items())
+            element.attrib.clear()
+            for key, value in reversed(items):
+                element.set(key, value)
+    return etree.tostring(root, xml_declaration=True, encoding="utf-8")
+
+
+def _single_quotes(text: bytes) -> bytes:
+    import re
+
+    return re.sub(rb'="([^"]*)"', lambda m: b"='" + m[1].replace(b"'", b"&apos;") + b"'", text)
+
+
+def _spaced_tags(text: bytes) -> bytes:
+    import re
+
+    body = re.sub(rb' ([\w.:-]+)="', rb'\n\t \1 =\t"', text[text.index(b"<net"):])
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + body.replace(b"/>", b"\n/>").replace(b"><", b">\r\n  <")
+
+
+def _comments_cdata_and_references(text: bytes) -> bytes:
+    text = text.replace(b"<layer ", b"<!-- a comment, <layer> -->\n<layer ", 3)
+    text = text.replace(b"<dim>1</dim>", b"<dim><![CDATA[1]]></dim>", 2).replace(b"<dim>2</dim>", b"<dim>&#50;</dim>", 2)
+    text = text.replace(b"</port>", b"<!-- in a port --></port>", 2)
+    return text.replace(b'<?xml version="1.0"?>', b'<?xml version="1.0"?>\n<?some-pi data?>', 1)
+
+
+def _utf16(text: bytes) -> bytes:
+    body = text[text.index(b"<net"):].decode("utf-8")
+    return ('<?xml version="1.0" encoding="UTF-16"?>\n' + body).encode("utf-16")
+
+
+def _no_whitespace(text: bytes) -> bytes:
+    from lxml import etree
+
+    root = etree.fromstring(text, etree.XMLParser(remove_blank_text=True))
+    return etree.tostring(root)
+
+
+LAYOUTS = {"reversed-attributes": _reversed_attributes, "single-quotes": _single_quotes,
+           "spaced-tags": _spaced_tags, "comments-cdata-references": _comments_cdata_and_references,
+           "utf-16": _utf16, "no-whitespace": _no_whitespace}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("path", LAYOUT_FILES, ids=lambda p: p.parent.name + "/" + p.name)
+def test_every_layout_of_a_document_reads_the_same(path: Path, layout: str, tmp_path: Path) -> None:
+    text = path.read_bytes()
+    variant = LAYOUTS[layout](text)
+    assert variant != text
+    other = tmp_path / "variant.xml"
+    other.write_bytes(variant)
+    other.with_suffix(".bin").write_bytes(path.with_suffix(".bin").read_bytes())
+    assert _summary(read_ir(other)) == _summary(read_ir(path))
+
+
+def test_the_reader_is_one_path() -> None:
+    """No second reader: the scanning modules are gone and reading goes parse -> _Reader.read_net."""
+    import importlib.util
+
+    assert importlib.util.find_spec("graphir.serializers.ir_scan") is None
+    assert importlib.util.find_spec("graphir.serializers.ir_scanned_reader") is None
+    from graphir.serializers import ir_reader
+
+    assert not hasattr(ir_reader._Reader, "_read_in_order") and not hasattr(ir_reader, "_Fallback")
