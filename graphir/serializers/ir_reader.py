@@ -16,17 +16,18 @@ from typing import Any
 from lxml import etree
 
 from graphir.errors import GraphirError, SerializationError, clip, file_error
+from graphir.inference import mark_body_inferred
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
 from graphir.ops.registry import _REGISTRY, find
-from graphir.serializers.ir_attributes import _hook, decode_attributes
+from graphir.serializers.ir_attributes import MAX_ATTRIBUTE_CHARS, _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
 from graphir.serializers.ir_parser import element_attributes
 from graphir.serializers.ir_rt_info import read_attribute_rt_info, read_net_rt_info
-from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
+from graphir.shapes import MAX_LENGTH, MAX_RANK, Dimension, PartialShape
 from graphir.types import ElementType
 
 _BODY_TAGS = ("body", "then_body", "else_body")
@@ -115,31 +116,39 @@ def _parse_ports(group: Any, where: Any) -> list[_Port]:
     """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
     description (only errors need it)."""
     ports = []
-    for element in group:
-        if element.tag != "port":
-            continue
-        texts = []
+    for element in group.iterchildren("port"):
+        keys = element.keys()
+        if keys == _PORT_KEYS:
+            pid, precision = element.values()
+            names = None
+        elif keys == _NAMED_PORT_KEYS:
+            pid, precision, names = element.values()
+        else:
+            pid, precision, names = element.get("id"), element.get("precision"), element.get("names")
         rt_el = None
-        for child in element:
-            tag = child.tag
-            if tag == "dim":
-                texts.append(child.text)
-            elif tag == "rt_info":
-                rt_el = child
-        try:
-            dims = list(map(int, texts))
-        except (TypeError, ValueError):
-            dims = _checked_dims(element, texts, where)
-        pid = element.get("id")
-        if pid is None:
-            raise SerializationError(f"{where()}: a <port> has no id")
-        if dims and min(dims) < -1:
-            raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
-        if dims and max(dims) > MAX_LENGTH:
-            raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the largest "
-                                     f"dimension 2^63-1")
-        names = element.get("names")
-        ports.append(_Port(pid, element.get("precision"), dims, split_names(names),
+        if len(element):
+            if len(element) > MAX_RANK:  # checked before any dim is read
+                raise SerializationError(f"{where()}: port {clip(pid)} holds {len(element):,} elements, more "
+                                         f"dimensions than the largest rank graphir reads ({MAX_RANK:,})")
+            texts = [d.text for d in element.iterchildren("dim")]
+            if len(texts) != len(element):
+                rt_el = element.find("rt_info")
+            try:
+                dims = list(map(int, texts))
+            except (TypeError, ValueError):
+                dims = _checked_dims(element, texts, where)
+            if pid is None:
+                raise SerializationError(f"{where()}: a <port> has no id")
+            if dims and (min(dims) < -1 or max(dims) > MAX_LENGTH):
+                if min(dims) < -1:
+                    raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
+                raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the largest "
+                                         f"dimension 2^63-1")
+        else:
+            if pid is None:
+                raise SerializationError(f"{where()}: a <port> has no id")
+            dims = []
+        ports.append(_Port(pid, precision, dims, split_names(names) if names else set(),
                            read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
     return ports
 
@@ -156,13 +165,17 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
-    attrib = element_attributes(element)
-    lid_text = attrib.pop("id", None)
-    name = attrib.pop("name", None)
-    if name is None:
-        name = ""
-    ltype = attrib.pop("type", None)
-    version = attrib.pop("version", None)
+    if element.keys() == _LAYER_KEYS:  # as OpenVINO writes it
+        lid_text, name, ltype, version = element.values()
+        attrib = _NO_ATTRIBUTES
+    else:
+        attrib = element_attributes(element)
+        lid_text = attrib.pop("id", None)
+        name = attrib.pop("name", None)
+        if name is None:
+            name = ""
+        ltype = attrib.pop("type", None)
+        version = attrib.pop("version", None)
     try:
         lid = int(lid_text)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -399,6 +412,7 @@ class _Reader:
     def _read_body(self, element: Any, where: str) -> Model:
         model = self.read_graph(element, where)
         model.rt_info = read_net_rt_info(element.find("rt_info"))
+        mark_body_inferred(model)  # the op holding it takes its types as read (no recursion)
         return model
 
     def _body(self, element: Any, where: str) -> Model:
@@ -705,6 +719,10 @@ def _const_declaration(et_text: str, shape_text: str, where: "str | tuple[str, i
     found = _CONST_DECLARATIONS.get((et_text, shape_text))
     if found is not None:
         return found
+    if len(shape_text) > MAX_ATTRIBUTE_CHARS:
+        raise SerializationError(f"{describe_layer(where)}: attribute shape=\"{clip(shape_text)}\" holds "
+                                 f"{len(shape_text):,} characters, more than graphir decodes in one attribute "
+                                 f"({MAX_ATTRIBUTE_CHARS:,})")
     et = _ELEMENT_TYPES.get(et_text)
     if et is None:
         try:
