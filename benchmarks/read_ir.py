@@ -23,33 +23,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
-
-
-def make_ir(path: Path, layers: int, elems: int, compress_to_fp16: bool = False) -> None:
-    import openvino as ov
-    import openvino.opset1 as op1
-
-    x = op1.parameter([elems], np.float32, name="x")
-    y = x
-    rng = np.random.default_rng(0)
-    for i in range((layers - 2) // (3 if compress_to_fp16 else 2)):  # f16 Const + Convert + Add
-        y = op1.add(y, op1.constant(rng.standard_normal(elems).astype(np.float32) + i))
-    ov.save_model(ov.Model([op1.result(y, name="y")], [x], "chain"), str(path), compress_to_fp16=compress_to_fp16)
-
-
-def make_varied_ir(path: Path, pairs: int) -> None:
-    import openvino as ov
-    import openvino.opset13 as op13
-
-    x = op13.parameter([1, 8], np.float32, name="x")
-    y, n = x, 8
-    rng = np.random.default_rng(0)
-    for i in range(pairs):
-        m = 9 + i % 97 if i % 2 == 0 else 8 + i * 7 % 89
-        y = op13.relu(op13.matmul(y, op13.constant(rng.standard_normal((n, m)).astype(np.float32)), False, False))
-        n = m
-    ov.save_model(ov.Model([op13.result(y, name="y")], [x], "varied"), str(path), compress_to_fp16=False)
+from synthetic_chains import make_add_chain as make_ir
+from synthetic_chains import make_varied_chain as make_varied_ir
 
 
 def gc_during(fn) -> tuple[list[int], float]:

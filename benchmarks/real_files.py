@@ -1,0 +1,426 @@
+"""graphir against OpenVINO (and ONNX Runtime) on the benchmark corpus of real exports, one process.
+
+    python benchmarks/real_files.py [--only PATTERN] [--repeat N] [--json OUT] [--skip-run] ...
+
+Makes the corpus first when files are missing (``benchmarks/make_corpus.py``; in ``--dir``, default
+``$GRAPHIR_BENCH_DIR`` or ``~/.cache/graphir-bench``). Then, per file, best of ``--repeat`` each:
+
+* read:    ``graphir.read_model`` vs ``openvino.Core().read_model``;
+* reshape: graphir ``Model.reshape`` + ``infer_shapes`` vs OpenVINO ``Model.reshape`` to the same
+  input shapes (those of the run inputs; each timed on a freshly read model);
+* save:    ``graphir.save_model`` vs ``openvino.save_model(..., compress_to_fp16=False)``;
+* run:     graphir ``Model.run`` vs OpenVINO CPU compiled with INFERENCE_NUM_THREADS=1 and
+  INFERENCE_PRECISION_HINT=f32 (KV cache f32, no dynamic quantization; compile time and the first
+  call excluded), and ONNX Runtime on 1 thread where the same torch module exported to ONNX. The
+  outputs are compared with OpenVINO's (max abs diff, and "ok" when within 1e-3 of the largest
+  magnitude), so a fast wrong result cannot pass.
+
+Prints one row per file (layers as OpenVINO counts them, times in ms, ratios graphir/OpenVINO and
+graphir/ONNX Runtime), the worst ratio per column, the load average at start and end, the run class
+of each file ("large" = compute-bound: OpenVINO's 1-thread run takes >= ``--large-ms``, default
+5 ms) and which goals of issue 17 are met: read, reshape and save <= 1.0x OpenVINO on every file,
+run <= 2.0x on small nets and <= 3.0x on large ones. ``--json OUT`` writes all of it.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import make_corpus  # noqa: E402 - after the path (benchmarks/ is not a package)
+
+OV_RUN_CONFIG = {"INFERENCE_NUM_THREADS": "1", "INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32",
+                 "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
+GOALS = {"read": 1.0, "reshape": 1.0, "save": 1.0, "run_small": 2.0, "run_large": 3.0}
+STAGES = ("read", "reshape", "save", "run")
+
+
+#: a measurement stops repeating once its timed calls took this long in all (at least one call is made)
+BUDGET_S = 10.0
+
+
+def best_time(fn: Callable[[], Any], repeat: int, before: Callable[[], Any] | None = None) -> tuple[float, Any]:
+    """The best of ``repeat`` timed calls of ``fn`` (``before()`` and a GC pass run untimed first),
+    fewer when the calls have used up :data:`BUDGET_S`."""
+    best, out, spent = math.inf, None, 0.0
+    for _ in range(repeat):
+        out = None  # free the previous result outside the timed region
+        if before is not None:
+            before()
+        gc.collect()
+        start = time.perf_counter()
+        out = fn()
+        took = time.perf_counter() - start
+        best, spent = min(best, took), spent + took
+        if spent >= BUDGET_S:
+            break
+    return best, out
+
+
+def short_error(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0][:200] if text else ''}"
+
+
+def compare(actual: list[np.ndarray], expected: list[np.ndarray]) -> tuple[float, bool, str]:
+    """(max abs diff, within tolerance, what differs) of ``actual`` against the reference outputs;
+    NaN/inf must sit at the same places with the same values."""
+    if len(actual) != len(expected):
+        return math.inf, False, f"{len(actual)} outputs, reference has {len(expected)}"
+    worst, ok, notes = 0.0, True, []
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        a, e = np.asarray(a), np.asarray(e)
+        if a.shape != e.shape:
+            ok = False
+            notes.append(f"output {i}: shape {list(a.shape)} vs {list(e.shape)}")
+            worst = math.inf
+            continue
+        if a.size == 0:
+            continue
+        a64, e64 = a.astype(np.float64), e.astype(np.float64)
+        finite = np.isfinite(e64)
+        if not np.array_equal(np.isfinite(a64), finite) or not np.array_equal(a64[~finite], e64[~finite], equal_nan=True):
+            ok = False
+            notes.append(f"output {i}: non-finite values differ")
+        if finite.any():
+            diff = float(np.max(np.abs(a64[finite] - e64[finite])))
+            scale = max(1.0, float(np.max(np.abs(e64[finite]))))
+            worst = max(worst, diff)
+            if diff > 1e-3 * scale:
+                ok = False
+                notes.append(f"output {i}: max abs diff {diff:.3g} (scale {scale:.3g})")
+    return worst, ok, "; ".join(notes)
+
+
+class FileBench:
+    """The measurements of one corpus file; every stage records a time or the error that stopped it."""
+
+    def __init__(self, folder: Path, meta: dict[str, Any], repeat: int, run_repeat: int) -> None:
+        self.folder, self.meta, self.repeat, self.run_repeat = folder, meta, repeat, run_repeat
+        self.name = meta["name"]
+        self.xml = folder / f"{self.name}.xml"
+        with np.load(folder / f"{self.name}.npz") as npz:
+            self.inputs = [npz[k] for k in meta["input_order"]]  # in the model's input order
+        self.row: dict[str, Any] = {"file": self.name, "family": meta["family"], "errors": {}, "notes": []}
+        if meta.get("note"):
+            self.row["notes"].append(f"reshape: {meta['note']}")
+
+    def error(self, stage: str, e: BaseException) -> None:
+        self.row["errors"][stage] = short_error(e)
+        if os.environ.get("GRAPHIR_BENCH_TRACEBACK"):
+            traceback.print_exc()
+
+    def measure_read(self, core: Any) -> None:
+        import graphir
+
+        t_ov, ov_model = best_time(lambda: core.read_model(str(self.xml)), self.repeat)
+        self.row.update(layers=len(ov_model.get_ops()), read_ov=t_ov)
+        try:
+            t_gir, model = best_time(lambda: graphir.read_model(self.xml), self.repeat)
+            self.row.update(read_graphir=t_gir, layers_graphir=len(model))
+        except Exception as e:  # noqa: BLE001 - reported per file
+            self.error("graphir read", e)
+
+    def measure_reshape(self, core: Any) -> None:
+        import openvino as ov
+
+        import graphir
+
+        shapes = self.meta["reshape"]  # per input, in input order
+        ov_shapes = {i: ov.PartialShape(shape) for i, shape in enumerate(shapes)}
+        fresh: list[Any] = []  # the model each timed reshape starts from, read untimed
+
+        def read_ov() -> None:
+            fresh[:] = [core.read_model(str(self.xml))]
+
+        t_ov, _ = best_time(lambda: fresh[0].reshape(ov_shapes), self.repeat, read_ov)
+        self.row["reshape_ov"] = t_ov
+        if "graphir read" in self.row["errors"]:
+            return
+
+        def read_graphir() -> None:
+            fresh[:] = [graphir.read_model(self.xml)]
+
+        def reshape() -> None:
+            fresh[0].reshape(shapes)
+            fresh[0].infer_shapes()
+
+        try:
+            t_gir, _ = best_time(reshape, self.repeat, read_graphir)
+            self.row["reshape_graphir"] = t_gir
+        except Exception as e:  # noqa: BLE001
+            self.error("graphir reshape", e)
+
+    def measure_save(self, core: Any, tmp: Path) -> None:
+        import openvino as ov
+
+        import graphir
+
+        ov_model = core.read_model(str(self.xml))
+        self.row["save_ov"], _ = best_time(lambda: ov.save_model(ov_model, str(tmp / "ov.xml"), compress_to_fp16=False),
+                                           self.repeat)
+        del ov_model
+        if "graphir read" in self.row["errors"]:
+            return
+        try:
+            model = graphir.read_model(self.xml)
+            self.row["save_graphir"], _ = best_time(lambda: graphir.save_model(model, tmp / "gir.xml"), self.repeat)
+        except Exception as e:  # noqa: BLE001
+            self.error("graphir save", e)
+
+    def measure_run(self, core: Any, onnx: bool) -> None:
+        import openvino as ov
+
+        import graphir
+
+        ov_model = core.read_model(str(self.xml))
+        ov_model.reshape({i: ov.PartialShape(list(v.shape)) for i, v in enumerate(self.inputs)})
+        request = core.compile_model(ov_model, "CPU", OV_RUN_CONFIG).create_infer_request()
+        stateful = bool(request.query_state())
+        reset = request.reset_state if stateful else None
+
+        def ov_run() -> list[np.ndarray]:
+            request.infer(self.inputs)
+            return [request.get_output_tensor(i).data.copy() for i in range(len(ov_model.outputs))]
+
+        if reset:
+            reset()
+        reference = ov_run()  # the first call: warm-up
+        self.row["run_ov"], _ = best_time(ov_run, self.run_repeat, reset)
+        del request
+        if onnx:
+            self.measure_onnx(reference)
+        if "graphir read" in self.row["errors"]:
+            return
+        try:
+            model = graphir.read_model(self.xml)
+            model.reshape([list(v.shape) for v in self.inputs])
+            outputs = list(model.run(self.inputs, progress=False).values())  # warm-up: the run plan is built
+            diff, ok, why = compare(outputs, reference)
+            self.row.update(run_max_abs_diff=diff, run_outputs_ok=ok)
+            if not ok:
+                self.row["notes"].append(f"graphir run differs from OpenVINO: {why}")
+            del outputs
+            self.row["run_graphir"], _ = best_time(lambda: model.run(self.inputs, progress=False), self.run_repeat)
+        except Exception as e:  # noqa: BLE001
+            self.error("graphir run", e)
+
+    def measure_onnx(self, reference: list[np.ndarray]) -> None:
+        onnx_file = self.meta.get("onnx")
+        if not onnx_file:
+            self.row["onnx_note"] = self.meta.get("onnx_note") or "no ONNX file"
+            return
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            self.row["onnx_note"] = "onnxruntime is not installed (pip install -e .[bench])"
+            return
+        try:
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            session = ort.InferenceSession(str(self.folder / onnx_file), options, providers=["CPUExecutionProvider"])
+            feed = dict(zip([i.name for i in session.get_inputs()], self.inputs))
+            outputs = session.run(None, feed)
+            diff, ok, why = compare(outputs, reference)
+            self.row.update(ort_max_abs_diff=diff, ort_outputs_ok=ok)
+            if not ok:
+                self.row["notes"].append(f"ONNX Runtime differs from OpenVINO: {why}")
+            self.row["run_ort"], _ = best_time(lambda: session.run(None, feed), self.run_repeat)
+        except Exception as e:  # noqa: BLE001
+            self.row["onnx_note"] = f"onnxruntime failed: {short_error(e)}"
+
+
+def ratio(row: dict[str, Any], a: str, b: str) -> float | None:
+    if a in row and b in row and row[b] > 0:
+        return row[a] / row[b]
+    return None
+
+
+def add_ratios(row: dict[str, Any], large_ms: float) -> None:
+    for stage in STAGES:
+        row[f"{stage}_ratio"] = ratio(row, f"{stage}_graphir", f"{stage}_ov")
+    row["run_ratio_ort"] = ratio(row, "run_graphir", "run_ort")
+    if "run_ov" in row:
+        row["run_class"] = "large" if row["run_ov"] * 1000 >= large_ms else "small"
+
+
+def goals(rows: list[dict[str, Any]], stages: list[str]) -> list[tuple[str, str, bool | None]]:
+    """(goal, worst figure and file, met?) for each goal; met is None when nothing was measured.
+    A graphir error in a stage counts as a missed goal."""
+    out: list[tuple[str, str, bool | None]] = []
+    checks = [(s, s, GOALS[s], lambda r: True) for s in ("read", "reshape", "save") if s in stages]
+    if "run" in stages:
+        checks += [("run (small nets)", "run", GOALS["run_small"], lambda r: r.get("run_class") == "small"),
+                   ("run (large nets)", "run", GOALS["run_large"], lambda r: r.get("run_class") == "large")]
+    for label, stage, limit, which in checks:
+        rows_in = [r for r in rows if which(r)]
+        failed = [r["file"] for r in rows_in if f"graphir {stage}" in r["errors"] or
+                  (stage != "read" and "graphir read" in r["errors"])]
+        measured = [(r[f"{stage}_ratio"], r["file"]) for r in rows_in if r.get(f"{stage}_ratio") is not None]
+        if not measured and not failed:
+            out.append((f"{label} <= {limit:.1f}x", "not measured", None))
+            continue
+        worst = max(measured) if measured else None
+        text = f"worst {worst[0]:.2f}x ({worst[1]})" if worst else "no ratio"
+        if failed:
+            text += f"; graphir failed on {', '.join(failed)}"
+        out.append((f"{label} <= {limit:.1f}x", text, not failed and worst is not None and worst[0] <= limit))
+    return out
+
+
+def fmt_ms(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    ms = seconds * 1000
+    return f"{ms:.3g}" if ms < 100 else f"{ms:.0f}"
+
+
+def fmt_x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+COLUMNS = [("file", 28), ("layers", 6), ("read ov", 8), ("gir", 8), ("x", 6), ("reshape ov", 10), ("gir", 8),
+           ("x", 6), ("save ov", 8), ("gir", 8), ("x", 6), ("run ov", 8), ("ort", 8), ("gir", 8), ("/ov", 7),
+           ("/ort", 7), ("class", 5), ("max|diff|", 9)]
+
+
+def table_line(cells: list[str]) -> str:
+    return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, (_, w)) in enumerate(zip(cells, COLUMNS)))
+
+
+def row_cells(r: dict[str, Any]) -> list[str]:
+    diff = r.get("run_max_abs_diff")
+    diff_text = "-" if diff is None else f"{diff:.1e}" + ("" if r.get("run_outputs_ok") else "!")
+    return [r["file"], str(r.get("layers", "-")),
+            fmt_ms(r.get("read_ov")), fmt_ms(r.get("read_graphir")), fmt_x(r.get("read_ratio")),
+            fmt_ms(r.get("reshape_ov")), fmt_ms(r.get("reshape_graphir")), fmt_x(r.get("reshape_ratio")),
+            fmt_ms(r.get("save_ov")), fmt_ms(r.get("save_graphir")), fmt_x(r.get("save_ratio")),
+            fmt_ms(r.get("run_ov")), fmt_ms(r.get("run_ort")) if "run_ort" in r else "n/a",
+            fmt_ms(r.get("run_graphir")), fmt_x(r.get("run_ratio")), fmt_x(r.get("run_ratio_ort")),
+            r.get("run_class", "-"), diff_text]
+
+
+def worst_cells(rows: list[dict[str, Any]]) -> list[str]:
+    cells = ["worst", ""] + [""] * (len(COLUMNS) - 2)
+    for key, col in (("read_ratio", 4), ("reshape_ratio", 7), ("save_ratio", 10), ("run_ratio", 14),
+                     ("run_ratio_ort", 15)):
+        values = [r[key] for r in rows if r.get(key) is not None]
+        cells[col] = fmt_x(max(values)) if values else "-"
+    diffs = [r["run_max_abs_diff"] for r in rows if r.get("run_max_abs_diff") is not None]
+    cells[17] = f"{max(diffs):.1e}" if diffs else "-"
+    return cells
+
+
+def print_report(rows: list[dict[str, Any]], stages: list[str], large_ms: float, load: dict[str, Any]) -> None:
+    print()
+    print(table_line([c for c, _ in COLUMNS]))
+    for r in rows:
+        print(table_line(row_cells(r)))
+    print(table_line(worst_cells(rows)))
+    print("\ntimes: best-of ms; x: graphir/OpenVINO; /ort: graphir/ONNX Runtime (1 thread); n/a: no ONNX export; "
+          "max|diff|: graphir vs OpenVINO outputs ('!': outside tolerance)")
+    print(f"class: 'large' (compute-bound) when OpenVINO's 1-thread run takes >= {large_ms:g} ms, else 'small'")
+    for r in rows:
+        for stage, err in r["errors"].items():
+            print(f"ERROR {r['file']}: {stage}: {err}")
+        for note in r["notes"]:
+            print(f"note  {r['file']}: {note}")
+        if "onnx_note" in r and "run" in stages:
+            print(f"n/a   {r['file']}: ONNX Runtime: {r['onnx_note']}")
+    print(f"\nload average (1/5/15 min): start {load['start']}, end {load['end']} on {os.cpu_count()} CPUs "
+          "(other processes disturb these timings)")
+    print("goals (issue 17):")
+    for label, text, met in goals(rows, stages):
+        print(f"  {label:26} {text}: {'met' if met else 'not measured' if met is None else 'NOT met'}")
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "openvino", "onnxruntime", "torch"):
+        try:
+            module = __import__(name)
+            out[name] = str(getattr(module, "__version__", "?"))
+        except ImportError:
+            pass
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    global BUDGET_S
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", type=Path, default=make_corpus.default_dir(), help="corpus directory (default: %(default)s)")
+    parser.add_argument("--only", help="files whose name matches this glob or substring")
+    parser.add_argument("--repeat", type=int, default=5, help="timed calls per measurement, best taken (default 5)")
+    parser.add_argument("--run-repeat", type=int, help="timed runs per engine (default: --repeat)")
+    parser.add_argument("--json", type=Path, help="write every figure to this JSON file")
+    parser.add_argument("--large-ms", type=float, default=5.0,
+                        help="OpenVINO 1-thread run time from which a net counts as large (default 5 ms)")
+    parser.add_argument("--budget", type=float, default=BUDGET_S,
+                        help="seconds of timed calls after which a measurement stops repeating (default %(default)s)")
+    for stage in ("reshape", "save", "run"):
+        parser.add_argument(f"--skip-{stage}", action="store_true", help=f"do not measure {stage}")
+    parser.add_argument("--skip-onnx", action="store_true", help="do not run ONNX Runtime")
+    parser.add_argument("--no-generate", action="store_true", help="measure only the corpus files already made")
+    args = parser.parse_args(argv)
+    BUDGET_S = args.budget
+
+    try:
+        import openvino as ov
+    except ImportError:
+        print("openvino is not installed: nothing to compare with (pip install -e .[test,bench])", file=sys.stderr)
+        return 2
+    load_start = os.getloadavg()
+    entries = make_corpus.selected(args.only)
+    if not entries:
+        print(f"no corpus entry matches {args.only!r}; entries: "
+              f"{', '.join(e.name for e in make_corpus.CORPUS)}", file=sys.stderr)
+        return 2
+    if not args.no_generate:
+        make_corpus.ensure(args.dir, args.only, lambda s: print(s, file=sys.stderr, flush=True))
+    entries = [e for e in entries if make_corpus.is_current(args.dir, e.name)]
+    stages = ["read"] + [s for s in ("reshape", "save", "run") if not getattr(args, f"skip_{s}")]
+    core = ov.Core()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="graphir-bench-save-") as tmp:
+        for entry in entries:
+            meta = json.loads(make_corpus.meta_path(args.dir, entry.name).read_text())
+            bench = FileBench(args.dir, meta, args.repeat, args.run_repeat or args.repeat)
+            steps = {"read": lambda: bench.measure_read(core), "reshape": lambda: bench.measure_reshape(core),
+                     "save": lambda: bench.measure_save(core, Path(tmp)),
+                     "run": lambda: bench.measure_run(core, not args.skip_onnx)}
+            spent = []
+            for stage in stages:
+                start = time.perf_counter()
+                steps[stage]()
+                spent.append(f"{stage} {time.perf_counter() - start:.1f} s")
+            print(f"measured {entry.name}: {', '.join(spent)}", file=sys.stderr, flush=True)
+            add_ratios(bench.row, args.large_ms)
+            rows.append(bench.row)
+            gc.collect()
+    load = {"start": [round(v, 2) for v in load_start], "end": [round(v, 2) for v in os.getloadavg()]}
+    print_report(rows, stages, args.large_ms, load)
+    if args.json:
+        summary = [{"goal": g, "worst": t, "met": m} for g, t, m in goals(rows, stages)]
+        args.json.write_text(json.dumps({"when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+                                         "load_average": load, "cpus": os.cpu_count(), "versions": versions(),
+                                         "repeat": args.repeat, "large_ms": args.large_ms, "stages": stages,
+                                         "goals": summary, "files": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

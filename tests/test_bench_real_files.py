@@ -1,0 +1,65 @@
+"""benchmarks/real_files.py (the corpus benchmark of issue 17) on its one tiny synthetic file, so the
+command cannot rot: it makes the file, measures every stage once and reports figures and goals."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks" / "real_files.py"
+
+
+def _bench_module() -> ModuleType:
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("real_files", BENCH)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    return module
+
+
+def test_benchmark_measures_every_stage_of_the_tiny_chain(ov, tmp_path: Path) -> None:
+    out = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, str(BENCH), "--dir", str(tmp_path / "corpus"), "--only", "tiny_add_chain",
+                           "--repeat", "1", "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "corpus" / "tiny_add_chain.xml").exists()  # made on demand
+    figures = json.loads(out.read_text())
+    [row] = figures["files"]
+    assert row["file"] == "tiny_add_chain" and row["errors"] == {}
+    assert row["layers"] == 12 and row["layers_graphir"] == 12  # Parameter, 5 x (Constant, Add), Result
+    for stage in ("read", "reshape", "save", "run"):
+        assert row[f"{stage}_ov"] > 0 and row[f"{stage}_graphir"] > 0
+        assert row[f"{stage}_ratio"] == row[f"{stage}_graphir"] / row[f"{stage}_ov"]
+    assert row["run_outputs_ok"] is True and row["run_max_abs_diff"] < 1e-5
+    assert row["run_class"] == "small"
+    assert "not exported" in row["onnx_note"]
+    assert len(figures["load_average"]["start"]) == 3 and len(figures["load_average"]["end"]) == 3
+    assert [g["goal"] for g in figures["goals"]] == ["read <= 1.0x", "reshape <= 1.0x", "save <= 1.0x",
+                                                    "run (small nets) <= 2.0x", "run (large nets) <= 3.0x"]
+    assert figures["goals"][4]["met"] is None  # no large net among the files measured
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("tiny_add_chain ") for line in lines)
+    assert any(line.startswith("worst ") for line in lines)
+    assert any(line.startswith("load average (1/5/15 min): start [") for line in lines)
+    assert any(line.strip().startswith("run (small nets) <= 2.0x") for line in lines)
+
+
+def test_wrong_outputs_fail_the_comparison() -> None:
+    compare = _bench_module().compare
+    expected = [np.array([1.0, 2.0, np.inf], np.float32)]
+    assert compare([np.array([1.0, 2.0, np.inf], np.float32)], expected) == (0.0, True, "")
+    diff, ok, why = compare([np.array([1.0, 2.5, np.inf], np.float32)], expected)
+    assert (diff, ok, why) == (0.5, False, "output 0: max abs diff 0.5 (scale 2)")
+    assert compare([np.array([1.0, 2.0, np.nan], np.float32)], expected)[1:] == (False, "output 0: non-finite values differ")
+    assert compare([np.zeros(2, np.float32)], expected)[1:] == (False, "output 0: shape [2] vs [3]")
+    assert compare([], expected)[1:] == (False, "0 outputs, reference has 1")
