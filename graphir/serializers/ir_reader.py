@@ -35,17 +35,47 @@ _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
 _VERSIONS = ("10", "11")
 
 class _Port:
-    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic), tensor names, rt_info."""
+    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic), tensor names, rt_info.
+    Dims checked for the whole document at once (see :func:`dims_are_valid`) are read from the
+    element when first asked for (only opaque layers need them)."""
 
-    __slots__ = ("id", "precision", "dims", "names", "rt_info")
+    __slots__ = ("id", "precision", "_dims", "names", "rt_info", "element")
 
     def __init__(self, id: str, precision: str | None, dims: list[int] | None, names: set[str],
-                 rt_info: dict[str, Any]) -> None:
+                 rt_info: dict[str, Any], element: Any = None) -> None:
         self.id = id
         self.precision = precision
-        self.dims = dims
+        self._dims = dims
         self.names = names
         self.rt_info = rt_info
+        self.element = element
+
+    @property
+    def dims(self) -> list[int]:
+        if self._dims is None:
+            self._dims = [int(d.text) for d in self.element.iterchildren("dim")]
+        return self._dims
+
+
+_ALL_DIMS = etree.XPath("//port/dim")
+_ALL_DIM_TEXTS = etree.XPath("//port/dim/text()", smart_strings=False)
+_PORTS_WITH_MORE = etree.XPath("//port[*[not(self::dim)]]")
+
+
+def dims_are_valid(root: Any) -> "set[Any] | None":
+    """Every ``<port>``'s ``<dim>`` in the document checked at once (three XPath queries, no Python
+    object per dim): when each dim holds one text, an integer in -1..2^63-1, the ports that hold
+    anything besides dims (their rt_info is read port by port); None when some dim is not so: then
+    each port's dims are read and checked as its layer is read, for the message naming it."""
+    texts = _ALL_DIM_TEXTS(root)
+    if len(texts) != len(_ALL_DIMS(root)):
+        return None
+    try:
+        if not all(-1 <= int(t) <= MAX_LENGTH for t in set(texts)):
+            return None
+    except ValueError:
+        return None
+    return set(_PORTS_WITH_MORE(root))
 
 
 _NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
@@ -112,9 +142,10 @@ def _int_attr(element: Any, key: str, where: str) -> int:
         raise SerializationError(f"{where}: attribute {key}=\"{clip(text)}\" is not an integer") from None
 
 
-def _parse_ports(group: Any, where: Any) -> list[_Port]:
+def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None) -> list[_Port]:
     """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
-    description (only errors need it)."""
+    description (only errors need it). ``checked``: the document's dims are valid (see
+    dims_are_valid) and these ports hold more than dims; None: check each port's dims here."""
     ports = []
     for element in group.iterchildren("port"):
         keys = element.keys()
@@ -125,31 +156,34 @@ def _parse_ports(group: Any, where: Any) -> list[_Port]:
             pid, precision, names = element.values()
         else:
             pid, precision, names = element.get("id"), element.get("precision"), element.get("names")
+        if pid is None:
+            raise SerializationError(f"{where()}: a <port> has no id")
         rt_el = None
-        if len(element):
-            if len(element) > MAX_RANK:  # checked before any dim is read
-                raise SerializationError(f"{where()}: port {clip(pid)} holds {len(element):,} elements, more "
+        dims: list[int] | None = []
+        count = len(element)
+        if count:
+            if count > MAX_RANK:  # checked before any dim is read
+                raise SerializationError(f"{where()}: port {clip(pid)} holds {count:,} elements, more "
                                          f"dimensions than the largest rank graphir reads ({MAX_RANK:,})")
-            texts = [d.text for d in element.iterchildren("dim")]
-            if len(texts) != len(element):
-                rt_el = element.find("rt_info")
-            try:
-                dims = list(map(int, texts))
-            except (TypeError, ValueError):
-                dims = _checked_dims(element, texts, where)
-            if pid is None:
-                raise SerializationError(f"{where()}: a <port> has no id")
-            if dims and (min(dims) < -1 or max(dims) > MAX_LENGTH):
-                if min(dims) < -1:
-                    raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
-                raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the largest "
-                                         f"dimension 2^63-1")
-        else:
-            if pid is None:
-                raise SerializationError(f"{where()}: a <port> has no id")
-            dims = []
+            if checked is not None:
+                dims = None  # valid: read when needed
+                if element in checked:
+                    rt_el = element.find("rt_info")
+            else:
+                texts = [d.text for d in element.iterchildren("dim")]
+                if len(texts) != count:
+                    rt_el = element.find("rt_info")
+                try:
+                    dims = list(map(int, texts))
+                except (TypeError, ValueError):
+                    dims = _checked_dims(element, texts, where)
+                if dims and (min(dims) < -1 or max(dims) > MAX_LENGTH):
+                    if min(dims) < -1:
+                        raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
+                    raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the "
+                                             f"largest dimension 2^63-1")
         ports.append(_Port(pid, precision, dims, split_names(names) if names else set(),
-                           read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
+                           read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO, element))
     return ports
 
 
@@ -164,7 +198,7 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
     return list(map(int, texts))
 
 
-def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
+def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None) -> _Layer:
     if element.keys() == _LAYER_KEYS:  # as OpenVINO writes it
         lid_text, name, ltype, version = element.values()
         attrib = _NO_ATTRIBUTES
@@ -202,9 +236,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
         if tag == "data":
             data = element_attributes(child)
         elif tag == "input":
-            inputs = _parse_ports(child, where)
+            inputs = _parse_ports(child, where, checked)
         elif tag == "output":
-            outputs = _parse_ports(child, where)
+            outputs = _parse_ports(child, where, checked)
         elif tag == "rt_info":
             rt_el = child
         elif isinstance(tag, str):
@@ -301,6 +335,7 @@ def _dim(d: int) -> Dimension:
 
 
 _UNKNOWN_TYPE = TensorType(ElementType.dynamic, PartialShape.dynamic())
+_SHAPES: dict[tuple[int, ...], PartialShape] = {}  # small Constants' shapes (immutable, shared)
 
 
 _DECLARED: dict[tuple[ElementType, tuple[int, ...]], TensorType] = {}
@@ -323,6 +358,7 @@ def _tensor_type(port: _Port, where: str) -> TensorType:
 
 
 _LAYER_KEYS = ["id", "name", "type", "version"]
+_EDGE_KEYS = ["from-layer", "from-port", "to-layer", "to-port"]
 _PORT_KEYS = ["id", "precision"]
 _NAMED_PORT_KEYS = ["id", "precision", "names"]
 _NO_ATTRIBUTES: dict[str, str] = {}  # shared, never written to
@@ -375,9 +411,12 @@ class _Reader:
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
         #: body element -> its Model, read before the layer holding it (see read_net)
         self._bodies: dict[Any, Model] = {}
+        #: see dims_are_valid (set by read_net for the whole document)
+        self._checked: "set[Any] | None" = None
 
     def read_net(self, root: Any, where: str) -> Model:
         """The Model of a ``<net>`` element: its bodies first (innermost first), then its layers."""
+        self._checked = dims_are_valid(root)
         for element, body_where in reversed(self._nested_bodies(root, where)):
             self._bodies[element] = self._read_body(element, body_where)
         return self.read_graph(root, where)
@@ -427,14 +466,14 @@ class _Reader:
             raise SerializationError(f"{where}: no <layers> element")
         layers: dict[int, _Layer] = {}
         order: list[int] = []
-        file, body = self.file, self._body
+        file, body, checked = self.file, self._body, self._checked
         for el in layers_el:
             tag = el.tag
             if tag != "layer":
                 if not isinstance(tag, str):
                     continue
                 raise SerializationError(f"{where}: unexpected <{tag}> inside <layers>")
-            layer = _parse_layer(el, file, body)
+            layer = _parse_layer(el, file, body, checked)
             if layer.id in layers:
                 other = layers[layer.id]
                 raise SerializationError(
@@ -482,8 +521,11 @@ class _Reader:
         sources: dict[tuple[int, str], tuple[int, str]] = {}
         edges_el = root.find("edges")
         for e in edges_el.iter("edge") if edges_el is not None else ():
-            get = e.get
-            frm_text, fport, to_text, tport = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
+            if e.keys() == _EDGE_KEYS:
+                frm_text, fport, to_text, tport = e.values()
+            else:
+                get = e.get
+                frm_text, fport, to_text, tport = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
             try:  # the common case; anything odd takes the checked path below with its messages
                 frm, to = int(frm_text), int(to_text)  # type: ignore[arg-type]
                 src, dst = layers[frm], layers[to]
@@ -590,7 +632,9 @@ class _Reader:
                 kept.pop("output_names", None)
             if kept:
                 extra["ir_layer_attributes"] = kept
-        if not (big_constant or opaque):
+        if type(op) is Constant and not big_constant:
+            self._constant_type(node, op, where)
+        elif not (big_constant or opaque):
             self._infer(node, key, where)
         if is_result and not opaque:
             node.output_names[0] = split_names(attrib.get("output_names", ""))
@@ -600,25 +644,45 @@ class _Reader:
                 names[i] = port_names
         return node
 
+    def _constant_type(self, node: Node, op: Constant, where: Callable[[], str]) -> None:
+        """A small Constant's type with its value, as ``Constant.infer`` gives it, without the
+        generic inference call (a read builds thousands); a blob that does not decode takes the
+        generic path, whose message names the layer."""
+        et = op.element_type
+        try:
+            value = op.value if et is not ElementType.string else None
+        except GraphirError:
+            self._infer(node, None, where)
+            return
+        shape = _SHAPES.get(tuple(op.shape))
+        if shape is None:
+            shape = PartialShape(op.shape)
+            if len(_SHAPES) < 4096:
+                _SHAPES[tuple(op.shape)] = shape
+        node.output_types = [TensorType(et, shape, value)]
+
     def _infer(self, node: Node, key: "tuple[Any, ...] | None", where: Callable[[], str]) -> None:
         """``node.infer()``, memoized per (attribute text, input types) within one read: the same op
-        on the same types infers the same outputs, and large files repeat both. Only types without
-        known values take part (values are not part of TensorType equality), on both sides."""
+        on the same types infers the same outputs, and large files repeat both. Input types with
+        known values (values are not part of TensorType equality) take part by the identity of
+        their value (one shared Constant feeding a chain of Adds); outputs with values are not
+        remembered."""
         memo_key = None
         if key is not None:
             in_types = tuple([src.node.output_types[src.index] for src in node.inputs])  # type: ignore[union-attr]
+            known = None
             for t in in_types:
                 if t.value is not None or t.bounds is not None:
+                    known = tuple([(id(t.value), id(t.bounds)) for t in in_types])  # kept alive by in_types
                     break
-            else:
-                memo_key = (key, in_types)
-                hit = self._inferred.get(memo_key)
-                if hit is not None:
-                    node.output_types = list(hit)
-                    names = node._output_names
-                    if names is not None and len(names) != len(hit):
-                        node.output_names = (names + [set() for _ in hit])[: len(hit)]
-                    return
+            memo_key = (key, in_types, known)
+            hit = self._inferred.get(memo_key)
+            if hit is not None:
+                node.output_types = list(hit)
+                names = node._output_names
+                if names is not None and len(names) != len(hit):
+                    node.output_names = (names + [set() for _ in hit])[: len(hit)]
+                return
         try:
             outputs = node.infer()
         except GraphirError as exc:
