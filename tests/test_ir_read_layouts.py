@@ -167,3 +167,28 @@ def test_the_reader_is_one_path() -> None:
     from graphir.serializers import ir_reader
 
     assert not hasattr(ir_reader._Reader, "_read_in_order") and not hasattr(ir_reader, "_Fallback")
+
+
+def test_dims_checked_at_once_still_name_the_port_and_keep_port_rt_info(tmp_path: Path) -> None:
+    """The document's dims are checked together (XPath counts and one pass over their texts); a bad
+    one is reported port by port as before, and ports holding rt_info beside dims keep it even when
+    some <dim> lies elsewhere (the counts then disagree and every port is read on its own)."""
+    src = ROOT / "tests" / "fixtures" / "ir" / "rt_info.xml"
+    text = src.read_text()
+    assert "</dim>\n\t\t\t\t\t<rt_info>" in text or "</dim><rt_info>" in text
+    good = read_ir(src)
+    with_port_rt = [n for n in good.nodes() if n.extra.get("ir_output_rt_info")]
+    assert with_port_rt
+    stray = tmp_path / "stray.xml"
+    at = text.rindex("<rt_info>") + len("<rt_info>")  # the net's own rt_info, after the layers
+    stray.write_text(text[:at] + "<dim>oops</dim>" + text[at:])
+    stray.with_suffix(".bin").write_bytes(src.with_suffix(".bin").read_bytes())
+    assert [n.extra.get("ir_output_rt_info") for n in read_ir(stray).nodes()] == [
+        n.extra.get("ir_output_rt_info") for n in good.nodes()]
+    bad = tmp_path / "bad.xml"
+    last = text.rindex("<dim>")
+    bad.write_text(text[:last] + "<dim>-2</dim><!-- was -->" + text[text.index("</dim>", last) + len("</dim>"):])
+    bad.with_suffix(".bin").write_bytes(src.with_suffix(".bin").read_bytes())
+    with pytest.raises(graphir.errors.SerializationError, match=r"layer id=\d+ name='[^']*' type=\w+: port \d+: "
+                                                               r"<dim>-2</dim> must be >= -1"):
+        read_ir(bad)

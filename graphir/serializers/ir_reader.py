@@ -57,25 +57,26 @@ class _Port:
         return self._dims
 
 
-_ALL_DIMS = etree.XPath("//port/dim")
-_ALL_DIM_TEXTS = etree.XPath("//port/dim/text()", smart_strings=False)
-_PORTS_WITH_MORE = etree.XPath("//port[*[not(self::dim)]]")
+_COUNT_DIMS = etree.XPath("count(descendant::dim)")
+_COUNT_PORT_DIMS = etree.XPath("count(descendant::port/dim)")
+_COUNT_PORT_CHILDREN = etree.XPath("count(descendant::port/*)")
+_PORTS_WITH_MORE = etree.XPath("descendant::port[*[not(self::dim)]]")
 
 
 def dims_are_valid(root: Any) -> "set[Any] | None":
-    """Every ``<port>``'s ``<dim>`` in the document checked at once (three XPath queries, no Python
-    object per dim): when each dim holds one text, an integer in -1..2^63-1, the ports that hold
-    anything besides dims (their rt_info is read port by port); None when some dim is not so: then
-    each port's dims are read and checked as its layer is read, for the message naming it."""
-    texts = _ALL_DIM_TEXTS(root)
-    if len(texts) != len(_ALL_DIMS(root)):
+    """Every ``<dim>`` of the document checked at once (before any layer is read): when each lies
+    in a port and is an integer in -1..2^63-1, the set of ports that hold anything besides dims
+    (their rt_info is read port by port; usually none, as XPath counts tell); otherwise None: then
+    each port's dims are read and checked with its layer, for the message naming it."""
+    port_dims = _COUNT_PORT_DIMS(root)
+    if _COUNT_DIMS(root) != port_dims:
         return None
     try:
-        if not all(-1 <= int(t) <= MAX_LENGTH for t in set(texts)):
+        if not all(-1 <= int(t) <= MAX_LENGTH for t in {d.text for d in root.iter("dim")}):  # type: ignore[arg-type]
             return None
-    except ValueError:
+    except (TypeError, ValueError):
         return None
-    return set(_PORTS_WITH_MORE(root))
+    return set() if _COUNT_PORT_CHILDREN(root) == port_dims else set(_PORTS_WITH_MORE(root))
 
 
 _NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
