@@ -35,46 +35,40 @@ _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
 _VERSIONS = ("10", "11")
 
 class _Port:
-    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic), tensor names, rt_info.
-    Dims checked for the whole document at once (see :func:`dims_are_valid`) are read from the
-    element when first asked for (only opaque layers need them)."""
+    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic; None when the document's
+    dims were checked at once and this layer's op infers its own types, see dims_are_valid),
+    tensor names, rt_info."""
 
-    __slots__ = ("id", "precision", "_dims", "names", "rt_info", "element")
+    __slots__ = ("id", "precision", "dims", "names", "rt_info")
 
-    def __init__(self, id: str, precision: str | None, dims: list[int] | None, names: set[str],
-                 rt_info: dict[str, Any], element: Any = None) -> None:
+    def __init__(self, id: str, precision: str | None, dims: list[int] | None, names: "set[str] | frozenset[str]",
+                 rt_info: dict[str, Any]) -> None:
         self.id = id
         self.precision = precision
-        self._dims = dims
+        self.dims = dims
         self.names = names
         self.rt_info = rt_info
-        self.element = element
-
-    @property
-    def dims(self) -> list[int]:
-        if self._dims is None:
-            self._dims = [int(d.text) for d in self.element.iterchildren("dim")]
-        return self._dims
 
 
-_COUNT_DIMS = etree.XPath("count(descendant::dim)")
+_PORT_DIM_TEXTS = etree.XPath("descendant::port/dim/text()", smart_strings=False)
 _COUNT_PORT_DIMS = etree.XPath("count(descendant::port/dim)")
 _COUNT_PORT_CHILDREN = etree.XPath("count(descendant::port/*)")
 _PORTS_WITH_MORE = etree.XPath("descendant::port[*[not(self::dim)]]")
 
 
 def dims_are_valid(root: Any) -> "set[Any] | None":
-    """Every ``<dim>`` of the document checked at once (before any layer is read): when each lies
-    in a port and is an integer in -1..2^63-1, the set of ports that hold anything besides dims
-    (their rt_info is read port by port; usually none, as XPath counts tell); otherwise None: then
-    each port's dims are read and checked with its layer, for the message naming it."""
+    """Every port's ``<dim>`` in the document checked at once (before any layer is read): when each
+    holds one text, an integer in -1..2^63-1, the set of ports that hold anything besides dims
+    (their rt_info is read port by port; usually none, as two XPath counts tell); otherwise None:
+    then each port's dims are read and checked with its layer, for the message naming it."""
+    texts = _PORT_DIM_TEXTS(root)
     port_dims = _COUNT_PORT_DIMS(root)
-    if _COUNT_DIMS(root) != port_dims:
+    if len(texts) != port_dims:
         return None
     try:
-        if not all(-1 <= int(t) <= MAX_LENGTH for t in {d.text for d in root.iter("dim")}):  # type: ignore[arg-type]
+        if not all(-1 <= int(t) <= MAX_LENGTH for t in set(texts)):
             return None
-    except (TypeError, ValueError):
+    except ValueError:
         return None
     return set() if _COUNT_PORT_CHILDREN(root) == port_dims else set(_PORTS_WITH_MORE(root))
 
@@ -143,7 +137,22 @@ def _int_attr(element: Any, key: str, where: str) -> int:
         raise SerializationError(f"{where}: attribute {key}=\"{clip(text)}\" is not an integer") from None
 
 
-def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None) -> list[_Port]:
+def _place(where: "tuple[str, Any, str, str]") -> str:
+    """How a message names the layer ``(file, id text, name, type)``."""
+    file, lid, name, ltype = where
+    return f"{file}: layer id={lid} name='{name}' type={ltype}"
+
+
+_NO_NAMES: frozenset[str] = frozenset()  # a port without tensor names (shared: never given to a node as is)
+
+
+def _port_dims(element: Any, opaque: bool) -> "list[int] | None":
+    """A checked port's dims: read now for an opaque layer (its types are the recorded ones), left
+    unread (None, read when asked) for the others."""
+    return [int(d.text) for d in element.iterchildren("dim")] if opaque else None
+
+
+def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> list[_Port]:
     """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
     description (only errors need it). ``checked``: the document's dims are valid (see
     dims_are_valid) and these ports hold more than dims; None: check each port's dims here."""
@@ -158,13 +167,13 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None) -> l
         else:
             pid, precision, names = element.get("id"), element.get("precision"), element.get("names")
         if pid is None:
-            raise SerializationError(f"{where()}: a <port> has no id")
+            raise SerializationError(f"{_place(where)}: a <port> has no id")
         rt_el = None
         dims: list[int] | None = []
         count = len(element)
         if count:
             if count > MAX_RANK:  # checked before any dim is read
-                raise SerializationError(f"{where()}: port {clip(pid)} holds {count:,} elements, more "
+                raise SerializationError(f"{_place(where)}: port {clip(pid)} holds {count:,} elements, more "
                                          f"dimensions than the largest rank graphir reads ({MAX_RANK:,})")
             if checked is not None:
                 dims = None  # valid: read when needed
@@ -180,11 +189,12 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None) -> l
                     dims = _checked_dims(element, texts, where)
                 if dims and (min(dims) < -1 or max(dims) > MAX_LENGTH):
                     if min(dims) < -1:
-                        raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
-                    raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the "
+                        raise SerializationError(f"{_place(where)}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
+                    raise SerializationError(f"{_place(where)}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the "
                                              f"largest dimension 2^63-1")
-        ports.append(_Port(pid, precision, dims, split_names(names) if names else set(),
-                           read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO, element))
+        ports.append(_Port(pid, precision, dims if dims is not None else _port_dims(element, opaque),
+                           split_names(names) if names else _NO_NAMES,
+                           read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
     return ports
 
 
@@ -194,7 +204,7 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
             int(text)
         except (TypeError, ValueError):
             raise SerializationError(
-                f"{where()}: port {clip(element.get('id'))}: <dim>{clip((text or '').strip())}</dim> is not an integer "
+                f"{_place(where)}: port {clip(element.get('id'))}: <dim>{clip((text or '').strip())}</dim> is not an integer "
                 f"(-1 for dynamic)") from None
     return list(map(int, texts))
 
@@ -224,8 +234,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
         raise SerializationError(
             f"{file}: layer id={lid_text} name='{name}' type={ltype}: missing mandatory attribute 'version'")
 
-    def where() -> str:
-        return f"{file}: layer id={lid_text} name='{name}' type={ltype}"
+    where = (file, lid_text, name, ltype)  # formatted by _place only for a message
+
+    opaque = checked is None or _find_op(ltype, version) is None  # only opaque layers keep recorded dims
 
     data: dict[str, str] = {}
     inputs: list[_Port] = []
@@ -237,9 +248,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
         if tag == "data":
             data = element_attributes(child)
         elif tag == "input":
-            inputs = _parse_ports(child, where, checked)
+            inputs = _parse_ports(child, where, checked, opaque)
         elif tag == "output":
-            outputs = _parse_ports(child, where, checked)
+            outputs = _parse_ports(child, where, checked, opaque)
         elif tag == "rt_info":
             rt_el = child
         elif isinstance(tag, str):
@@ -248,17 +259,17 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
             others.append(child)
     for p in outputs:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
         if p.precision is None:
-            raise SerializationError(f"{where()}: output port {p.id} has no precision")
+            raise SerializationError(f"{_place(where)}: output port {p.id} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
     for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
         if len(index) != len(ports):
-            raise SerializationError(f"{where()}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
+            raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
     if others:
         layer.child_order = [c.tag for c in element if isinstance(c.tag, str)]
         for child in others:
             if child.tag in _BODY_TAGS and body_parser is not None:
-                layer.children[child.tag] = body_parser(child, f"{where()} <{child.tag}>")
+                layer.children[child.tag] = body_parser(child, f"{_place(where)} <{child.tag}>")
             elif child.tag in _MAP_TAGS:
                 layer.children[child.tag] = [
                     {"tag": c.tag, **{k: _maybe_int(v) for k, v in c.attrib.items()}}
@@ -589,9 +600,13 @@ class _Reader:
 
     # --- one layer -> one node ------------------------------------------------------------
     def _node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
+        for p in layer.inputs:  # a known precision, or none on an input port (checked in _parse_layer)
+            if p.precision is not None and p.precision not in _PRECISIONS:
+                _precision(p, layer.where())
+        for p in layer.outputs:
+            if p.precision not in _PRECISIONS:
+                _precision(p, layer.where())
         where = layer.where()
-        for p in (*layer.inputs, *layer.outputs):
-            _precision(p, where)  # a known one, or none on an input port (checked in _parse_layer)
         op, extra, key = self._op(layer, where)
         node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
                                [p.names for p in layer.outputs], lambda: where)
@@ -642,7 +657,7 @@ class _Reader:
         elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
             names = node.output_names
             for i, port_names in enumerate(output_names[: len(names)]):
-                names[i] = port_names
+                names[i] = port_names if port_names else set()
         return node
 
     def _constant_type(self, node: Node, op: Constant, where: Callable[[], str]) -> None:
