@@ -262,9 +262,10 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
             raise SerializationError(f"{_place(where)}: output port {p.id} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
-    for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
-        if len(index) != len(ports):
-            raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
+    if len(layer.in_index) != len(inputs) or len(layer.out_index) != len(outputs):
+        for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
+            if len(index) != len(ports):
+                raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
     if others:
         layer.child_order = [c.tag for c in element if isinstance(c.tag, str)]
         for child in others:
