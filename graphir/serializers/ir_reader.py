@@ -16,7 +16,7 @@ from typing import Any
 from lxml import etree
 
 from graphir.errors import GraphirError, SerializationError, clip, file_error
-from graphir.inference import mark_body_inferred
+from graphir.inference import infer_body, mark_body_inferred
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet, TensorType
@@ -462,9 +462,17 @@ class _Reader:
         return found
 
     def _read_body(self, element: Any, where: str) -> Model:
+        """A body, inferred as the op holding it will infer it (with folding) from its Parameters'
+        own types; its nested bodies were read and inferred before it (see read_net), so this
+        does not recurse, and the op holding it takes these types once (mark_body_inferred)."""
         model = self.read_graph(element, where)
         model.rt_info = read_net_rt_info(element.find("rt_info"))
-        mark_body_inferred(model)  # the op holding it takes its types as read (no recursion)
+        params = [TensorType(p.op.element_type, p.op.shape) for p in model.get_parameters()]
+        try:
+            infer_body(model, params, where=where)
+        except GraphirError:
+            return model  # the op holding it infers it again and reports the problem in its words
+        mark_body_inferred(model)
         return model
 
     def _body(self, element: Any, where: str) -> Model:
