@@ -80,7 +80,7 @@ class _Layer:
     """One ``<layer>`` as read from the file, before it becomes a node."""
 
     __slots__ = ("id", "name", "type", "version", "data", "inputs", "outputs", "rt_info", "attrib",
-                 "children", "child_order", "in_index", "out_index", "file")
+                 "children", "child_order", "in_index", "out_index", "file", "cls")
 
     def __init__(self, id: int, name: str, type: str, version: str, data: dict[str, str],
                  inputs: list[_Port], outputs: list[_Port], rt_info: dict[str, Any],
@@ -99,6 +99,8 @@ class _Layer:
         self.in_index = _port_ids_index(tuple([p.id for p in inputs]))  # port id -> input index
         self.out_index = _port_ids_index(tuple([p.id for p in outputs]))  # port id -> output index
         self.file = file
+        #: the op class (None: opaque, or an opset OpenVINO refuses: see opset_refusal)
+        self.cls: "type[Op] | None" = None
 
     def where(self) -> str:
         return describe_layer((self.file, self.id, self.name, self.type))
@@ -236,7 +238,8 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
 
     where = (file, lid_text, name, ltype)  # formatted by _place only for a message
 
-    opaque = checked is None or _find_op(ltype, version) is None  # only opaque layers keep recorded dims
+    cls = _find_op(ltype, version)
+    opaque = checked is None or cls is None  # only opaque layers keep recorded dims
 
     data: dict[str, str] = {}
     inputs: list[_Port] = []
@@ -262,6 +265,7 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
             raise SerializationError(f"{_place(where)}: output port {p.id} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
+    layer.cls = cls
     if len(layer.in_index) != len(inputs) or len(layer.out_index) != len(outputs):
         for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
             if len(index) != len(ports):
@@ -615,10 +619,9 @@ class _Reader:
         for p in layer.outputs:
             if p.precision not in _PRECISIONS:
                 _precision(p, layer.where())
-        where = layer.where()
-        op, extra, key = self._op(layer, where)
+        op, extra, key = self._op(layer)
         node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
-                               [p.names for p in layer.outputs], lambda: where)
+                               [p.names for p in layer.outputs], layer.where)
         node.rt_info = layer.rt_info
         for p in layer.outputs:
             if p.rt_info:
@@ -715,15 +718,16 @@ class _Reader:
         if memo_key is not None and all(t.value is None and t.bounds is None for t in outputs):
             self._inferred[memo_key] = tuple(outputs)
 
-    def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
+    def _op(self, layer: _Layer) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
         has subgraphs or is opaque: then its inference is not memoized)."""
         refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id)
         if refusal is not None:
-            raise SerializationError(f"{where}: {refusal}")
-        cls = _find_op(layer.type, layer.version)
-        if cls is Constant:
-            return self._constant(layer.data, where), {}, None
+            raise SerializationError(f"{layer.where()}: {refusal}")
+        cls = layer.cls
+        if cls is Constant:  # its description is formatted only for a message
+            return self._constant(layer.data, (layer.file, layer.id, layer.name, layer.type)), {}, None
+        where = layer.where()
         if cls is None:
             return opaque_op(layer.type, layer.version, attrs=dict(layer.data), layer_id=str(layer.id),
                              layer_name=layer.name, recorded_inputs=[_tensor_type(p, where) for p in layer.inputs],
