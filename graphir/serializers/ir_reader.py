@@ -21,7 +21,7 @@ from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.opaque import OpaqueOp, opaque_op
-from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
+from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.ops.registry import _REGISTRY, find
 from graphir.serializers.ir_attributes import MAX_ATTRIBUTE_CHARS, _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
@@ -79,6 +79,9 @@ _NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only b
 class _Layer:
     """One ``<layer>`` as read from the file, before it becomes a node."""
 
+    #: the op class (None: opaque, or an opset OpenVINO refuses: see opset_refusal)
+    cls: "type[Op] | None"
+
     __slots__ = ("id", "name", "type", "version", "data", "inputs", "outputs", "rt_info", "attrib",
                  "children", "child_order", "in_index", "out_index", "file", "cls")
 
@@ -99,8 +102,7 @@ class _Layer:
         self.in_index = _port_ids_index(tuple([p.id for p in inputs]))  # port id -> input index
         self.out_index = _port_ids_index(tuple([p.id for p in outputs]))  # port id -> output index
         self.file = file
-        #: the op class (None: opaque, or an opset OpenVINO refuses: see opset_refusal)
-        self.cls: "type[Op] | None" = None
+        self.cls = None
 
     def where(self) -> str:
         return describe_layer((self.file, self.id, self.name, self.type))
@@ -471,7 +473,7 @@ class _Reader:
         does not recurse, and the op holding it takes these types once (mark_body_inferred)."""
         model = self.read_graph(element, where)
         model.rt_info = read_net_rt_info(element.find("rt_info"))
-        params = [TensorType(p.op.element_type, p.op.shape) for p in model.get_parameters()]
+        params = [TensorType(parameter_of(p).element_type, parameter_of(p).shape) for p in model.get_parameters()]
         try:
             infer_body(model, params, where=where)
         except GraphirError:
@@ -636,7 +638,7 @@ class _Reader:
         return node
 
     def _make_node(self, op: Op, extra: dict[str, Any], key: "tuple[Any, ...] | None", inputs: list[Output | None],
-                   lid: int, name: str, attrib: dict[str, str], output_names: list[set[str]],
+                   lid: int, name: str, attrib: dict[str, str], output_names: "list[set[str] | frozenset[str]]",
                    where: Callable[[], str]) -> Node:
         """The node of a layer's op: output types inferred (as OpenVINO does) or, for big Constants
         and opaque ops, as declared; output tensor names from the ports (a Result's from its
@@ -669,7 +671,7 @@ class _Reader:
         elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
             names = node.output_names
             for i, port_names in enumerate(output_names[: len(names)]):
-                names[i] = port_names if port_names else set()
+                names[i] = port_names if isinstance(port_names, set) else set(port_names)  # never the shared empty one
         return node
 
     def _constant_type(self, node: Node, op: Constant, where: Callable[[], str]) -> None:
