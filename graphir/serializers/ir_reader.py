@@ -430,6 +430,8 @@ class _Reader:
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
         #: body element -> its Model, read before the layer holding it (see read_net)
         self._bodies: dict[Any, Model] = {}
+        #: bodies inferred from their own Parameter types, by id (kept alive here)
+        self._settled: dict[int, Model] = {}
         #: see dims_are_valid (set by read_net for the whole document)
         self._checked: "set[Any] | None" = None
 
@@ -473,12 +475,18 @@ class _Reader:
         does not recurse, and the op holding it takes these types once (mark_body_inferred)."""
         model = self.read_graph(element, where)
         model.rt_info = read_net_rt_info(element.find("rt_info"))
+        for node in model.nodes():  # its own bodies, settled before it: taken as they are again
+            for tag in _BODY_TAGS:
+                inner = getattr(node.op, tag, None)
+                if isinstance(inner, Model) and id(inner) in self._settled:
+                    mark_body_inferred(inner)
         params = [TensorType(parameter_of(p).element_type, parameter_of(p).shape) for p in model.get_parameters()]
         try:
             infer_body(model, params, where=where)
         except GraphirError:
             return model  # the op holding it infers it again and reports the problem in its words
         mark_body_inferred(model)
+        self._settled[id(model)] = model
         return model
 
     def _body(self, element: Any, where: str) -> Model:
