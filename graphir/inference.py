@@ -272,6 +272,10 @@ def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str =
     params = body.get_parameters()
     if len(input_types) != len(params):
         raise InferenceError(f"{where}: has {len(params)} parameters, given {len(input_types)} input types")
+    inferred = body.__dict__.pop("_inferred_from", None)
+    if (inferred is not None and inferred[0] == body._version and not body._dirty
+            and all(_same_input(a, b) for a, b in zip(inferred[1], input_types))):
+        return [r.output_types[0] for r in body.get_results()]
     from graphir.model import quiet_edits
 
     with quiet_edits():  # the outer op's inference sets them: not an edit of the body
@@ -292,6 +296,20 @@ def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str =
     except InferenceError as exc:
         raise InferenceError(f"{where}: {exc}") from None
     return [r.output_types[0] for r in body.get_results()]
+
+
+def mark_body_inferred(body: "Model") -> None:
+    """Note that every node of ``body`` was just inferred from its Parameters' own types (the IR
+    reader builds bodies innermost first, inferring each node as it is built). The next
+    :func:`infer_body` given those same types (element type, shape, the same value and bounds
+    objects), with no edit in between, takes the types as they are, once, instead of inferring the
+    body again: so reading bodies nested hundreds deep does not recurse through every level."""
+    body._inferred_from = (body._version, [p.output_types[0] for p in body.get_parameters()])  # type: ignore[attr-defined]
+
+
+def _same_input(a: TensorType, b: TensorType) -> bool:
+    return (a.element_type == b.element_type and a.shape == b.shape and a.value is b.value
+            and a.bounds is b.bounds)
 
 
 def find_parameter(model: "Model", key: Any) -> "Node":

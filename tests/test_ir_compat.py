@@ -48,15 +48,6 @@ _PRECISIONS = {"f32": "FP32", "f16": "FP16", "i64": "I64", "i32": "I32", "u8": "
                "i16": "I16"}
 
 
-@pytest.fixture(params=["scan", "tree"], autouse=True)
-def reader_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "tree":
-        from graphir.serializers import openvino_xml
-
-        monkeypatch.setattr(openvino_xml, "scan_ir", lambda text: None)
-    return request.param
-
-
 def _write(tmp_path: Path, version: int, in_type: str, op: str, out_prec: str) -> Path:
     path = tmp_path / f"m{version}.xml"
     path.write_text(_V10_TEMPLATE.format(version=version, in_type=in_type, in_prec=_PRECISIONS[in_type], op=op,

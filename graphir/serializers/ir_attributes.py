@@ -244,6 +244,11 @@ def _annotations(cls: type[Op]) -> dict[str, Any]:
     return {name: info.annotation for name, info in cls.model_fields.items()}
 
 
+#: the longest attribute text decoded for a known op (checked before decoding): a rank-65,536
+#: shape of 18-digit dims fits; a 100 MB ``shape=`` is refused at once instead of being split
+MAX_ATTRIBUTE_CHARS = 1 << 21
+
+
 def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
     """(field values by field name, unknown attributes, original text of the known ones)."""
     hook = _hook(cls)
@@ -251,6 +256,10 @@ def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[d
         raw = _autobroadcast_read(dict(raw))
     if hook is not None and hook.read is not None:
         raw = hook.read(dict(raw))
+    for key, text in raw.items():
+        if len(text) > MAX_ATTRIBUTE_CHARS:
+            raise SerializationError(f"{where}: attribute {key}=\"{clip(text)}\" holds {len(text):,} characters, "
+                                     f"more than graphir decodes in one attribute ({MAX_ATTRIBUTE_CHARS:,})")
     by_key = _field_table(cls)
     values: dict[str, Any] = {}
     unknown: dict[str, str] = {}

@@ -95,6 +95,9 @@ _WHOLE_BYTE_BITS: dict[ElementType, int] = {
 def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[int]) -> np.ndarray:
     """The values of a blob, one element per numpy item, shaped; read-only views where possible."""
     count = math.prod(shape)
+    whole = _WHOLE_BYTE_DTYPES.get(et)
+    if whole is not None and len(raw) >= count * whole.itemsize:  # the common case: one view
+        return np.frombuffer(raw, dtype=whole, count=count).reshape(shape)
     data = np.frombuffer(raw, dtype=np.uint8)
     if et is ElementType.string:
         return _unpack_strings(data, count).reshape(shape)
@@ -115,6 +118,15 @@ def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[
     if et is ElementType.nf4:
         return codes.reshape(shape)
     return codes.view(et.numpy_dtype).reshape(shape)
+
+
+#: little-endian numpy dtypes of the types stored one element per 1, 2, 4 or 8 bytes (see unpack)
+_WHOLE_BYTE_DTYPES: dict[ElementType, np.dtype] = {}
+for _et in ElementType:
+    if _et is ElementType.string or _et.is_dynamic or _et.is_sub_byte or _et in (ElementType.u3, ElementType.u6):
+        continue
+    _dt = _et.numpy_dtype
+    _WHOLE_BYTE_DTYPES[_et] = _dt.newbyteorder("<") if _et in _LITTLE and _dt.byteorder not in ("|",) else _dt
 
 
 def pack(value: np.ndarray, et: ElementType) -> bytes:
