@@ -22,26 +22,12 @@ import graphir
 MIN_MATCHED = {"fcos": 1.0, "retinanet": 0.99, "maskrcnn": 0.99, "fasterrcnn": 0.8, "ssdlite": 0.6}
 
 
-def _match(got: list[np.ndarray], ref: list[np.ndarray]) -> tuple[int, list[tuple[int, int]]]:
-    """Greedy match of OpenVINO's detections to graphir's: (matched count, (ov index, graphir index) pairs)."""
-    gb, gl, gs = got[0], got[1], got[-1]
-    eb, el, es = ref[0], ref[1], ref[-1]
-    used = np.zeros(len(gs), bool)
-    pairs = []
-    for j in range(len(es)):
-        cand = np.nonzero(~used & (gl == el[j]) & (np.abs(gs - es[j]) < 1e-4) & (np.abs(gb - eb[j]).max(axis=1) < 1e-2))[0]
-        if len(cand):
-            used[cand[0]] = True
-            pairs.append((j, int(cand[0])))
-    return len(pairs), pairs
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(MIN_MATCHED))
 def test_detector_runs_like_openvino(ov, name: str) -> None:
     if importlib.util.find_spec("torchvision") is None:  # not imported here: it needs the CUDA stubs first
         pytest.skip("torchvision is not installed: pip install -e '.[test]' (torchvision==0.28.0) converts the detectors")
-    from tests.detectors.convert import detector_ir, image
+    from tests.detectors.convert import detector_ir, image, match_detections
 
     xml = detector_ir(name)
     x = image(name)
@@ -55,7 +41,7 @@ def test_detector_runs_like_openvino(ov, name: str) -> None:
     ref = [result[i] for i in range(len(compiled.outputs))]
     assert [(g.dtype, g.shape) for g in got] == [(r.dtype, r.shape) for r in ref]
     assert len(ref[-1]) > 0, "the detector must detect something for the comparison to mean anything"
-    matched, pairs = _match(got, ref)
+    matched, pairs = match_detections(got, ref)
     assert matched >= MIN_MATCHED[name] * len(ref[-1]), f"{matched} of {len(ref[-1])} detections reproduced"
     if name == "maskrcnn":  # masks (output 2) of the matched detections
         for j, k in pairs:
