@@ -149,8 +149,9 @@ def compare_detections(actual: list[np.ndarray], expected: list[np.ndarray]) -> 
     return diff, ok, f"{matched} of {n} detections matched"
 
 
-#: the least fraction of OpenVINO's detections graphir must reproduce (the loosest of tests/detectors)
-MIN_DETECTIONS_MATCHED = 0.6
+#: the least fraction of OpenVINO's detections graphir must reproduce: ONNX Runtime itself reproduces
+#: 152 of OpenVINO's 300 SSDlite detections on the corpus' random weights (ties, see above)
+MIN_DETECTIONS_MATCHED = 0.5
 
 
 class FileBench:
@@ -443,6 +444,8 @@ def main(argv: list[str] | None = None) -> int:
     for stage in ("reshape", "save", "run"):
         parser.add_argument(f"--skip-{stage}", action="store_true", help=f"do not measure {stage}")
     parser.add_argument("--skip-onnx", action="store_true", help="do not run ONNX Runtime")
+    parser.add_argument("--slow", action="store_true",
+                        help="also compare runs that take OpenVINO minutes to compile (the shared-constant chain)")
     parser.add_argument("--no-generate", action="store_true", help="measure only the corpus files already made")
     args = parser.parse_args(argv)
     BUDGET_S = args.budget
@@ -471,6 +474,8 @@ def main(argv: list[str] | None = None) -> int:
             steps = {"read": lambda: bench.measure_read(core), "reshape": lambda: bench.measure_reshape(core),
                      "save": lambda: bench.measure_save(core, Path(tmp)),
                      "run": lambda: bench.measure_run(core, not args.skip_onnx)}
+            if meta.get("slow_run") and not args.slow:
+                steps["run"] = lambda: bench.row["notes"].append(f"run not compared (--slow does): {meta['slow_run']}")
             spent = []
             for stage in stages:
                 start = time.perf_counter()
