@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import inspect
 import json
 import os
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -102,8 +104,6 @@ def _export_torch(module: Any, xml: Path, example: tuple[Any, ...], dims: list[l
             inputs[name] = rng.integers(0, int_inputs[i], size=shape, dtype=np.int64)
         else:
             inputs[name] = rng.standard_normal(shape).astype(np.float32)
-    import inspect
-
     # ONNX input names: the forward's parameters (OpenVINO may name an input by a number, e.g. '8')
     onnx_names = list(inspect.signature(module.forward).parameters)[:len(names)]
     onnx_note = _export_onnx(module, xml.with_suffix(".onnx"), example, onnx_names, dims) if onnx else ""
