@@ -7,12 +7,13 @@ or Gather through a constant subgraph written in f16::
                  -> [Reshape/Transpose/Squeeze/Unsqueeze] -> Convert(f32)
 
 Read literally, every f16 step rounds; the CPU plugin fuses the pattern into the consumer and
-computes it in f32 (values then differ by up to ~1e-3 relative). A run plan therefore folds each
-such subgraph once, in f32, into a constant of the final Convert (:func:`fold_decompressions`).
+computes it in f32 (values then differ by up to ~1e-3 relative). A run plan therefore computes each
+such subgraph in f32 as one step of the final Convert (:func:`decompressions`), and its
+specializations cache the value once within the constant cache budget (graphir.specialize).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +37,13 @@ def _attrs(node: "Node") -> Any:
 
 def fold_decompressions(order: Sequence["Node"]) -> dict[int, np.ndarray]:
     """Node id of each final ``Convert(f32)`` of a decompression subgraph -> its f32 value."""
-    folded: dict[int, np.ndarray] = {}
+    return {node_id: compute() for node_id, compute in decompressions(order).items()}
+
+
+def decompressions(order: Sequence["Node"]) -> dict[int, Callable[[], np.ndarray]]:
+    """Node id of each final ``Convert(f32)`` of a decompression subgraph -> a function computing
+    its f32 value (nothing is computed here: a run plan caches the values within its budget)."""
+    found: dict[int, Callable[[], np.ndarray]] = {}
     for node in order:
         if node.type_name != "Convert" or _attrs(node).destination_type is not ElementType.f32:
             continue
@@ -44,15 +51,16 @@ def fold_decompressions(order: Sequence["Node"]) -> dict[int, np.ndarray]:
         if src is None or src.node.output_types[src.index].element_type not in _HALF:
             continue
         scaled = [False]
-        value = _f32_value(src, scaled)
-        if value is not None and scaled[0]:
-            folded[node.id] = value
-    return folded
+        compute = _f32_value(src, scaled)
+        if compute is not None and scaled[0]:
+            found[node.id] = compute
+    return found
 
 
-def _f32_value(out: "Output", scaled: list[bool]) -> np.ndarray | None:
-    """The value of a half-precision decompression step computed in f32; None when ``out`` is not
-    one (``scaled[0]`` is set once a Multiply by a scale is seen: without it nothing is folded)."""
+def _f32_value(out: "Output", scaled: list[bool]) -> Callable[[], np.ndarray] | None:
+    """A function computing the value of a half-precision decompression step in f32; None when
+    ``out`` is not one (``scaled[0]`` is set once a Multiply by a scale is seen: without it nothing
+    is folded)."""
     node = out.node
     kind = node.type_name
     if kind == "Convert":
@@ -61,19 +69,19 @@ def _f32_value(out: "Output", scaled: list[bool]) -> np.ndarray | None:
             return None
         from graphir.ops.openvino.conversion import convert_array
 
-        return convert_array(_attrs(const).value, ElementType.f32, _attrs(const).element_type)
+        return lambda: convert_array(_attrs(const).value, ElementType.f32, _attrs(const).element_type)
     if kind == "Constant":
         op = _attrs(node)
-        return np.asarray(op.value, dtype=np.float32) if op.element_type in _HALF else None
+        return (lambda: np.asarray(op.value, dtype=np.float32)) if op.element_type in _HALF else None
     if kind in ("Subtract", "Multiply"):
         a = _f32_value(node.input_value(0), scaled)
         b = _f32_value(node.input_value(1), scaled) if a is not None else None
-        if b is None:
+        if a is None or b is None:
             return None
         if kind == "Multiply":
             scaled[0] = True
-            return a * b
-        return a - b
+            return lambda: a() * b()
+        return lambda: a() - b()
     if kind in _LAYOUT:
         rest = [s.node for s in node.inputs[1:] if s is not None]
         if not all(n.type_name == "Constant" for n in rest):
@@ -81,11 +89,11 @@ def _f32_value(out: "Output", scaled: list[bool]) -> np.ndarray | None:
         data = _f32_value(node.input_value(0), scaled)
         if data is None:
             return None
-        return np.asarray(node.op.evaluate(data, *[_attrs(n).value for n in rest])[0], dtype=np.float32)
+        return lambda: np.asarray(node.op.evaluate(data(), *[_attrs(n).value for n in rest])[0], dtype=np.float32)
     return None
 
 
-def absorbed_nodes(order: Sequence["Node"], folded: dict[int, np.ndarray], roots: Sequence["Node"]) -> set[int]:
+def absorbed_nodes(order: Sequence["Node"], folded: Mapping[int, Any], roots: Sequence["Node"]) -> set[int]:
     """Ids of the nodes only folded subgraphs use (their steps need not run)."""
     consumers: dict[int, list[int]] = {}
     for node in order:

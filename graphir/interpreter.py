@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 
 from graphir.errors import EvaluationError, GraphirError, InputError, ResourceLimitError, UnsupportedOpError
-from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_bytes, tensor_limit
+from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_limit
 from graphir.ops.openvino.core import Constant, Parameter, Result
-from graphir.decompression import absorbed_nodes, fold_decompressions
+from graphir.decompression import absorbed_nodes, decompressions
+from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
+                                 constant_cache_bytes, generic_evaluate, signature_types, specialize)
 from graphir.variables import VariableStore, model_variables
 
 if TYPE_CHECKING:
@@ -66,11 +68,21 @@ class RunPlan:
     #: some Parameter has a dynamic shape: each new signature of input shapes is shape-inferred
     #: once before it runs (see :func:`check_signature`)
     dynamic: bool = False
-    #: input shape signature -> None (inferred fine) or the InferenceError it raised
+    #: input shape signature -> the InferenceError it raised (raised again without inferring)
     signatures: dict[tuple[tuple[int, ...], ...], Exception | None] = field(default_factory=dict)
-    #: the largest output whose shape inference knows it, as (bytes, step index, output index):
-    #: checked against the tensor size limit before a run starts
-    largest_output: tuple[int, int, int] = (0, -1, -1)
+    #: the nodes that run (no Parameter, Constant, Result or node only a decompression uses), in order
+    executed: list["Node"] = field(default_factory=list)
+    #: (node id, output index) -> value-table slot; node id -> the slots of its inputs
+    slot_of: dict[tuple[int, int], int] = field(default_factory=dict)
+    input_slots: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: the slots some node or Result reads
+    read_slots: set[int] = field(default_factory=set)
+    #: final Convert of a weight decompression subgraph -> computes its f32 value (graphir.decompression)
+    decompressions: dict[int, Any] = field(default_factory=dict)
+    #: folded constants shared by the specializations, within their budget (graphir.specialize)
+    constant_cache: ConstantCache = field(default_factory=lambda: ConstantCache(constant_cache_bytes()))
+    #: (input shapes, prepared?) -> the plan specialized for them
+    specializations: dict[tuple[Any, bool], Specialization] = field(default_factory=dict)
     #: the value-table slot that holds the variable store during a run (-1: the model has no stateful op)
     state_slot: int = -1
     #: the model's variables by id (see graphir.variables), for the stores of its requests
@@ -139,63 +151,27 @@ def build_plan(model: "Model") -> RunPlan:
     for r in results:
         src = r.input_value(0)
         slot_of[(r.id, 0)] = slot_of[(src.node.id, src.index)]
-    folded = fold_decompressions(order)  # weight decompression, computed once in f32 as OpenVINO does
-    skipped = absorbed_nodes(order, folded, results + model.sinks) if folded else set()
-    last_use: dict[int, int] = {}
-    executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant))
-                and n.id not in folded and n.id not in skipped]
-    for step_index, node in enumerate(executed):
-        for i in range(len(node.output_types)):  # an output nobody reads is dropped at once
-            last_use[slot_of[(node.id, i)]] = step_index
-        for used in node.inputs:
-            if used is not None:
-                last_use[slot_of[(used.node.id, used.index)]] = step_index
+    found = decompressions(order)  # weight decompression, computed in f32 as OpenVINO does
+    skipped = absorbed_nodes(order, found, results + model.sinks) if found else set()
+    executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant)) and n.id not in skipped]
     result_slots = [slot_of[(r.id, 0)] for r in results]
-    keep = set(result_slots)
     stateful = any(getattr(n.op, "stateful", False) for n in executed)
     state_slot = next_slot if stateful else -1
     template: list[Any] = [None] * (next_slot + stateful)
     for node in order:
         if isinstance(node.op, Constant):
-            slot = slot_of[(node.id, 0)]
-            template[slot] = node.op.value
-            keep.add(slot)  # constants live in the template; nothing to free
-        elif node.id in folded:
-            slot = slot_of[(node.id, 0)]
-            template[slot] = folded[node.id]
-            keep.add(slot)
-    releases: dict[int, list[int]] = {}
-    for slot, step_index in last_use.items():
-        if slot not in keep:
-            releases.setdefault(step_index, []).append(slot)
-    steps: list[Step] = []
-    for step_index, node in enumerate(executed):
-        ins = tuple(slot_of[(s.node.id, s.index)] for s in node.inputs if s is not None)
-        specialize = getattr(node.op, "specialize", None)  # ops whose evaluate depends on input types
-        evaluate = node.op.evaluate if specialize is None else specialize(node.input_types())
-        if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
-            ins, evaluate = (state_slot, *ins), getattr(node.op, "evaluate_state")
-        base = slot_of[(node.id, 0)] if node.output_types else -1
-        first = (ins + (-1, -1, -1))[:3]
-        steps.append((evaluate, len(ins), first[0], first[1], first[2], ins, base, len(node.output_types),
-                      tuple(sorted(releases.get(step_index, ()))), node))
+            template[slot_of[(node.id, 0)]] = node.op.value  # shared, never copied
+    input_slots = {n.id: tuple(slot_of[(s.node.id, s.index)] for s in n.inputs if s is not None) for n in executed}
     params = model.get_parameters()
     specs = [_input_spec(i, p) for i, p in enumerate(params)]
-    largest = (0, -1, -1)
-    for step_index, node in enumerate(executed):
-        for i, t in enumerate(node.output_types):
-            if t.shape.is_static and not t.element_type.is_dynamic:
-                nbytes = tensor_bytes(t.shape.to_shape(), _item_bytes(t.element_type))
-                if nbytes > largest[0]:
-                    largest = (nbytes, step_index, i)
     index: dict[str, int] = {}
     for i, p in enumerate(params):  # tensor names first, so friendly names win on a clash
         for name in p.output_names[0]:
             index.setdefault(name, i)
     for i, p in enumerate(params):
         index[p.name] = i
-    return RunPlan(
-        steps=steps,
+    plan = RunPlan(
+        steps=[],
         inputs=specs,
         input_index=index,
         parameter_slots=[slot_of[(p.id, 0)] for p in params],
@@ -203,20 +179,30 @@ def build_plan(model: "Model") -> RunPlan:
         result_keys=unique_result_keys(results),
         template=template,
         result_pairs=tuple(zip(unique_result_keys(results), result_slots)),
-        show_progress=len(steps) > 1,
         version=model.version,
         dynamic=any(s.static_shape is None for s in specs),
-        largest_output=largest,
         state_slot=state_slot,
         variables=model_variables(order, f"model '{model.name}'", model.sinks) if stateful else {},
+        executed=executed,
+        slot_of=slot_of,
+        input_slots=input_slots,
+        decompressions=found,
+        read_slots={s for slots in input_slots.values() for s in slots} | set(result_slots),
     )
+    plan.steps = specialize(plan, {}, prepare=False).steps  # the generic steps: each op's evaluate
+    plan.show_progress = len(plan.steps) > 1
+    return plan
 
 
-def _item_bytes(element_type: Any) -> int:
-    try:
-        return max(np.dtype(element_type.numpy_dtype).itemsize, 1)
-    except (TypeError, ValueError, AttributeError):
-        return 8
+def make_step(plan: RunPlan, node: "Node", ins: tuple[int, ...], evaluate: Any, release: tuple[int, ...]) -> Step:
+    """One step of ``node``: ``evaluate`` (None: the op's generic one) on the values in ``ins``."""
+    if evaluate is None:
+        evaluate = generic_evaluate(node)
+    if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
+        ins, evaluate = (plan.state_slot, *ins), getattr(node.op, "evaluate_state")
+    base = plan.slot_of[(node.id, 0)] if node.output_types else -1
+    first = (ins + (-1, -1, -1))[:3]
+    return (evaluate, len(ins), first[0], first[1], first[2], ins, base, len(node.output_types), release, node)
 
 
 def _input_spec(index: int, param: "Node") -> InputSpec:
@@ -252,28 +238,48 @@ def _check_run_types(plan: RunPlan) -> None:
             node.infer_types(node.input_types(), run=True)
 
 
-#: signatures remembered per plan; past this the memory starts afresh
-_MAX_SIGNATURES = 256
+_INDICES = [list(range(n)) for n in range(64)]
+
+
+def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: bool = True) -> Specialization:
+    """The plan specialized for the shapes of ``inputs`` (Parameter order), built on first use: a
+    dynamic model's signature is shape-inferred once, so a shape problem is reported at the node
+    where it arises, with that node's input types, before anything runs (a signature that failed
+    fails again the same way without inferring)."""
+    key = (tuple([a.shape for a in inputs]), prepared)
+    spec = plan.specializations.get(key)
+    if spec is not None:
+        return spec
+    if plan.dynamic:
+        failed = plan.signatures.get(key[0])
+        if failed is not None:
+            raise failed
+        known = _infer_signature(model, plan, key[0])
+        if isinstance(known, Exception):
+            if len(plan.signatures) >= MAX_SPECIALIZATIONS:
+                plan.signatures.clear()
+            plan.signatures[key[0]] = known
+            raise known
+        types = known if known is not None else signature_types(plan.executed)
+    else:
+        types = signature_types(plan.executed)
+    spec = specialize(plan, types, prepare=prepared)
+    if len(plan.specializations) >= MAX_SPECIALIZATIONS:
+        plan.specializations.clear()
+    plan.specializations[key] = spec
+    return spec
 
 
 def check_signature(model: "Model", plan: RunPlan, values: list[Any]) -> None:
-    """Shape-infer ``model`` for the shapes of the inputs in ``values`` (once per signature), so a
-    shape problem is reported at the node where it arises, with that node's input types, before
-    anything runs. A signature that failed fails again the same way without inferring."""
-    signature = tuple([values[s].shape for s in plan.parameter_slots])
-    known = plan.signatures.get(signature, _MISSING)
-    if known is None:
-        return
-    if known is _MISSING:
-        known = _infer_signature(model, plan, signature)
-        if len(plan.signatures) >= _MAX_SIGNATURES:
-            plan.signatures.clear()
-        plan.signatures[signature] = known
-    if isinstance(known, Exception):
-        raise known
+    """Shape-infer ``model`` for the shapes of the inputs in ``values`` (a value table), once per
+    signature; raises the InferenceError of the first inconsistent node."""
+    specialization(model, plan, [values[s] for s in plan.parameter_slots])
 
 
-def _infer_signature(model: "Model", plan: RunPlan, signature: tuple[tuple[int, ...], ...]) -> Exception | None:
+def _infer_signature(model: "Model", plan: RunPlan, signature: tuple[tuple[int, ...], ...]
+                     ) -> "dict[tuple[int, int], Any] | Exception | None":
+    """The output types of every node for the input shapes ``signature``; the InferenceError a
+    node raises for them; None when an opaque layer stops inference (the run reports it there)."""
     from graphir.errors import InferenceError
     from graphir.inference import infer_for_inputs
     from graphir.ops.base import TensorType
@@ -281,13 +287,12 @@ def _infer_signature(model: "Model", plan: RunPlan, signature: tuple[tuple[int, 
 
     types = [TensorType(spec.element_type, PartialShape(list(shape))) for spec, shape in zip(plan.inputs, signature)]
     try:
-        infer_for_inputs(model, types, model.live_nodes())
+        return infer_for_inputs(model, types, model.live_nodes())
     except InferenceError as exc:
         shown = ", ".join(f"{spec.name} [{','.join(map(str, shape))}]" for spec, shape in zip(plan.inputs, signature))
         return InferenceError(f"{exc} (shape inference for the run's input shapes: {shown})")
     except UnsupportedOpError:
-        return None  # an opaque layer: the run reports it when it gets there
-    return None
+        return None
 
 
 def prepare_inputs(model: "Model", inputs: Any, plan: RunPlan | None = None) -> list[np.ndarray]:
@@ -347,14 +352,6 @@ def _sequence(model: "Model", inputs: Any) -> list[Any]:
                      f"tuple in Parameter order, or one array for a one-input model; got {type(inputs).__name__}")
 
 
-class _Missing:
-    def __repr__(self) -> str:
-        return "<missing>"
-
-
-_MISSING = _Missing()
-
-
 def _int_key(model: "Model", key: Any, count: int) -> int | None:
     """The Parameter index of a non-string input key: an index, or a Parameter's Node/Output."""
     node = getattr(key, "node", key)
@@ -412,17 +409,18 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
 
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> dict[str, np.ndarray]: ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> dict[str, np.ndarray]: ...
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> RunResult: ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> RunResult: ...
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> "dict[str, np.ndarray] | RunResult": ...
 
 
 def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult":
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
+        specialize: bool = True) -> "dict[str, np.ndarray] | RunResult":
     """Run ``model``; returns {result tensor name: array} in Result order.
 
     ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;
@@ -435,28 +433,29 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     a terminal once a run passes one second; True/False force it on/off. ``max_tensor_bytes``: the
     largest tensor the run may build (default: ``GRAPHIR_MAX_TENSOR_BYTES`` or 4 GiB, see
     :mod:`graphir.limits`); a node that would build a larger one raises ResourceLimitError.
+    ``specialize=False`` runs every op's generic ``evaluate`` with nothing folded (the reference the
+    specialized plans of :mod:`graphir.specialize` are tested against; slower).
     """
     if max_tensor_bytes is not None:
         with tensor_limit(max_tensor_bytes):
-            return run(model, inputs, profile=profile, progress=progress, state=state)
+            return run(model, inputs, profile=profile, progress=progress, state=state, specialize=specialize)
     plan = model._plan
     if plan is None or plan.version != model._version:
         plan = get_plan(model)
-    values = plan.template.copy()
-    _place_inputs(model, plan, inputs, values, plan.parameter_slots)
-    if plan.dynamic:  # inlined: the signature of a repeated run is one dict hit (~0.4 us)
-        slots = plan.parameter_slots
-        key = (values[slots[0]].shape,) if len(slots) == 1 else tuple([values[s].shape for s in slots])
-        if plan.signatures.get(key, _MISSING) is not None:
-            check_signature(model, plan, values)
-    if plan.largest_output[0] > tensor_limit_in_force():
-        _check_largest_output(plan)
+    given: list[Any] = [None] * len(plan.inputs)
+    _place_inputs(model, plan, inputs, given, _INDICES[len(given)] if len(given) < 64 else list(range(len(given))))
+    spec = specialization(model, plan, given, specialize)
+    values = spec.template.copy()
+    for slot, value in zip(plan.parameter_slots, given):
+        values[slot] = value
+    if spec.largest_output[0] > tensor_limit_in_force():
+        check_largest_output(spec.largest_output, tensor_limit_in_force())
     if plan.state_slot >= 0:
         if state is None:
             state = VariableStore(plan.variables)
         values[plan.state_slot] = state
     try:
-        outputs = _execute(plan, values, profile, progress)
+        outputs = _execute(plan, spec.steps, values, profile, progress)
     except BaseException:
         if state is not None:
             state.abandon()
@@ -466,22 +465,25 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     return outputs
 
 
-def _execute(plan: RunPlan, values: list[Any], profile: bool, progress: bool | None) -> Any:
+def _execute(plan: RunPlan, steps: list[Step], values: list[Any], profile: bool, progress: bool | None) -> Any:
     records: list[NodeProfile] = []
     if profile:
-        records = _run_profiled(plan.steps, values)
+        with np.errstate(all="ignore"):
+            records = _run_profiled(steps, values)
     else:
         bar = None
         if progress or (progress is None and plan.show_progress):
-            bar = _progress_bar(len(plan.steps), progress)
+            bar = _progress_bar(len(steps), progress)
             if bar is None:
                 plan.show_progress = False  # not a terminal: do not ask again for this plan
         if bar is None:
-            _run_steps(plan.steps, values)
+            with np.errstate(all="ignore"):  # context-local; prepared elementwise steps rely on it
+                _run_steps(steps, values)
         else:
             start = time.perf_counter()
             try:
-                _run_steps(plan.steps, values, bar.update)
+                with np.errstate(all="ignore"):
+                    _run_steps(steps, values, bar.update)
             finally:
                 bar.close()
             plan.show_progress = time.perf_counter() - start > 0.5
@@ -489,17 +491,6 @@ def _execute(plan: RunPlan, values: list[Any], profile: bool, progress: bool | N
     for key, slot in plan.result_pairs:
         outputs[key] = values[slot]
     return RunResult(outputs, records) if profile else outputs
-
-
-def _check_largest_output(plan: RunPlan) -> None:
-    nbytes, step_index, index = plan.largest_output
-    limit = tensor_limit_in_force()
-    if nbytes > limit:  # the caller compared already; kept so the function stands alone
-        node = plan.steps[step_index][-1]
-        t = node.output_types[index]
-        raise ResourceLimitError(
-            f"{node.describe()}: output {index} ({t}) would take {nbytes:,} bytes, over the tensor size limit of "
-            f"{limit:,} bytes (raise it with max_tensor_bytes=, --max-tensor-bytes or GRAPHIR_MAX_TENSOR_BYTES)")
 
 
 def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:

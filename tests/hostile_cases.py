@@ -365,6 +365,21 @@ def run_static_broadcast_checked_before_the_run(directory: Path) -> str:
     return _run_with(lambda: (graphir.Model([y], [x]), {"x": np.ones(1, np.float32)}), 1 << 20)
 
 
+@case("ResourceLimitError", "MatMul", "output 0 (f32[1000000,1000000])", "4,000,000,000,000 bytes",
+      "limit of 4,294,967,296 bytes")
+def run_dynamic_signature_checked_before_the_run(directory: Path) -> str:
+    """Dynamic input dims: the output sizes are known once the run's input shapes are; the plan
+    specialized for them refuses the outer product x^T x before any node runs (no op checks it)."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    x = opset.parameter([-1, -1], "f32", name="x")
+    y = opset.mat_mul(x, x, transpose_a=True)
+    return _run_with(lambda: (graphir.Model([y], [x]), {"x": np.ones((1, 10**6), np.float32)}))
+
+
 @case("ResourceLimitError", "Loop", "concatenated output", "1000000000000 iterations")
 def loop_of_10_12_iterations_with_a_concatenated_output(directory: Path) -> str:
     import numpy as np

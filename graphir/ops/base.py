@@ -40,6 +40,25 @@ class TensorType:
 
 
 @dataclass(frozen=True)
+class NodeSignature:
+    """What :meth:`Op.prepare` knows of one node for one signature of a run's input shapes."""
+
+    inputs: list[TensorType]
+    #: per input: its value when it is a constant for every run of the signature, else None
+    constants: "list[np.ndarray | None]"
+    outputs: list[TensorType]
+    #: per output: whether any node or Result reads it
+    used: list[bool]
+
+    def static_shape(self, t: TensorType) -> tuple[int, ...] | None:
+        """``t``'s shape as a tuple when static."""
+        dims = t.shape._dims
+        if dims is None or any(d.max != d.min for d in dims):
+            return None
+        return tuple(d.min for d in dims)
+
+
+@dataclass(frozen=True)
 class Port:
     """One input or output port of an op schema.
 
@@ -183,6 +202,20 @@ class Op(BaseModel):
         """Checks a run makes beyond shape inference (where OpenVINO's shape inference accepts what
         its runtime cannot compute). Called when a run's concrete input types are inferred, before
         anything runs, and when ``graphir run --random`` picks input sizes; raise ``self.fail(...)``."""
+
+    def prepare(self, node: "NodeSignature") -> Callable[..., list[np.ndarray]]:
+        """The evaluate a run plan specialized for one input signature calls (graphir.specialize).
+
+        ``node`` holds the types of this node's inputs and outputs for that signature (static
+        shapes there), the value of each input that is a constant (weights, folded shape
+        subgraphs) and which outputs anything reads. Returns a callable taking ``evaluate``'s
+        arguments (all inputs, constants included) and returning what ``evaluate`` returns, bit
+        for bit (an output nobody reads may be None): an op overrides this to decode attributes,
+        lay out constant inputs and make checks once, so a call does only numpy work. The default
+        is ``evaluate`` itself (or, for ops whose evaluate depends on input types, their
+        ``specialize(inputs)``)."""
+        specialize_types = getattr(self, "specialize", None)
+        return self.evaluate if specialize_types is None else specialize_types(node.inputs)
 
     if TYPE_CHECKING:
         #: ``evaluate(self, *input arrays) -> output arrays``; each op names its own inputs

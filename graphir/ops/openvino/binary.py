@@ -22,7 +22,7 @@ from pydantic import Field
 
 from graphir.broadcast import AutoBroadcastSpec, broadcast_merge, numpy_merge
 from graphir.errors import GraphirError
-from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.base import NodeSignature, Op, Port, TensorType
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
@@ -159,6 +159,31 @@ class BinaryElementwise(Op):
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    #: the ufunc ``compute`` is for inputs of one numpy float or integer type (None: no such one),
+    #: for :meth:`prepare`; ``ufunc_kinds``: the dtype kinds it covers
+    ufunc: ClassVar["np.ufunc | None"] = None
+    ufunc_kinds: ClassVar[str] = "fiu"
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """One ufunc call when both inputs have one plain numpy type, numpy broadcasting and an
+        output of rank >= 1 (what ``evaluate`` then computes; a run plan suppresses numpy's
+        floating-point warnings for the whole run, as ``evaluate`` does per call)."""
+        ufunc = self.ufunc
+        owner = next(c for c in type(self).__mro__ if "compute" in c.__dict__)
+        if "ufunc" not in owner.__dict__:  # a subclass computing something else keeps its evaluate
+            return self.evaluate
+        a, b = node.inputs
+        if (ufunc is None or self.auto_broadcast != "numpy" or a.element_type != b.element_type
+                or a.element_type.is_dynamic or not node.outputs[0].shape.rank_is_static or len(node.outputs[0].shape) == 0):
+            return self.evaluate
+        try:
+            dtype = np.dtype(a.element_type.numpy_dtype)
+        except (TypeError, ValueError):
+            return self.evaluate
+        if dtype.kind not in self.ufunc_kinds or dtype.kind == "V":
+            return self.evaluate
+        return lambda a, b: [ufunc(a, b)]
 
 
 class BinaryArithmetic(BinaryElementwise):

@@ -22,7 +22,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from graphir.errors import EvaluationError, UnsupportedOpError
 from graphir.inference import infer_body
-from graphir.interpreter import _run_steps, get_plan
+from graphir.interpreter import _run_steps, get_plan, specialization
 from graphir.limits import check_bytes
 from graphir.model import Model
 from graphir.ops.base import Op, Port, TensorType, types
@@ -41,10 +41,15 @@ def run_body(body: Model, args: list[np.ndarray]) -> list[np.ndarray]:
 
     Skips the per-run input checks (the outer op already inferred the body with these types)."""
     plan = get_plan(body)
-    values = plan.template.copy()
+    steps, template = plan.steps, plan.template
+    if not plan.dynamic and all(getattr(a, "shape", None) == s.static_shape for a, s in zip(args, plan.inputs)):
+        spec = specialization(body, plan, args)  # a static body: specialized once, run per iteration
+        steps, template = spec.steps, spec.template
+    values = template.copy()
     for slot, value in zip(plan.parameter_slots, args):
         values[slot] = value
-    _run_steps(plan.steps, values)
+    with np.errstate(all="ignore"):  # as a run does (prepared elementwise steps rely on it)
+        _run_steps(steps, values)
     return [values[s] for s in plan.result_slots]
 
 

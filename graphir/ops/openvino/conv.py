@@ -1,18 +1,20 @@
 """OpenVINO convolutions: ``Convolution-1``, ``GroupConvolution-1``, ``ConvolutionBackpropData-1``,
 ``GroupConvolutionBackpropData-1``, plus the sliding-window arithmetic that pooling shares.
 
-Evaluation pads once, takes a strided window view (no copies per pixel) and contracts it with the
-filters in one ``einsum``; a transposed convolution is a convolution of the stride-dilated input
-with the flipped filters.
+Evaluation is graphir.kernels.conv's (pointwise products, im2col, depthwise tap sums, grouped
+einsum); a run plan prepares the kernel and the filters' layout once per input signature. A
+transposed convolution is a convolution of the stride-dilated input with the flipped filters.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from graphir.ops.base import INDEX, NUMERIC, Op, Port, TensorType
+from graphir.kernels.conv import ConvKernel
+from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType
 from graphir.shapes import Dimension, PartialShape
 
 AutoPad = Literal["explicit", "notset", "same_upper", "same_lower", "valid"]
@@ -80,38 +82,12 @@ def windows(x: np.ndarray, kernel: list[int], strides: list[int], dilations: lis
                 + tuple(slice(None, None, d) for d in dilations)]
 
 
-def _compute_dtype(dtype: np.dtype) -> np.dtype:
-    """f64 in f64, integers in 64-bit integers (cast back with wrap-around), the rest in f32."""
-    if dtype.kind in "iub":
-        return np.dtype(np.uint64) if dtype.kind == "u" else np.dtype(np.int64)
-    return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
-
-
 def grouped_conv(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int],
                  pads_begin: list[int], pads_end: list[int]) -> np.ndarray:
-    """``x [N, G*Ci, D...]`` convolved with ``w [G, Co, Ci, K...]`` -> ``[N, G*Co, O...]``."""
-    out_dtype = x.dtype
-    ct = _compute_dtype(x.dtype)
-    x = pad_spatial(x.astype(ct, copy=False), pads_begin, pads_end)
-    groups, co, ci = w.shape[:3]
-    win = windows(x, list(w.shape[3:]), strides, dilations)
-    n = win.shape[0]
-    ns = len(strides)
-    spatial = win.shape[2:2 + ns]
-    w = w.astype(ct, copy=False)
-    if groups == 1:
-        # im2col: one contiguous [N*out, C*k] matrix times the filters (BLAS does the work)
-        perm = (0,) + tuple(range(2, 2 + ns)) + (1,) + tuple(range(2 + ns, 2 + 2 * ns))
-        cols = np.ascontiguousarray(win.transpose(perm)).reshape(n * int(np.prod(spatial)), -1)
-        out = cols @ w.reshape(co, -1).T
-        out = np.moveaxis(out.reshape((n,) + spatial + (co,)), -1, 1)
-        return np.ascontiguousarray(out).astype(out_dtype, copy=False)
-    win = win.reshape((n, groups, ci) + win.shape[2:])
-    letters = "defhjklmpqrstuvwxyz"
-    o = letters[:ns]
-    k = letters[ns: 2 * ns]
-    out = np.einsum(f"ngc{o}{k},gac{k}->nga{o}", win, w, optimize=True)
-    return out.reshape((n, groups * co) + spatial).astype(out_dtype, copy=False)
+    """``x [N, G*Ci, D...]`` convolved with ``w [G, Co, Ci, K...]`` -> ``[N, G*Co, O...]``
+    (graphir.kernels.conv picks the strategy)."""
+    kernel = ConvKernel(x.shape, x.dtype, w.shape, strides, dilations, pads_begin, pads_end)
+    return kernel(x, kernel.weights(w))
 
 
 def grouped_conv_transpose(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int],
@@ -163,9 +139,11 @@ class _ConvBase(Op):
             out.append(dim)
         return out
 
-    def _pads(self, x: np.ndarray, kernel: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    def _pads(self, x: "np.ndarray | tuple[int, ...]", kernel: tuple[int, ...]) -> tuple[list[int], list[int]]:
+        """The explicit pads for an input (or its shape) and a kernel size."""
+        shape = x if isinstance(x, tuple) else x.shape
         k_eff = [d * (k - 1) + 1 for k, d in zip(kernel, self.dilations)]
-        return resolve_pads(x.shape[2:], k_eff, self.strides, self.pads_begin, self.pads_end, self.auto_pad)
+        return resolve_pads(shape[2:], k_eff, self.strides, self.pads_begin, self.pads_end, self.auto_pad)
 
 
 def _rank_of(*shapes: PartialShape) -> int | None:
@@ -212,10 +190,28 @@ class Convolution(_ConvBase):
         return [TensorType(et, PartialShape([dd[0], out_c] + spatial))]
 
     def evaluate(self, x: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
-        kernel = w.shape[2 + self.groups_in_filter:]
-        begin, end = self._pads(x, kernel)
-        wg = w[None] if not self.groups_in_filter else w
-        return [grouped_conv(x, wg, self.strides, self.dilations, begin, end)]
+        kernel = self._kernel(x.shape, x.dtype, w.shape)
+        return [kernel(x, kernel.weights(self._grouped(w)))]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        x, w = node.inputs[0], node.inputs[1]
+        constants = node.constants
+        if not (x.shape.is_static and w.shape.is_static) or x.element_type.is_dynamic or x.element_type != w.element_type:
+            return self.evaluate
+        kernel = self._kernel(tuple(x.shape.to_shape()), np.dtype(x.element_type.numpy_dtype), tuple(w.shape.to_shape()))
+        grouped = self._grouped
+        if constants[1] is None:
+            return lambda x, w: [kernel(x, kernel.weights(grouped(w)))]
+        laid_out = kernel.weights(grouped(constants[1]))
+        return lambda x, w: [kernel(x, laid_out)]
+
+    def _grouped(self, w: np.ndarray) -> np.ndarray:
+        return w[None] if not self.groups_in_filter else w
+
+    def _kernel(self, x_shape: tuple[int, ...], x_dtype: np.dtype, w_shape: tuple[int, ...]) -> ConvKernel:
+        g = self.groups_in_filter
+        begin, end = self._pads(x_shape, w_shape[2 + g:])
+        return ConvKernel(x_shape, x_dtype, ((1,) if not g else ()) + tuple(w_shape), self.strides, self.dilations, begin, end)
 
 
 class GroupConvolution(Convolution):

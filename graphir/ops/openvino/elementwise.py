@@ -115,6 +115,8 @@ class Add(BinaryArithmetic):
     type_name: ClassVar[str] = "Add"
     bounds_rule: ClassVar[object] = staticmethod(_dim_rule(lambda x, y: x + y, static_only_rhs=False, both_dims=True))
 
+    ufunc: ClassVar[np.ufunc | None] = np.add
+
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.add(a, b)
 
@@ -123,6 +125,8 @@ class Subtract(BinaryArithmetic):
     type_name: ClassVar[str] = "Subtract"
     bounds_rule: ClassVar[object] = staticmethod(_subtract_bounds)
 
+    ufunc: ClassVar[np.ufunc | None] = np.subtract
+
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.subtract(a, b)
 
@@ -130,6 +134,8 @@ class Subtract(BinaryArithmetic):
 class Multiply(BinaryArithmetic):
     type_name: ClassVar[str] = "Multiply"
     bounds_rule: ClassVar[object] = staticmethod(_dim_rule(lambda x, y: x * y, static_only_rhs=False, both_dims=True))
+
+    ufunc: ClassVar[np.ufunc | None] = np.multiply
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.multiply(a, b)
@@ -142,6 +148,9 @@ class Divide(BinaryArithmetic):
     bounds_rule: ClassVar[object] = staticmethod(_dim_rule(_dim_div))
 
     m_pythondiv: bool = True
+
+    ufunc: ClassVar[np.ufunc | None] = np.divide
+    ufunc_kinds: ClassVar[str] = "f"  # integer division has its own rounding rules
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if not _is_integer(a):
@@ -175,6 +184,8 @@ class Maximum(BinaryArithmetic):
     type_name: ClassVar[str] = "Maximum"
     bounds_rule: ClassVar[object] = staticmethod(_interval_rule(_dim_max))
 
+    ufunc: ClassVar[np.ufunc | None] = np.maximum
+
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.maximum(a, b)
 
@@ -182,6 +193,8 @@ class Maximum(BinaryArithmetic):
 class Minimum(BinaryArithmetic):
     type_name: ClassVar[str] = "Minimum"
     bounds_rule: ClassVar[object] = staticmethod(_interval_rule(_dim_min))
+
+    ufunc: ClassVar[np.ufunc | None] = np.minimum
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.minimum(a, b)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import numpy as np
 
 from graphir.errors import EvaluationError
-from graphir.ops.base import INDEX, INTEGRAL, Op, Port, TensorType
+from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino.shape_ops import axis_in_range
@@ -87,6 +88,28 @@ class Gather(Op):
                           for i in np.asarray(indices.value).reshape(-1)]
                 return [sv.make(data.element_type, shape, picked)]
         return [out]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """No batch dims and a constant axis: indices all in ``[0, dim)`` (two reductions) take the
+        ``np.take`` that ``evaluate`` ends in; anything else goes through ``evaluate``."""
+        shape, axis, indices = node.static_shape(node.inputs[0]), node.constants[2], node.inputs[1]
+        if shape is None or axis is None or not shape or not indices.shape.rank_is_static:
+            return self.evaluate
+        ax = int(np.asarray(axis).reshape(-1)[0])
+        if not -len(shape) <= ax < len(shape):
+            return self.evaluate
+        ax %= len(shape)
+        batch = self.batch + len(indices.shape) if self.batch < 0 else self.batch
+        if batch != 0:
+            return self.evaluate
+        dim, evaluate = shape[ax], self.evaluate
+
+        def gather(data: np.ndarray, indices: np.ndarray, axis_: np.ndarray) -> list[np.ndarray]:
+            if indices.size and indices.dtype.kind in "iu" and indices.min() >= 0 and indices.max() < dim:
+                return [np.take(data, indices.astype(np.int64), axis=ax)]
+            return evaluate(data, indices, axis_)
+
+        return gather
 
     def evaluate(self, data: np.ndarray, indices: np.ndarray, axis: np.ndarray) -> list[np.ndarray]:
         data, indices = np.asarray(data), np.asarray(indices).astype(np.int64)

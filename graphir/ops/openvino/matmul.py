@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 
 from graphir.broadcast import broadcast_merge
-from graphir.ops.base import NUMERIC, Op, Port, TensorType
+from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType
 from graphir.shapes import Dimension, PartialShape
 
 
@@ -62,6 +63,26 @@ class MatMul(Op):
         if self.transpose_b and b.ndim > 1:
             b = np.swapaxes(b, -1, -2)
         return [np.asarray(np.matmul(a, b), dtype=np.result_type(a.dtype, b.dtype))]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """For inputs of one type and an output of rank >= 1: the transposes decided once, a
+        constant B (weights) transposed once (a view), then one ``np.matmul`` per call."""
+        a_t, b_t = node.inputs
+        if (a_t.element_type != b_t.element_type or a_t.element_type.is_dynamic or not a_t.shape.rank_is_static
+                or not b_t.shape.rank_is_static or not node.outputs[0].shape.rank_is_static
+                or len(node.outputs[0].shape) == 0):
+            return self.evaluate
+        swap_a = self.transpose_a and len(a_t.shape) > 1
+        swap_b = self.transpose_b and len(b_t.shape) > 1
+        weights = node.constants[1]
+        if weights is not None:
+            b = np.swapaxes(weights, -1, -2) if swap_b else weights
+            if swap_a:
+                return lambda a, _: [np.matmul(np.swapaxes(a, -1, -2), b)]
+            return lambda a, _: [np.matmul(a, b)]
+        if swap_a or swap_b:
+            return lambda a, b: [np.matmul(np.swapaxes(a, -1, -2) if swap_a else a, np.swapaxes(b, -1, -2) if swap_b else b)]
+        return lambda a, b: [np.matmul(a, b)]
 
 
 _LABELS = re.compile(r"\.\.\.|[A-Za-z]")

@@ -1,12 +1,13 @@
 """OpenVINO normalizations: ``BatchNormInference-1/5``, ``MVN-1/6`` and ``NormalizeL2-1``."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import numpy as np
 
 from graphir.errors import InferenceError
-from graphir.ops.base import INDEX, REAL, Op, Port, TensorType
+from graphir.ops.base import INDEX, REAL, NodeSignature, Op, Port, TensorType
 from graphir.ops.openvino.reduction import normalize_axes
 from graphir.shapes import PartialShape
 
@@ -153,6 +154,18 @@ class MVN(Op):
     def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
         ax = tuple(normalize_axes(axes, x.ndim))
         return [_mvn(x, ax, self.normalize_variance, self.eps, self.eps_mode.lower() == "inside_sqrt")]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Constant axes and the eps mode decoded once."""
+        shape, axes = node.static_shape(node.inputs[0]), node.constants[1]
+        if shape is None or axes is None:
+            return self.evaluate
+        try:
+            ax = tuple(normalize_axes(axes, len(shape)))
+        except InferenceError:
+            return self.evaluate
+        variance, eps, inside = self.normalize_variance, self.eps, self.eps_mode.lower() == "inside_sqrt"
+        return lambda x, _: [_mvn(x, ax, variance, eps, inside)]
 
 
 class NormalizeL2(Op):

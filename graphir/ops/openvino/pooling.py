@@ -7,12 +7,13 @@ end so the last window fits; that extra area never counts (max: -inf, average: n
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
-from graphir.ops.base import INDEX, NUMERIC, REAL, Op, Port, TensorType
+from graphir.ops.base import INDEX, NUMERIC, REAL, NodeSignature, Op, Port, TensorType
 from graphir.ops.openvino.conv import AutoPad, resolve_pads, window_out_length, windows
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
@@ -94,12 +95,7 @@ class _PoolBase(Op):
         Measured on OpenVINO 2026.4: with ``exclude-pad`` false, an axis that has any padding
         divides by the whole kernel (ceil extra included); an axis without padding counts data only.
         """
-        dil = self._dilations()
-        k_eff = [d * (k - 1) + 1 for k, d in zip(self.kernel, dil)]
-        begin, end = resolve_pads(x.shape[2:], k_eff, self.strides, self.pads_begin, self.pads_end, self.auto_pad)
-        outs = [self._out_length(n, i) for i, n in enumerate(x.shape[2:])]
-        extra = [max((o - 1) * s + k - (n + b + e), 0)
-                 for o, s, k, n, b, e in zip(outs, self.strides, k_eff, x.shape[2:], begin, end)]
+        begin, end, extra, _ = self._geometry(x.shape[2:])
         widths = [(0, 0), (0, 0)] + [(b, e + ex) for b, e, ex in zip(begin, end, extra)]
         padded = np.pad(x, widths, constant_values=fill)
         mask = np.ones((), dtype=np.int8)
@@ -112,12 +108,27 @@ class _PoolBase(Op):
             mask = np.multiply.outer(mask, axis_mask)
         return padded, mask, begin
 
+    def _geometry(self, spatial: "tuple[int, ...] | list[int]") -> tuple[list[int], list[int], list[int], list[int]]:
+        """For input lengths ``spatial``: the begin and end pads, the ceil extra at the end, the output lengths."""
+        dil = self._dilations()
+        k_eff = [d * (k - 1) + 1 for k, d in zip(self.kernel, dil)]
+        begin, end = resolve_pads(tuple(spatial), k_eff, self.strides, self.pads_begin, self.pads_end, self.auto_pad)
+        outs = [self._out_length(n, i) for i, n in enumerate(spatial)]
+        extra = [max((o - 1) * s + k - (n + b + e), 0)
+                 for o, s, k, n, b, e in zip(outs, self.strides, k_eff, spatial, begin, end)]
+        return begin, end, extra, outs
+
+    def _offset_index(self, outs: list[int]) -> list[tuple[slice, ...]]:
+        """For each kernel offset (row-major), the index of the strided slice of every window's element there."""
+        dil = self._dilations()
+        return [(slice(None), slice(None)) + tuple(
+                slice(kp * d, kp * d + (o - 1) * s + 1, s) for kp, d, o, s in zip(kpos, dil, outs, self.strides))
+                for kpos in itertools.product(*[range(k) for k in self.kernel])]
+
     def _offset_slices(self, padded: np.ndarray, outs: list[int]):  # noqa: ANN201 - a generator
         """For each kernel offset (row-major), the strided slice of every window's element there."""
-        dil = self._dilations()
-        for kpos in itertools.product(*[range(k) for k in self.kernel]):
-            yield padded[(slice(None), slice(None)) + tuple(
-                slice(kp * d, kp * d + (o - 1) * s + 1, s) for kp, d, o, s in zip(kpos, dil, outs, self.strides))]
+        for index in self._offset_index(outs):
+            yield padded[index]
 
     def _windows(self, padded: np.ndarray, outs: list[int]) -> np.ndarray:
         win = windows(padded, self.kernel, self.strides, self._dilations())
@@ -163,6 +174,36 @@ class MaxPool(_PoolBase):
 
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
         return [self._max(x, indices=False)[0]]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """The maxima alone (when no one reads MaxPool-8's indices): pads, window slices and the
+        working type decided once; the same comparisons as ``_max``, so the same values."""
+        shape = node.static_shape(node.inputs[0])
+        if shape is None or any(node.used[1:]) or node.inputs[0].element_type.is_dynamic:
+            return self.evaluate
+        dtype = np.dtype(node.inputs[0].element_type.numpy_dtype)
+        work = np.dtype(np.float32) if dtype.kind == "V" or dtype == np.float16 else dtype
+        fill = _lowest(work)
+        begin, end, extra, outs = self._geometry(shape[2:])
+        padded_shape = shape[:2] + tuple(b + n + e + ex for b, n, e, ex in zip(begin, shape[2:], end, extra))
+        inner = (slice(None), slice(None)) + tuple(slice(b, b + n) for b, n in zip(begin, shape[2:]))
+        first, *rest = self._offset_index(outs)
+        padding = padded_shape != shape
+        missing = [None] * (len(node.outputs) - 1)
+
+        def maxima(x: np.ndarray) -> list[np.ndarray]:
+            data = x.astype(work) if work != dtype else x
+            if padding:
+                padded = np.full(padded_shape, fill, work)
+                padded[inner] = data
+            else:
+                padded = data
+            best = padded[first].copy()
+            for index in rest:
+                np.maximum(best, padded[index], out=best)
+            return [best.astype(dtype), *missing]
+
+        return maxima
 
 
 class MaxPool8(MaxPool):

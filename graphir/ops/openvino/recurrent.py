@@ -70,7 +70,8 @@ class _RecurrentAttrs(Op):
 
     # --- one step of the cell; arrays are [batch, ...] -------------------------------------
     def step(self, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, w: np.ndarray, r: np.ndarray,
-             b: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+             b: np.ndarray, fns: list[Callable[[np.ndarray], np.ndarray]] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """One step; ``fns``: the activations (``_fns()``, decoded once by a sequence)."""
         raise NotImplementedError
 
     def _merge_dim(self, what: str, current: Dimension, new: Dimension, shapes: str) -> Dimension:
@@ -83,8 +84,8 @@ class _RecurrentAttrs(Op):
 class _RNNStep:
     """H = f(X W^T + H R^T + B)."""
 
-    def step(self, x, h, c, w, r, b):  # type: ignore[no-untyped-def]
-        (f,) = self._fns()  # type: ignore[attr-defined]
+    def step(self, x, h, c, w, r, b, fns=None):  # type: ignore[no-untyped-def]
+        (f,) = fns or self._fns()  # type: ignore[attr-defined]
         return f(self._clip(x @ w.T + h @ r.T + b)), None  # type: ignore[attr-defined]
 
 
@@ -98,8 +99,8 @@ class _GRUStep:
     def _bias_rows(self) -> int:
         return (4 if self.linear_before_reset else 3) * self.hidden_size  # type: ignore[attr-defined]
 
-    def step(self, x, h, c, w, r, b):  # type: ignore[no-untyped-def]
-        f, g = self._fns()  # type: ignore[attr-defined]
+    def step(self, x, h, c, w, r, b, fns=None):  # type: ignore[no-untyped-def]
+        f, g = fns or self._fns()  # type: ignore[attr-defined]
         n = self.hidden_size  # type: ignore[attr-defined]
         clip = self._clip  # type: ignore[attr-defined]
         xw = x @ w.T
@@ -121,8 +122,8 @@ class _LSTMStep:
     default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
     has_cell_state: ClassVar[bool] = True
 
-    def step(self, x, h, c, w, r, b):  # type: ignore[no-untyped-def]
-        f, g, hfn = self._fns()  # type: ignore[attr-defined]
+    def step(self, x, h, c, w, r, b, fns=None):  # type: ignore[no-untyped-def]
+        f, g, hfn = fns or self._fns()  # type: ignore[attr-defined]
         n = self.hidden_size  # type: ignore[attr-defined]
         gates = self._clip(x @ w.T + h @ r.T + b)  # type: ignore[attr-defined]
         ft, it, ct, ot = (gates[:, k * n:(k + 1) * n] for k in range(4))
@@ -313,9 +314,20 @@ class _Sequence(_RecurrentAttrs):
         h_out = np.zeros((batch, len(dirs), self.hidden_size), dtype=x.dtype)
         c_out = np.zeros_like(h_out)
         lengths = np.clip(lengths, 0, seq)
+        fns = self._fns()
+        whole = bool((lengths == seq).all())  # every sequence runs every step: plain slices
         for d, direction in enumerate(dirs):
             h = h0[:, d].copy()
             c = c0[:, d].copy() if c0 is not None else None
+            if whole:
+                for t in range(seq):
+                    at = t if direction == "forward" else seq - 1 - t
+                    h, c = self.step(x[:, at], h, c, w_all[d], r_all[d], b_all[d], fns)
+                    y[:, d, at] = h
+                h_out[:, d] = h
+                if c is not None:
+                    c_out[:, d] = c
+                continue
             for t in range(seq):
                 active = t < lengths
                 if not active.any():
@@ -325,7 +337,7 @@ class _Sequence(_RecurrentAttrs):
                 else:
                     idx = np.where(active, lengths - 1 - t, 0)
                 xt = x[np.arange(batch), idx]
-                h_new, c_new = self.step(xt, h, c, w_all[d], r_all[d], b_all[d])
+                h_new, c_new = self.step(xt, h, c, w_all[d], r_all[d], b_all[d], fns)
                 h = np.where(active[:, None], h_new, h)
                 if c is not None:
                     c = np.where(active[:, None], c_new, c)

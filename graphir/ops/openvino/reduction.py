@@ -5,12 +5,13 @@ out of range is an error) and one for ``keep_dims``; the rule lives in :func:`re
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 
 from graphir.errors import InferenceError
-from graphir.ops.base import INDEX, NUMERIC, Op, Port, TensorType, types
+from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType, types
 from graphir.shapes import Dimension, PartialShape
 
 
@@ -71,6 +72,25 @@ class _Reduce(Op):
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         raise NotImplementedError
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Constant axes normalized once; then what ``evaluate`` does."""
+        shape, axes = node.static_shape(node.inputs[0]), node.constants[1]
+        if shape is None or axes is None or not shape:
+            return self.evaluate
+        try:
+            ax = tuple(normalize_axes(axes, len(shape)))
+        except InferenceError:
+            return self.evaluate  # the run reports it
+        reduce, keep = self._reduce, self.keep_dims
+
+        def reduced(x: np.ndarray, _: np.ndarray) -> list[np.ndarray]:
+            out = reduce(x, ax)
+            if keep and ax:
+                out = np.expand_dims(out, ax)
+            return [np.asarray(out).astype(x.dtype, copy=False)]
+
+        return reduced
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray) -> list[np.ndarray]:
         ax = tuple(normalize_axes(axes, x.ndim))

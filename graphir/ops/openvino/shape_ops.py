@@ -10,6 +10,7 @@ Rules and messages were measured on OpenVINO 2026.4 (tests/ops/test_shape_ops.py
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -17,7 +18,7 @@ from pydantic import field_validator
 
 from graphir.broadcast import broadcast_merge
 from graphir.limits import check_tensor
-from graphir.ops.base import INDEX, INTEGRAL, Op, Port, TensorType, types
+from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType, types
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
 from graphir.shapes import Dimension, PartialShape
@@ -82,6 +83,16 @@ class ShapeOf3(ShapeOf):
 
 
 # --- Reshape ---------------------------------------------------------------------------------
+def prepared_reshape(op: Op, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+    """For ops whose output is their data input seen in another shape (Reshape, Squeeze,
+    Unsqueeze): when the other inputs are constants and the output shape is static for the
+    signature, a call is one ``reshape`` to that shape (the view ``evaluate`` returns)."""
+    shape = node.static_shape(node.outputs[0])
+    if shape is None or any(c is None for c in node.constants[1:]) or node.static_shape(node.inputs[0]) is None:
+        return op.evaluate
+    return lambda x, *_: [np.asarray(x).reshape(shape)]
+
+
 class Reshape(Op):
     """Reshape-1: ``-1`` is inferred, ``0`` copies the input dim when ``special_zero``."""
 
@@ -180,6 +191,9 @@ class Reshape(Op):
         shape = self._output_shape(PartialShape(list(x.shape)), items)
         return [x.reshape(shape.to_shape())]
 
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        return prepared_reshape(self, node)
+
 
 def _product(dims) -> Dimension:
     result = Dimension.static(1)
@@ -254,6 +268,9 @@ class Squeeze(Op):
         drop = {axis_in_range(self, int(a), rank) for a in np.asarray(axes).reshape(-1)}
         return [x.reshape([d for i, d in enumerate(x.shape) if not (i in drop and d == 1)])]
 
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        return prepared_reshape(self, node)
+
 
 class Squeeze15(Squeeze):
     """Squeeze-15: ``allow_axis_skip`` keeps static non-1 axes, and makes the rank dynamic when a
@@ -301,6 +318,9 @@ class Unsqueeze(Op):
         shape = self._shape(PartialShape(list(x.shape)), [int(a) for a in np.asarray(axes).reshape(-1)])
         return [x.reshape(shape.to_shape())]
 
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        return prepared_reshape(self, node)
+
 
 # --- Transpose -------------------------------------------------------------------------------
 class Transpose(Op):
@@ -346,6 +366,14 @@ class Transpose(Op):
         x = np.asarray(x)
         perm = self._order([int(a) for a in np.asarray(order).reshape(-1)], PartialShape(list(x.shape)))
         return [np.transpose(x, perm)]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """The permutation decided once when the order is a constant."""
+        shape = node.static_shape(node.inputs[0])
+        if shape is None or node.constants[1] is None:
+            return self.evaluate
+        perm = self._order([int(a) for a in np.asarray(node.constants[1]).reshape(-1)], PartialShape(list(shape)))
+        return lambda x, order: [np.transpose(np.asarray(x), perm)]
 
 
 # --- Concat ----------------------------------------------------------------------------------
@@ -402,6 +430,10 @@ class Concat(Op):
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         arrays_ = [np.asarray(a) for a in arrays]
         return [np.concatenate(arrays_, axis=self.axis)]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        axis = self.axis
+        return lambda *arrays: [np.concatenate(arrays, axis=axis)]
 
 
 # --- Broadcast -------------------------------------------------------------------------------
