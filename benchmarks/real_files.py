@@ -9,7 +9,8 @@ Makes the corpus first when files are missing (``benchmarks/make_corpus.py``; in
 * reshape: graphir ``Model.reshape`` + ``infer_shapes`` vs OpenVINO ``Model.reshape`` to the same
   input shapes (those of the run inputs; each timed on a freshly read model);
 * save:    ``graphir.save_model`` vs ``openvino.save_model(..., compress_to_fp16=False)``;
-* run:     graphir ``Model.run`` vs OpenVINO CPU compiled with INFERENCE_NUM_THREADS=1 and
+* run:     graphir ``Model.run`` (numpy's BLAS on 1 thread: OPENBLAS/OMP/MKL_NUM_THREADS default to 1
+  in this process) vs OpenVINO CPU compiled with INFERENCE_NUM_THREADS=1 and
   INFERENCE_PRECISION_HINT=f32 (KV cache f32, no dynamic quantization; compile time and the first
   call excluded), and ONNX Runtime on 1 thread where the same torch module exported to ONNX. The
   outputs are compared with OpenVINO's (max abs diff, and "ok" when within 1e-3 of the largest
@@ -39,7 +40,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# One thread for numpy's BLAS too, as for OpenVINO and ONNX Runtime (the comparison is 1 thread against
+# 1 thread), set before numpy loads it; a value in the environment wins. Measured on BERT at load ~12:
+# OpenBLAS' default threads took graphir's run from 1.4 ms to ~22 ms wall (~200 ms of CPU).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # after the BLAS thread count
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import make_corpus  # after the path: benchmarks/ is not a package (make_corpus puts the repository on it)
