@@ -7,8 +7,7 @@ f32 values (above graphir's constant-folding size, so reading never touches them
 time of each reader, their ratio (goal: graphir within 1.5x), graphir's peak Python allocation during
 the read, and the .bin size, so it is plain whether memory grows with the weights before use.
 
-Also printed, for reference: graphir's tree-based reader on the same file (the scanning fast path
-turned off), the cyclic GC's passes during the reads (graphir leaves the collector alone: a read
+Also printed, for reference: the cyclic GC's passes during the reads (graphir leaves the collector alone: a read
 makes ~8 container objects per layer, and the collector's full passes over the grown heap are
 part of the read's time), the same chain saved with
 ``compress_to_fp16`` (f16 Consts and Converts carrying rt_info), and a net closer to a real one, a
@@ -26,18 +25,6 @@ from pathlib import Path
 
 from synthetic_chains import make_add_chain as make_ir
 from synthetic_chains import make_varied_chain as make_varied_ir
-
-
-def without_scan(fn):
-    """``fn`` run with graphir's scanning fast path off (the tree-based reader reads the file)."""
-    from unittest import mock
-
-    from graphir.serializers import openvino_xml
-
-    def run():
-        with mock.patch.object(openvino_xml, "scan_ir", lambda text: None):
-            return fn()
-    return run
 
 
 def gc_during(fn) -> tuple[list[int], float]:
@@ -62,14 +49,13 @@ def gc_during(fn) -> tuple[list[int], float]:
 
 
 def compare_readers(core, xml: Path, repeat: int, label: str) -> None:
-    """One line: OpenVINO, graphir and graphir's tree reader on ``xml`` (``label`` gets the layer count)."""
+    """One line: OpenVINO and graphir on ``xml`` (``label`` gets the layer count)."""
     import graphir
 
     t_ov, _ = best_time(lambda: core.read_model(str(xml)), repeat)
     t_gir, model = best_time(lambda: graphir.read_model(xml), repeat)
-    t_tree, _ = best_time(without_scan(lambda: graphir.read_model(xml)), repeat)
     print(f"{label.format(len(model))}: openvino {t_ov * 1000:.1f} ms, graphir {t_gir * 1000:.1f} ms "
-          f"({t_gir / t_ov:.2f}x), tree reader {t_tree * 1000:.1f} ms ({t_tree / t_ov:.2f}x)")
+          f"({t_gir / t_ov:.2f}x)")
 
 
 def best_time(fn, repeat: int) -> tuple[float, object]:
@@ -102,7 +88,6 @@ def main() -> None:
         core = ov.Core()
         t_ov, ov_model = best_time(lambda: core.read_model(str(xml)), args.repeat)
         t_gir, model = best_time(lambda: graphir.read_model(xml), args.repeat)
-        t_tree, model = best_time(without_scan(lambda: graphir.read_model(xml)), args.repeat)
         gc_passes, t_gc = gc_during(lambda: graphir.read_model(xml))
         del model
         gc.collect()
@@ -118,8 +103,7 @@ def main() -> None:
         print(f"ratio graphir/openvino:     {t_gir / t_ov:.2f}x (goal <= 1.5x)")
         print(f"graphir peak Python allocation during read: {peak / 2**20:.1f} MiB "
               f"({constants} constants, {loaded} loaded before use)")
-        print(f"for reference: graphir's tree reader (scan off) {t_tree * 1000:.1f} ms ({t_tree / t_ov:.2f}x); "
-              f"GC passes during one read (generations 0/1/2): {'/'.join(map(str, gc_passes))}, "
+        print(f"for reference: GC passes during one read (generations 0/1/2): {'/'.join(map(str, gc_passes))}, "
               f"{t_gc * 1000:.1f} ms")
         del model, ov_model
 

@@ -6,7 +6,7 @@ Makes the corpus first when files are missing (``benchmarks/make_corpus.py``; in
 ``$GRAPHIR_BENCH_DIR`` or ``~/.cache/graphir-bench``). Then, per file, best of ``--repeat`` each:
 
 * read:    ``graphir.read_model`` vs ``openvino.Core().read_model``;
-* reshape: graphir ``Model.reshape`` + ``infer_shapes`` vs OpenVINO ``Model.reshape`` to the same
+* reshape: graphir ``Model.reshape`` vs OpenVINO ``Model.reshape`` to the same
   input shapes (those of the run inputs; each timed on a freshly read model);
 * save:    ``graphir.save_model`` vs ``openvino.save_model(..., compress_to_fp16=False)``;
 * run:     graphir ``Model.run`` (numpy's BLAS on 1 thread: OPENBLAS/OMP/MKL_NUM_THREADS default to 1
@@ -223,9 +223,8 @@ class FileBench:
         def read_graphir() -> None:
             fresh[:] = [graphir.read_model(self.xml)]
 
-        def reshape() -> None:
+        def reshape() -> None:  # leaves every type inferred, as OpenVINO's reshape does (no infer_shapes after)
             fresh[0].reshape(shapes)
-            fresh[0].infer_shapes()
 
         try:
             t_gir, _ = best_time(reshape, self.repeat, read_graphir)

@@ -57,7 +57,12 @@ def read_model(path: Any, weights: Any = None) -> "Model":
     """Read an OpenVINO IR (.xml + .bin) or a oneDNN Graph JSON file."""
     from graphir.serializers import read_model as _read
 
-    return _read(path, weights)
+    model = _read(path, weights)
+    if str(path).lower().endswith(".xml"):
+        # the IR reader infers every layer it builds (a big Constant's declared type is what it
+        # infers; an opaque layer re-infers on every reshape): a reshape may start from these types
+        model._types_whole = not model._dirty
+    return model
 
 
 def save_model(model: "Model", path: Any, **options: Any) -> None:

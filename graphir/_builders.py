@@ -533,9 +533,10 @@ def binary_convolution(
 ) -> Output:
     """BinaryConvolution-opset1 (``openvino::BinaryConvolution-opset1``).
 
-    BinaryConvolution-1: ``data [N, C, D...]`` (real), ``filters [Co, C, K...]`` (u1). A data
-    value counts as the bit it equals (OpenVINO's reference compares ``data == bit``, so data is
-    meant to hold 0/1; other values match neither); padded taps read ``pad_value``.
+    BinaryConvolution-1: ``data [N, C, D...]`` (real), ``filters [Co, C, K...]`` (u1). Data is
+    meant to hold 0/1 (the spec); any value counts as bit 1 when it is above 0, else as bit 0 (NaN
+    too), as OpenVINO 2026.4's CPU plugin binarizes it (measured; its reference kernel compares
+    ``data == bit`` instead, which agrees on 0/1 data); padded taps read ``pad_value``.
 
     Inputs:
         data: f32, f16, bf16, f64, f8e4m3, f8e5m2, i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
@@ -1206,7 +1207,7 @@ def deformable_psroi_pooling(
     output_dim: int,
     spatial_scale: float,
     group_size: int = 1,
-    mode: Literal['bilinear_deformable'] = 'bilinear_deformable',
+    mode: str = 'bilinear_deformable',
     spatial_bins_x: int = 1,
     spatial_bins_y: int = 1,
     trans_std: float = 1.0,
@@ -1227,7 +1228,7 @@ def deformable_psroi_pooling(
         output_dim: int, required
         spatial_scale: float, required
         group_size: int, default 1
-        mode: Literal['bilinear_deformable'], default 'bilinear_deformable'
+        mode: str, default 'bilinear_deformable'
         spatial_bins_x: int, default 1
         spatial_bins_y: int, default 1
         trans_std: float, default 1.0

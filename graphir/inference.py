@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
-from graphir.ops.base import TensorType
+from graphir.ops.base import TensorType, same_type
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import PartialShape
 
@@ -38,21 +38,85 @@ def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = F
     ``recorded_opaque``: an opaque layer (an op graphir does not implement) keeps the output types
     its file recorded as long as its inputs are what the file recorded too; otherwise (or without
     the flag) it raises UnsupportedOpError. Returns the opaque layers that kept recorded types.
+    (A node whose inputs are the types its last inference saw gives what it gave then: see
+    ``Node.infer``.)
     """
     model._plan = None  # the run plan caches the Parameters' types for its input checks
     model._dirty.clear()
+    model._types_whole = False
     kept: list[Node] = []
     for node in model.get_ordered_ops():
-        try:
-            types_ = node.infer()
-        except UnsupportedOpError:
-            if not recorded_opaque or not _keeps_recorded(node):
-                raise
-            kept.append(node)
-            continue
-        if fold and not isinstance(node.op, _NOT_FOLDED):
-            fold_node(node, types_)
+        _infer_node(node, fold, recorded_opaque, kept)
+    model._types_whole = True
     return kept
+
+
+def _infer_node(node: "Node", fold: bool, recorded_opaque: bool, kept: list["Node"]) -> list[TensorType]:
+    """Infer ``node`` (and fold it); an opaque layer that keeps its recorded types joins ``kept``.
+    Returns the node's output types."""
+    try:
+        types_ = node.infer()
+    except UnsupportedOpError:
+        if not recorded_opaque or not _keeps_recorded(node):
+            raise
+        kept.append(node)
+        return node.output_types
+    if fold and not isinstance(node.op, _NOT_FOLDED) and fold_node(node, types_):
+        return node.output_types
+    return types_
+
+
+def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque: bool = False) -> list["Node"]:
+    """Re-infer ``changed`` (nodes without inputs whose attributes changed: reshaped Parameters)
+    and what their new types reach, in topological order; a node whose outputs come out the same
+    stops the walk there. Only for a model whose other types are all inferred from their inputs
+    (``model._types_whole`` and nothing in ``model._dirty``): inference is a function of a node's
+    attributes and input types, so the rest would infer what it has. Ops that are not
+    (``pure_infer`` False: opaque layers, ops with bodies) re-infer every time. Same errors and
+    result as :func:`infer_shapes`; a reshape to the shapes the inputs have costs next to nothing."""
+    import heapq
+
+    model._plan = None
+    nodes = model._nodes
+    kept: list[Node] = []
+    reached: list[Node] = [node for node in model._impure if nodes.get(node.id) is node]
+    model._types_whole = False
+    for node in changed:
+        before = node.output_types
+        _infer_node(node, True, recorded_opaque, kept)
+        if not same_types(before, node.output_types):
+            reached += model.readers_of(node.id)
+    if reached:
+        position = model.position_of
+        queued = {node.id for node in changed}
+        heap: list[tuple[int, int]] = []
+        for node in reached:
+            if node.id not in queued:
+                queued.add(node.id)
+                heap.append((position(node.id), node.id))
+        heapq.heapify(heap)
+        pop, push, readers_of = heapq.heappop, heapq.heappush, model.readers_of
+        while heap:
+            node = nodes[pop(heap)[1]]
+            before = node.output_types
+            after = _infer_node(node, True, recorded_opaque, kept)
+            if len(before) == len(after):
+                for a, b in zip(before, after):
+                    if a is not b and not same_type(a, b):
+                        break
+                else:
+                    continue  # the same outputs: what reads them stays as it is
+            for reader in readers_of(node.id):
+                if reader.id not in queued:
+                    queued.add(reader.id)
+                    push(heap, (position(reader.id), reader.id))
+    model._types_whole = True
+    return kept
+
+
+def same_types(old: Sequence[TensorType], new: Sequence[TensorType]) -> bool:
+    """Whether two output type lists are the same for every consumer (see ``same_type``)."""
+    return len(old) == len(new) and all([a is b or same_type(a, b) for a, b in zip(old, new)])
 
 
 def _keeps_recorded(node: "Node") -> bool:
@@ -86,22 +150,25 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     """
     if types_ is None:
         types_ = node.output_types
+    for src in node.inputs:  # the common case first: some input value is unknown
+        if src is not None and src.node.output_types[src.index].value is None:
+            return False
     inputs = [src.node.output_types[src.index] for src in node.inputs if src is not None]
     folded = fold_types(node, inputs, types_)
     if folded is None:
         return False
     node.output_types = folded
+    memo = node._memo
+    if memo is not None:  # what the node remembers of its inference includes the values now
+        n = memo[2]
+        if n == len(inputs) and all([a is b for a, b in zip(memo[3:3 + n], inputs)]):
+            node._memo = memo[:3 + n] + tuple(folded)
     return True
 
 
 def fold_types(node: "Node", inputs: Sequence[TensorType], types_: list[TensorType]) -> list[TensorType] | None:
     """``types_`` with the values of ``node`` evaluated on ``inputs``' known values (see
     :func:`fold_node`), or None when nothing folds. The node is not changed."""
-    if not types_ or all(t.value is not None for t in types_):
-        return None
-    op = node.op
-    if not type(op).runnable or not getattr(type(op), "foldable", True):
-        return None
     args = []
     for t in inputs:
         if t.value is None:
@@ -109,6 +176,11 @@ def fold_types(node: "Node", inputs: Sequence[TensorType], types_: list[TensorTy
         args.append(t.value)
     if not args:
         return None  # a node without inputs (e.g. a random generator) is not a constant
+    if not types_ or all(t.value is not None for t in types_):
+        return None
+    op = node.op
+    if not type(op).runnable or not type(op).foldable:
+        return None
     try:
         with np.errstate(all="ignore"):
             outs = op.evaluate(*(np.asarray(a) for a in args))
@@ -200,6 +272,10 @@ def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str =
     params = body.get_parameters()
     if len(input_types) != len(params):
         raise InferenceError(f"{where}: has {len(params)} parameters, given {len(input_types)} input types")
+    inferred = body.__dict__.pop("_inferred_from", None)
+    if (inferred is not None and inferred[0] == body._version and not body._dirty
+            and all(_same_input(a, b) for a, b in zip(inferred[1], input_types))):
+        return [r.output_types[0] for r in body.get_results()]
     from graphir.model import quiet_edits
 
     with quiet_edits():  # the outer op's inference sets them: not an edit of the body
@@ -220,6 +296,20 @@ def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str =
     except InferenceError as exc:
         raise InferenceError(f"{where}: {exc}") from None
     return [r.output_types[0] for r in body.get_results()]
+
+
+def mark_body_inferred(body: "Model") -> None:
+    """Note that every node of ``body`` was just inferred from its Parameters' own types (the IR
+    reader builds bodies innermost first, inferring each node as it is built). The next
+    :func:`infer_body` given those same types (element type, shape, the same value and bounds
+    objects), with no edit in between, takes the types as they are, once, instead of inferring the
+    body again: so reading bodies nested hundreds deep does not recurse through every level."""
+    body._inferred_from = (body._version, [p.output_types[0] for p in body.get_parameters()])  # type: ignore[attr-defined]
+
+
+def _same_input(a: TensorType, b: TensorType) -> bool:
+    return (a.element_type == b.element_type and a.shape == b.shape and a.value is b.value
+            and a.bounds is b.bounds)
 
 
 def find_parameter(model: "Model", key: Any) -> "Node":
@@ -306,12 +396,19 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
     from graphir.model import quiet_edits
 
     old = [(p, parameter_of(p).shape) for p in params]
-    with quiet_edits():  # one edit for the whole reshape, and inference below re-infers everything
+    incremental = model._types_whole and not model._dirty
+    if incremental:  # an input given the shape it has changes nothing (OpenVINO's reshape skips it too)
+        items = [(node, shape) for node, shape in items if parameter_of(node).shape != shape]
+        if not items and not any(model._nodes.get(n.id) is n for n in model._impure):
+            return []
+    with quiet_edits():  # one edit for the whole reshape, and inference below re-infers what it reaches
         for node, shape in items:
             assert isinstance(node.op, Parameter)
             node.op.shape = shape
-    model._touch()  # the Parameters changed: the run plan's input checks are rebuilt
+    model._touch_inputs()  # the Parameters changed: the run plan's input checks are rebuilt
     try:
+        if incremental:
+            return infer_reached(model, [node for node, _ in items], recorded_opaque=recorded_opaque)
         return infer_shapes(model, recorded_opaque=recorded_opaque)
     except GraphirError:
         with quiet_edits():
@@ -322,4 +419,3 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
         except GraphirError:  # pragma: no cover - the model was consistent before
             pass
         raise
-

@@ -121,6 +121,7 @@ class Model:
 
     def _collect(self, roots: Iterable[Node]) -> None:
         nodes = self._nodes
+        impure = self._impure
         stack = list(roots)
         pop, push = stack.pop, stack.append
         while stack:
@@ -134,6 +135,8 @@ class Model:
                     f"from a file (IR layer ids) may repeat those of nodes built before reading it"
                 )
             nodes[node.id] = node
+            if not node.op.pure_infer:
+                impure.append(node)
             for src in node.inputs:
                 if src is not None:
                     push(src.node)
@@ -143,6 +146,18 @@ class Model:
         self._dirty: set[Node] = set()  # nodes whose inputs changed since their types were inferred
         self.sinks = []  # set by __init__ from its arguments (see the class docstring)
         self._op_index: dict[int, Node] | None = None
+        #: True when every node's types are known to be what inference from its inputs gives
+        #: (those edits touched wait in _dirty): after infer_shapes or a reshape, and after
+        #: reading an IR file (its reader infers every layer). Then a reshape re-infers only what
+        #: the new input shapes reach. False for a model put together from nodes (one built with
+        #: ``infer=False`` has placeholder types) and while an inference is under way or failed.
+        self._types_whole = False
+        #: nodes whose op must re-infer even when its inputs are unchanged (``pure_infer`` False:
+        #: opaque layers, ops with bodies), kept by _collect; removed nodes are skipped on use
+        self._impure: list[Node] = []
+        #: per structure: node id -> the nodes reading it (built on first use, see consumers_of)
+        self._readers: dict[int, list[Node]] | None = None
+        self._positions: dict[int, int] | None = None
         _LIVE.add(self)
 
     def _invalidate(self) -> None:
@@ -150,6 +165,8 @@ class Model:
         self._graph: nx.MultiDiGraph | None = None
         self._order: list[Node] | None = None
         self._plan: Any = None
+        self._readers = None
+        self._positions = None
 
     @property
     def version(self) -> int:
@@ -164,6 +181,35 @@ class Model:
             self._dirty.update(edited)
             if self not in _node_module._pending_types:
                 _node_module._pending_types.append(self)
+
+    def readers_of(self, node_id: int) -> list[Node]:
+        """The nodes with an input fed by node ``node_id`` (an index per structure, built on first use)."""
+        readers = self._readers
+        if readers is None:
+            readers = {}
+            for node in self._nodes.values():
+                for src in node.inputs:
+                    if src is not None:
+                        found = readers.get(src.node.id)
+                        if found is None:
+                            readers[src.node.id] = [node]
+                        elif found[-1] is not node:
+                            found.append(node)
+            self._readers = readers
+        return readers.get(node_id, [])
+
+    def position_of(self, node_id: int) -> int:
+        """Where node ``node_id`` is in :meth:`get_ordered_ops`."""
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {n.id: i for i, n in enumerate(self.get_ordered_ops())}
+        return positions[node_id]
+
+    def _touch_inputs(self) -> None:
+        """The Parameters' shapes changed (a reshape): the version moves on and the run plan is
+        dropped; the structure (order, graph) stays what it is."""
+        self._version += 1
+        self._plan = None
 
     def _node_of_op(self, op: Any) -> Node | None:
         """The node holding ``op`` (an index by op identity, built on first use after a change)."""
@@ -446,7 +492,8 @@ class Model:
                         f"{src.node.describe()}, which has {len(src.node.output_types)} outputs"
                     )
         self.get_ordered_ops()
-        if any(getattr(n.op, "stateful", False) for n in self._nodes.values()):
+        # a ClassVar: read on the class (a missing attribute on a pydantic instance is slow to miss)
+        if any(getattr(type(n.op), "stateful", False) for n in self._nodes.values()):
             self.variables  # noqa: B018 - the variables' pairing rules (a GraphError names the node)
 
     # --- inference, running, copying --------------------------------------------------------
@@ -491,6 +538,7 @@ class Model:
             clone.op = copy.deepcopy(node.op)
             clone.inputs = [None if s is None else Output(mapping[s.node.id], s.index) for s in node.inputs]
             clone.output_types = list(node.output_types)
+            clone._memo = None
             clone.output_names = [set(n) for n in node.output_names]
             clone.rt_info = copy.deepcopy(node.rt_info)
             clone.extra = copy.deepcopy(node.extra)
@@ -503,6 +551,7 @@ class Model:
         model._results = [mapping[r.id] for r in self._results]
         model._parameters = [mapping[p.id] for p in self._parameters]
         model._init_state()
+        model._impure = [n for n in model._nodes.values() if not n.op.pure_infer]
         model.sinks = [mapping[s.id] for s in self.sinks if s.id in mapping]
         model._invalidate()
         return model

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphir.errors import GraphError, GraphirError, InferenceError, UnsupportedOpError
-from graphir.ops.base import Op, TensorType
+from graphir.ops import base as _ops_base
+from graphir.ops.base import Op, TensorType, same_type
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
@@ -141,7 +142,8 @@ class Output:
 class Node:
     """An op instance with a stable id, a friendly name, its input connections and output types."""
 
-    __slots__ = ("id", "name", "op", "inputs", "output_types", "_output_names", "rt_info", "extra", "__weakref__")
+    __slots__ = ("id", "name", "op", "inputs", "output_types", "_output_names", "rt_info", "extra", "_memo",
+                 "__weakref__")
 
     def __init__(
         self,
@@ -170,6 +172,8 @@ class Node:
         else:
             self.output_types = [TensorType(ElementType.dynamic, PartialShape.dynamic())] * op.num_outputs()
         self._output_names: list[set[str]] | None = None
+        #: what the last inference saw and gave: (attribute epoch, op, input count, *inputs, *outputs)
+        self._memo: tuple[Any, ...] | None = None
         if infer and output_types is None:
             self.infer()
 
@@ -188,6 +192,7 @@ class Node:
         node.extra = {}
         node.output_types = output_types
         node._output_names = None
+        node._memo = None
         return node
 
     @property
@@ -268,11 +273,13 @@ class Node:
         return [Output(self, i) for i in range(len(self.output_types))]
 
     def input_types(self) -> list[TensorType]:
-        types_ = []
-        for i, src in enumerate(self.inputs):
+        if _pending_types and _flush_types is not None:  # a model was edited: re-infer lazily first
+            _flush_types()
+        types_: list[TensorType] = []
+        for src in self.inputs:
             if src is None:
-                raise GraphError(f"{self.describe()}: input {i} is not connected")
-            types_.append(src.tensor_type)
+                raise GraphError(f"{self.describe()}: input {len(types_)} is not connected")
+            types_.append(src.node.output_types[src.index])
         return types_
 
     def set_input(self, index: int, source: "Output | Node | None") -> None:
@@ -298,12 +305,31 @@ class Node:
 
     # --- inference --------------------------------------------------------------------------
     def infer(self) -> list[TensorType]:
-        """Re-infer the output types from the input types; errors name this node and its inputs."""
-        result = self.infer_types(self.input_types())
+        """Re-infer the output types from the input types; errors name this node and its inputs.
+
+        A node remembers the inputs and outputs of its last inference (with the values folding
+        attached): while its op is unedited (``attribute_epoch``) and its inputs are the same
+        types, it gives the same outputs without inferring again (ops with ``pure_infer`` and
+        without ``quiet_attributes``; a Constant gives the very same TensorType)."""
+        inputs = self.input_types()
+        epoch = _ops_base.attribute_epoch
+        memo = self._memo
+        n = len(inputs)
+        if memo is not None and memo[0] == epoch and memo[1] is self.op and memo[2] == n:
+            for i in range(n):
+                a, b = memo[3 + i], inputs[i]
+                if a is not b and not same_type(a, b):
+                    break
+            else:
+                self.output_types = list(memo[3 + n:])
+                return self.output_types
+        result = self.infer_types(inputs)
         names = self._output_names
         if names is not None and len(names) != len(result):
             self._output_names = (names + [set() for _ in result])[: len(result)]
         self.output_types = list(result)
+        cls = type(self.op)
+        self._memo = (epoch, self.op, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
         return self.output_types
 
     def infer_types(self, inputs: list[TensorType], *, run: bool = False) -> list[TensorType]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from typing import Any, Union
 
 from graphir.errors import ShapeError, clip
@@ -21,30 +21,75 @@ MAX_RANK = 65536
 MAX_LENGTH = (1 << 63) - 1
 
 
-@dataclass(frozen=True, slots=True)
 class Dimension:
-    min: int = 0
-    max: int | None = None  # None: unbounded
+    """An interval ``[min, max]`` of lengths (``max=None``: unbounded); immutable.
 
-    def __post_init__(self) -> None:
-        if self.min < 0 or (self.max is not None and self.max < self.min):
-            raise ShapeError(f"invalid dimension interval {self.min}..{self.max}")
-        if self.min > MAX_LENGTH or (self.max is not None and self.max > MAX_LENGTH):
-            raise ShapeError(f"dimension {self.max if self.max is not None and self.max > MAX_LENGTH else self.min} "
+    Dimensions are made in every node's shape inference, so making one is cheap: static lengths
+    and ``?`` are shared instances, made when first met (``Dimension(3, 3) is Dimension.static(3)``).
+    """
+
+    __slots__ = ("min", "max")
+    min: int
+    max: int | None
+
+    def __new__(cls, min: int = 0, max: int | None = None) -> "Dimension":  # noqa: A002 - OpenVINO's names
+        if type(min) is int:
+            if max is None:
+                if min == 0 and _DYNAMIC is not None:
+                    return _DYNAMIC
+            elif type(max) is int and max == min:
+                found = _STATIC.get(min)
+                if found is not None:
+                    return found
+        if min < 0 or (max is not None and max < min):
+            raise ShapeError(f"invalid dimension interval {min}..{max}")
+        if min > MAX_LENGTH or (max is not None and max > MAX_LENGTH):
+            raise ShapeError(f"dimension {max if max is not None and max > MAX_LENGTH else min} "
                              f"is beyond the largest length 2^63-1")
+        self = object.__new__(cls)
+        _set_min(self, min)
+        _set_max(self, max)
+        if max == min and type(min) is int and type(max) is int and len(_STATIC) < _STATIC_LIMIT:
+            _STATIC[min] = self
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field '{name}'")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Dimension, (self.min, self.max))
+
+    def __copy__(self) -> "Dimension":
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Dimension":
+        return self
 
     # --- construction -----------------------------------------------------------------------
     @classmethod
     def static(cls, length: int) -> "Dimension":
+        if type(length) is int:
+            found = _STATIC.get(length)
+            if found is not None:
+                return found
         return cls(int(length), int(length))
 
     @classmethod
     def dynamic(cls) -> "Dimension":
-        return cls(0, None)
+        return _DYNAMIC  # type: ignore[return-value]  # set once the class exists
 
     @classmethod
     def parse(cls, text: "str | int | Dimension") -> "Dimension":
         """``3``, ``?``, ``-1``, ``1..10``, ``..10``, ``2..`` (the forms OpenVINO prints and IR uses)."""
+        if type(text) is Dimension:
+            return text
+        if type(text) is int:
+            found = _STATIC.get(text)
+            if found is not None:
+                return found
         if isinstance(text, Dimension):
             return text
         if isinstance(text, int):
@@ -79,7 +124,7 @@ class Dimension:
 
     @property
     def is_dynamic(self) -> bool:
-        return not self.is_static
+        return self.max != self.min
 
     def get_length(self) -> int:
         if not self.is_static:
@@ -100,6 +145,10 @@ class Dimension:
         return f"Dimension({self})"
 
     def __eq__(self, other: object) -> bool:
+        if type(other) is Dimension:
+            return self is other or (self.min == other.min and self.max == other.max)
+        if type(other) is int:
+            return self.max == self.min == other
         if isinstance(other, numbers.Integral):
             return self.is_static and self.min == int(other)
         if isinstance(other, Dimension):
@@ -112,6 +161,8 @@ class Dimension:
     # --- OpenVINO's merge / relax rules -----------------------------------------------------
     def merge(self, other: "Dimension") -> "Dimension | None":
         """Intersection (``Dimension::merge``): ``?``&``3`` is 3, ``1..10``&``5`` is 5; None on conflict."""
+        if self is other:
+            return self
         lo = max(self.min, other.min)
         hi = _min_hi(self.max, other.max)
         if hi is not None and hi < lo:
@@ -179,6 +230,15 @@ class Dimension:
         return Dimension(self.min // other, hi)
 
 
+#: static lengths, shared once made (up to _STATIC_LIMIT of them), and ``?``
+_STATIC: "dict[int, Dimension]" = {}
+_STATIC_LIMIT = 1 << 16
+_set_min = Dimension.__dict__["min"].__set__  # the slots' setters (Dimension.__setattr__ refuses)
+_set_max = Dimension.__dict__["max"].__set__
+_DYNAMIC: "Dimension | None" = None
+_DYNAMIC = Dimension(0, None)
+
+
 def _min_hi(a: int | None, b: int | None) -> int | None:
     if a is None:
         return b
@@ -193,22 +253,39 @@ ShapeLike = Union["PartialShape", str, Iterable[Any], None]
 class PartialShape:
     """A shape whose rank and dimensions may be unknown. ``str()`` prints OpenVINO's form."""
 
-    __slots__ = ("_dims", "_hash")
+    __slots__ = ("_dims", "_hash", "_static")
 
     def __init__(self, dims: "Iterable[Dimension | int | str] | PartialShape | str | None") -> None:
         if isinstance(dims, str):  # like ov.PartialShape("[2,?]")
             dims = PartialShape.parse(dims)._dims
         elif isinstance(dims, PartialShape):
             dims = dims._dims
-        self._dims: tuple[Dimension, ...] | None = (
-            None if dims is None else tuple(Dimension.parse(d) for d in dims)
-        )
+        if dims is None:
+            self._dims: tuple[Dimension, ...] | None = None
+        else:
+            items: tuple[Any, ...] = tuple(dims)
+            for d in items:  # the common case, dimensions already: no conversion
+                if type(d) is not Dimension:
+                    items = tuple([_as_dimension(d) for d in items])
+                    break
+            self._dims = items
         self._hash: int | None = None
+        self._static: bool | None = None
+
+    @classmethod
+    def of(cls, dims: "tuple[Dimension, ...] | None") -> "PartialShape":
+        """A shape of ``dims`` as they are (a tuple of Dimension instances, or None for a dynamic
+        rank): what shape inference builds, without the conversions of the constructor."""
+        self = object.__new__(cls)
+        self._dims = dims
+        self._hash = None
+        self._static = None
+        return self
 
     # --- construction -----------------------------------------------------------------------
     @classmethod
     def dynamic(cls, rank: int | None = None) -> "PartialShape":
-        return cls(None) if rank is None else cls([Dimension.dynamic()] * rank)
+        return cls.of(None) if rank is None else cls.of((Dimension.dynamic(),) * rank)
 
     @classmethod
     def parse(cls, value: ShapeLike) -> "PartialShape":
@@ -268,7 +345,11 @@ class PartialShape:
 
     @property
     def is_static(self) -> bool:
-        return self._dims is not None and all(d.is_static for d in self._dims)
+        static = self._static
+        if static is None:
+            dims = self._dims
+            static = self._static = dims is not None and all([d.max == d.min for d in dims])
+        return static
 
     @property
     def is_dynamic(self) -> bool:
@@ -278,7 +359,7 @@ class PartialShape:
         """The static shape as a tuple of ints; a ShapeError when anything is dynamic."""
         if not self.is_static:
             raise ShapeError(f"shape {self} is not static")
-        return tuple(d.min for d in self._dims)  # type: ignore[union-attr]
+        return tuple([d.min for d in self._dims])  # type: ignore[union-attr]
 
     def get_min_shape(self) -> tuple[int, ...]:
         return tuple(d.min for d in self.dims)
@@ -298,7 +379,7 @@ class PartialShape:
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def]
         if isinstance(index, slice):
-            return PartialShape(self.dims[index])
+            return PartialShape.of(self.dims[index])
         return self.dims[index]
 
     def __str__(self) -> str:
@@ -314,6 +395,8 @@ class PartialShape:
         return f"PartialShape('{self}')"
 
     def __eq__(self, other: object) -> bool:
+        if type(other) is PartialShape:
+            return self is other or self._dims == other._dims
         if isinstance(other, (str, list, tuple)):
             try:
                 other = PartialShape.parse(other)
@@ -321,7 +404,13 @@ class PartialShape:
                 return False
         if not isinstance(other, PartialShape):
             return NotImplemented
-        return self._dims == other._dims
+        return self is other or self._dims == other._dims
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is PartialShape:
+            return self is not other and self._dims != other._dims
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
         if self._hash is None:
@@ -343,7 +432,7 @@ class PartialShape:
             if m is None:
                 return None
             out.append(m)
-        return PartialShape(out)
+        return PartialShape.of(tuple(out))
 
     def compatible(self, other: "PartialShape") -> bool:
         return self.merge(other) is not None
@@ -372,6 +461,14 @@ class PartialShape:
     @classmethod
     def __get_pydantic_json_schema__(cls, schema: Any, handler: Any) -> dict[str, Any]:
         return {"type": "string", "description": "OpenVINO partial shape, e.g. [?,3] or [1..10,4]"}
+
+
+def _as_dimension(value: "Dimension | int | str") -> Dimension:
+    if type(value) is int:
+        found = _STATIC.get(value)
+        if found is not None:
+            return found
+    return Dimension.parse(value)
 
 
 def as_partial_shape(value: ShapeLike) -> PartialShape:

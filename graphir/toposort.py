@@ -14,6 +14,15 @@ def lexicographic_order(nodes: Mapping[int, "Node"]) -> list[int] | None:
     """Node ids in topological order, the smallest ready id first (networkx's
     ``lexicographical_topological_sort`` keyed by id); None when the graph has a cycle.
     Every input counts as one edge, so a node fed twice by the same output waits for it once."""
+    for nid, node in nodes.items():
+        for src in node.inputs:
+            if src is not None and src.node.id >= nid:
+                break
+        else:
+            continue
+        break
+    else:  # every input comes from a smaller id (files usually number layers so): ids in order
+        return sorted(nodes)
     waiting: dict[int, int] = {}
     consumers: dict[int, list[int]] = {}
     for nid, node in nodes.items():

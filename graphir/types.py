@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,12 +91,12 @@ class ElementType(str, enum.Enum):
     def __repr__(self) -> str:
         return f"ElementType.{self.value}"
 
-    @property
+    @functools.cached_property
     def _info(self) -> _Info:
         return _TABLE[self.value]
 
     # --- properties -------------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def bitwidth(self) -> int:
         return self._info.bits
 
@@ -107,32 +108,32 @@ class ElementType(str, enum.Enum):
     def is_static(self) -> bool:
         return self is not ElementType.dynamic
 
-    @property
+    @functools.cached_property
     def is_real(self) -> bool:
         """Floating point (nf4 is not: OpenVINO counts its 4-bit codes as integral)."""
         return self._info.kind == "real"
 
-    @property
+    @functools.cached_property
     def is_integral(self) -> bool:
         """Integers, boolean and nf4, as OpenVINO's ``is_integral`` (``!is_real``) counts them,
         except that ``dynamic`` and ``string`` are not integral here (OpenVINO says they are)."""
         return self._info.kind in ("int", "uint", "bool", "nf4")
 
-    @property
+    @functools.cached_property
     def is_integral_number(self) -> bool:
         """Integral and not boolean."""
         return self._info.kind in ("int", "uint", "nf4")
 
-    @property
+    @functools.cached_property
     def is_signed(self) -> bool:
         """As OpenVINO's table has it: reals, signed ints and boolean (stored as ``char``)."""
         return self._info.kind in ("int", "real", "bool")
 
-    @property
+    @functools.cached_property
     def is_numeric(self) -> bool:
         return self._info.kind in ("int", "uint", "real", "nf4")
 
-    @property
+    @functools.cached_property
     def is_sub_byte(self) -> bool:
         return 0 < self.bitwidth < 8
 
@@ -143,15 +144,15 @@ class ElementType(str, enum.Enum):
             raise ElementTypeError(f"element type '{self}' has no numpy dtype")
         return np.dtype(self._info.numpy)
 
-    @property
+    @functools.cached_property
     def ir_precision(self) -> str:
         return self._info.ir_precision
 
-    @property
+    @functools.cached_property
     def onednn_name(self) -> str | None:
         return self._info.onednn
 
-    @property
+    @functools.cached_property
     def directml_name(self) -> str | None:
         return self._info.directml
 

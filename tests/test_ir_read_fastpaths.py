@@ -1,8 +1,6 @@
-"""The IR reader's fast paths (benchmarks/read_ir.py) behave exactly as the checked paths (each
-test runs with the scanning path on and off).
+"""The IR reader's shortcuts for big files (benchmarks/read_ir.py) change nothing a read gives.
 
-Edges: the unchecked common case falls back to the checked path, so every bad edge still gets its
-full message. Attribute decoding is remembered per (op class, text): nodes must not share dicts.
+Edges: every bad edge gets its full message. Attribute decoding is remembered per (op class, text): nodes must not share dicts.
 Big Constants are built without pydantic and stay lazy. numpy broadcast of equal shapes short-cuts.
 """
 from __future__ import annotations
@@ -20,16 +18,6 @@ from graphir.errors import SerializationError
 from graphir.ops.openvino.core import Constant
 from graphir.serializers.openvino_xml import read_ir, write_ir
 from graphir.shapes import Dimension, PartialShape
-
-
-@pytest.fixture(params=["scan", "tree"], autouse=True)
-def reader_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each test runs with the scanning fast path and with the tree-based reader alone."""
-    if request.param == "tree":
-        from graphir.serializers import openvino_xml
-
-        monkeypatch.setattr(openvino_xml, "scan_ir", lambda text: None)
-    return request.param
 
 
 @pytest.fixture()

@@ -162,6 +162,7 @@ def test_atomic_write_keeps_the_old_file_on_failure(tmp_path: Path, monkeypatch)
     target = tmp_path / "m.xml"
     graphir.save_model(model, target)
     before = target.read_bytes()
+    next(n for n in model.nodes() if n.type_name == "Select").name = "renamed"  # a save that must rename
 
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")

@@ -1,7 +1,7 @@
 """Library calls leave process-wide state they do not own as they found it: the cyclic garbage
 collector (enabled, thresholds, frozen objects) and the calling thread's CPU affinity.
 
-A read of an IR file large enough to take the scanning fast path, the tree reader's path, and a
+A read of a large IR file (the one reader) and a
 Select run large enough to use the kernel's worker threads are each checked."""
 from __future__ import annotations
 
@@ -63,12 +63,11 @@ def _big_select() -> None:
 
 
 @pytest.mark.parametrize("gc_enabled", [True, False], ids=["gc-on", "gc-off"])
-@pytest.mark.parametrize("action", ["read-scanned", "read-tree", "select"])
+@pytest.mark.parametrize("action", ["read", "select"])
 def test_library_calls_leave_gc_and_affinity_unchanged(tmp_path: Path, changed_gc_settings: None,
                                                        gc_enabled: bool, action: str) -> None:
     calls: dict[str, Callable[[], object]] = {
-        "read-scanned": lambda: graphir.read_model(xml),
-        "read-tree": lambda: _read_with_tree_reader(xml),
+        "read": lambda: graphir.read_model(xml),
         "select": _big_select,
     }
     xml = _chain_xml(tmp_path, 600)
@@ -131,15 +130,6 @@ class _AffinityWatcher:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
-
-
-def _read_with_tree_reader(xml: Path) -> graphir.Model:
-    from unittest import mock
-
-    from graphir.serializers import openvino_xml
-
-    with mock.patch.object(openvino_xml, "scan_ir", lambda text: None):
-        return graphir.read_model(xml)
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no sched_getaffinity/sched_setaffinity here")

@@ -31,12 +31,47 @@ class TensorType:
     #: non-negative value. None when nothing is known; ``value`` wins when set. Not part of equality.
     bounds: Any = field(default=None, compare=False, repr=False)
 
+    def __init__(self, element_type: ElementType, shape: PartialShape, value: Any = None, bounds: Any = None) -> None:
+        # every node's inference makes these: filled in directly (what the generated frozen
+        # __init__ does, one object.__setattr__ per field, costs three times as much)
+        fields_ = self.__dict__
+        fields_["element_type"] = element_type
+        fields_["shape"] = shape
+        fields_["value"] = value
+        fields_["bounds"] = bounds
+
     def __str__(self) -> str:
         return f"{self.element_type}{self.shape}"
 
     @classmethod
     def of(cls, element_type: "ElementType | str", shape: "PartialShape | str | list[int]") -> "TensorType":
         return cls(ElementType.parse(element_type), PartialShape.parse(shape))
+
+
+def same_type(a: TensorType, b: TensorType) -> bool:
+    """Whether ``a`` and ``b`` are the same to every consumer: element type, shape, known values
+    (same dtype, shape and elements) and partly known values (the same items)."""
+    if a is b:
+        return True
+    if a.element_type is not b.element_type or a.shape != b.shape:
+        return False
+    return _same_value(a.value, b.value) and _same_bounds(a.bounds, b.bounds)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        return False
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _same_bounds(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or not isinstance(a, (list, tuple)) or len(a) != len(b):
+        return False
+    return all(type(x) is type(y) and x == y for x, y in zip(a, b))
 
 
 @dataclass(frozen=True)
@@ -90,6 +125,11 @@ INDEX = types("i32", "i64")
 #: set by graphir.model: told of an attribute assigned on an op (the models holding it move on);
 #: None while graphir itself assigns attributes as part of inference (see ``quiet_edits``)
 attribute_listener: "Callable[[Op], None] | None" = None
+#: moves on whenever an op attribute is assigned (public ones; private ones too on ops with inputs,
+#: as oneDNN's declared output types; not on ``quiet_attributes`` ops): what a node remembers of
+#: its last inference (``Node.infer``) holds only while it has not moved. Parameters are not
+#: remembered, so reshaping a model does not move it.
+attribute_epoch = 0
 
 
 class SharedFieldsSet(set[str]):
@@ -120,6 +160,16 @@ class Op(BaseModel):
     serialized_type_names: ClassVar[dict[str, str]] = {}
     #: True for ops with no numpy semantics here (backward ops): they infer and load but not run
     runnable: ClassVar[bool] = True
+    #: False for ops that shape inference must not evaluate on known input values (random
+    #: generators, control flow)
+    foldable: ClassVar[bool] = True
+    #: True for ops whose attributes graphir itself sets as part of inference (a Parameter's shape
+    #: on reshape and in bodies): their nodes re-infer every time and assigning them moves nothing
+    quiet_attributes: ClassVar[bool] = False
+    #: True when ``infer`` is a function of the attributes and the input types alone, so a node
+    #: may keep its outputs while its inputs are the same (False for ops with subgraph bodies:
+    #: a body may be edited while the op's inputs stay)
+    pure_infer: ClassVar[bool] = True
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -136,6 +186,10 @@ class Op(BaseModel):
             super().__setattr__(name, value)
         except ValidationError as exc:
             raise _attribute_error(type(self), exc) from None
+        cls = type(self)
+        if (name[0] != "_" or cls.inputs) and not cls.quiet_attributes:  # private state of ops
+            global attribute_epoch                                       # with inputs too (oneDNN)
+            attribute_epoch += 1
         if name[0] != "_" and attribute_listener is not None:
             attribute_listener(self)
 
@@ -232,13 +286,15 @@ class Op(BaseModel):
 
     def check_input_types(self, inputs: list[TensorType]) -> None:
         """Each input's element type is allowed by its port."""
+        ports = type(self).inputs
         for i, t in enumerate(inputs):
-            port = self.input_port(i)
-            if not port.allows(t.element_type):
-                allowed = ", ".join(str(x) for x in port.types or ())
+            port = ports[i] if i < len(ports) else self.input_port(i)
+            allowed = port.types
+            if allowed is not None and t.element_type not in allowed and t.element_type is not ElementType.dynamic:
+                listed = ", ".join(str(x) for x in allowed)
                 raise self.fail(
                     f"input {i} ('{port.name}') has element type {t.element_type}; "
-                    f"allowed: {allowed}"
+                    f"allowed: {listed}"
                 )
 
     def merge_types(self, inputs: list[TensorType], indices: tuple[int, ...]) -> ElementType:

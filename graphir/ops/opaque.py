@@ -22,6 +22,7 @@ class OpaqueOp(Op):
     inputs: ClassVar[tuple[Port, ...]] = (Port("input", optional=True, variadic=True),)
     outputs: ClassVar[tuple[Port, ...]] = (Port("output", variadic=True),)
     runnable: ClassVar[bool] = False
+    pure_infer: ClassVar[bool] = False  # re-inferred on every reshape (it raises, or keeps what the file recorded)
 
     attrs: dict[str, str] = Field(default_factory=dict)
     layer_id: str = ""

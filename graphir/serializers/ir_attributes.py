@@ -62,6 +62,7 @@ def register_ir_hook(type_name: str, read: ReadHook | None = None, write: WriteH
                      version: str | None = None) -> None:
     """Register special IR attribute handling for op ``type_name`` (optionally one version)."""
     _HOOKS[(type_name, version)] = IRHook(read, write)
+    _encode_plan.cache_clear()
 
 
 def _hook(cls: type[Op]) -> IRHook | None:
@@ -102,21 +103,51 @@ def encode_value(value: Any) -> str | None:
     return str(value)
 
 
+@functools.cache
+def _encode_plan(cls: type[Op]) -> tuple[tuple[tuple[str, str, Any], ...], IRHook | None, bool]:
+    """What encoding an op class's attributes needs, worked out once per class: (field name, IR
+    key, annotation) of each written field in order, its write hook, whether it has auto_broadcast
+    (pydantic's ``model_fields`` is a slow property; cleared when a hook is registered)."""
+    fields = tuple((name, info.alias or name, info.annotation) for name, info in cls.model_fields.items()
+                   if name not in STRUCTURAL_FIELDS)
+    return fields, _hook(cls), "auto_broadcast" in cls.model_fields
+
+
+#: decoded attribute texts, to compare a kept text with the current value (bounded): keyed by
+#: the annotation's id (typing's Literal hashes slowly), which the entry keeps alive
+_DECODED: dict[tuple[str, int], tuple[Any, Any]] = {}
+_DECODED_LIMIT = 1 << 16
+
+
+def _decoded(text: str, annotation: Any) -> Any:
+    """``_decode(text, annotation)``, remembered for short texts (the value is only compared)."""
+    if len(text) > 256:
+        return _decode(text, annotation)
+    key = (text, id(annotation))
+    known = _DECODED.get(key)
+    if known is not None and known[0] is annotation:
+        return known[1]
+    value = _decode(text, annotation)
+    if len(_DECODED) >= _DECODED_LIMIT:
+        _DECODED.clear()
+    _DECODED[key] = (annotation, value)
+    return value
+
+
 def encode_attributes(node: Any) -> dict[str, str]:
     """The ``<data>`` attributes of a node's op, in field order, unknown ones appended."""
     op: Op = node.op
-    cls = type(op)
-    original: dict[str, str] = node.extra.get("ir_attribute_text", {})
+    fields, hook, has_auto_broadcast = _encode_plan(type(op))
+    extra = node.extra
+    original: dict[str, str] = extra.get("ir_attribute_text") or {}
+    values = op.__dict__
     out: dict[str, str] = {}
-    for name, info in cls.model_fields.items():
-        if name in STRUCTURAL_FIELDS:
-            continue
-        key = info.alias or name
-        value = getattr(op, name)
+    for name, key, annotation in fields:
+        value = values[name] if name in values else getattr(op, name)
         text = original.get(key)
         if text is not None:
             try:
-                if _decode(text, info.annotation) == value:
+                if _decoded(text, annotation) == value:
                     out[key] = text
                     continue
             except (ValueError, TypeError, GraphirError):
@@ -124,13 +155,14 @@ def encode_attributes(node: Any) -> dict[str, str]:
         encoded = encode_value(value)
         if encoded is not None:
             out[key] = encoded
-    hook = _hook(cls)
     if hook is not None and hook.write is not None:
         out = hook.write(op, out)
-    if "auto_broadcast" in cls.model_fields and getattr(op, "auto_broadcast", None) != "pdpd":
+    if has_auto_broadcast and getattr(op, "auto_broadcast", None) != "pdpd":
         out.pop(_AXIS, None)  # OpenVINO writes the axis only for pdpd
-    for key, text in node.extra.get("ir_unknown_attributes", {}).items():
-        out.setdefault(key, text)
+    unknown = extra.get("ir_unknown_attributes")
+    if unknown:
+        for key, text in unknown.items():
+            out.setdefault(key, text)
     return out
 
 
@@ -212,6 +244,11 @@ def _annotations(cls: type[Op]) -> dict[str, Any]:
     return {name: info.annotation for name, info in cls.model_fields.items()}
 
 
+#: the longest attribute text decoded for a known op (checked before decoding): a rank-65,536
+#: shape of 18-digit dims fits; a 100 MB ``shape=`` is refused at once instead of being split
+MAX_ATTRIBUTE_CHARS = 1 << 21
+
+
 def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[dict[str, Any], dict[str, str], dict[str, str]]:
     """(field values by field name, unknown attributes, original text of the known ones)."""
     hook = _hook(cls)
@@ -219,6 +256,10 @@ def decode_attributes(cls: type[Op], raw: dict[str, str], where: str) -> tuple[d
         raw = _autobroadcast_read(dict(raw))
     if hook is not None and hook.read is not None:
         raw = hook.read(dict(raw))
+    for key, text in raw.items():
+        if len(text) > MAX_ATTRIBUTE_CHARS:
+            raise SerializationError(f"{where}: attribute {key}=\"{clip(text)}\" holds {len(text):,} characters, "
+                                     f"more than graphir decodes in one attribute ({MAX_ATTRIBUTE_CHARS:,})")
     by_key = _field_table(cls)
     values: dict[str, Any] = {}
     unknown: dict[str, str] = {}

@@ -95,6 +95,9 @@ _WHOLE_BYTE_BITS: dict[ElementType, int] = {
 def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[int]) -> np.ndarray:
     """The values of a blob, one element per numpy item, shaped; read-only views where possible."""
     count = math.prod(shape)
+    whole = _WHOLE_BYTE_DTYPES.get(et)
+    if whole is not None and len(raw) >= count * whole.itemsize:  # the common case: one view
+        return np.frombuffer(raw, dtype=whole, count=count).reshape(shape)
     data = np.frombuffer(raw, dtype=np.uint8)
     if et is ElementType.string:
         return _unpack_strings(data, count).reshape(shape)
@@ -117,8 +120,20 @@ def unpack(raw: "bytes | memoryview | np.ndarray", et: ElementType, shape: list[
     return codes.view(et.numpy_dtype).reshape(shape)
 
 
+#: little-endian numpy dtypes of the types stored one element per 1, 2, 4 or 8 bytes (see unpack)
+_WHOLE_BYTE_DTYPES: dict[ElementType, np.dtype] = {}
+for _et in ElementType:
+    if _et is ElementType.string or _et.is_dynamic or _et.is_sub_byte or _et in (ElementType.u3, ElementType.u6):
+        continue
+    _dt = _et.numpy_dtype
+    _WHOLE_BYTE_DTYPES[_et] = _dt.newbyteorder("<") if _et in _LITTLE and _dt.byteorder not in ("|",) else _dt
+
+
 def pack(value: np.ndarray, et: ElementType) -> bytes:
     """The .bin bytes of ``value`` as element type ``et`` (the inverse of :func:`unpack`)."""
+    plain = _PLAIN_DTYPES.get(et._value_)  # by name: an enum member hashes slowly
+    if plain is not None:  # whole-byte types: the values as little-endian numbers
+        return np.ascontiguousarray(value, dtype=plain).tobytes()
     if et is ElementType.string:
         return _pack_strings(np.asarray(value, dtype=object).reshape(-1))
     if et in (ElementType.u3, ElementType.u6):
@@ -140,6 +155,13 @@ def pack(value: np.ndarray, et: ElementType) -> bytes:
     pairs = np.concatenate([codes & 0x0F, np.zeros(len(codes) % 2, np.uint8)]).reshape(-1, 2)
     return (pairs[:, 0] | pairs[:, 1] << 4).astype(np.uint8).tobytes()
 
+
+#: the numpy dtype of each whole-byte element type (pack writes the values as they are in memory)
+_PLAIN_DTYPES: dict[str, np.dtype] = {
+    t.value: np.dtype(t.numpy_dtype)
+    for t in ElementType
+    if t is not ElementType.string and not t.is_dynamic and not t.is_sub_byte and t not in (ElementType.u3, ElementType.u6)
+}
 
 _MSB_PAIRS = np.array([6, 4, 2, 0], np.uint8)
 _MSB_BITS = np.array([7, 6, 5, 4, 3, 2, 1, 0], np.uint8)
@@ -232,23 +254,3 @@ class BlobLoader:
         except (ValueError, TypeError) as exc:
             raise SerializationError(f"{describe_layer(self.where)}: cannot decode {self.et}{self.shape} "
                                      f"at offset {self.offset}: {exc}") from None
-
-
-class BinWriter:
-    """Collects blobs, deduplicating identical ones, as OpenVINO does."""
-
-    def __init__(self) -> None:
-        self.chunks: list[bytes] = []
-        self.size = 0
-        self._seen: dict[bytes, int] = {}
-
-    def add(self, blob: bytes) -> int:
-        blob = bytes(blob)
-        known = self._seen.get(blob)
-        if known is not None:
-            return known
-        offset = self.size
-        self._seen[blob] = offset
-        self.chunks.append(blob)
-        self.size += len(blob)
-        return offset

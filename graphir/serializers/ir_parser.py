@@ -154,8 +154,9 @@ class _AttributeCollector:
 def element_attributes(element: Any) -> dict[str, str]:
     """``dict(element.items())`` in linear time: a few attributes are read directly, many by one
     SAX pass over the element's serialized start tag (lxml looks each value up by name)."""
-    if len(element.attrib) <= MANY_ATTRIBUTES:
-        return dict(element.items())
+    keys = element.keys()  # linear, and no attrib proxy
+    if len(keys) <= MANY_ATTRIBUTES:
+        return dict(zip(keys, element.values()))
     collector = _AttributeCollector()
     text = etree.tostring(element, encoding="utf-8", with_tail=False)
     try:

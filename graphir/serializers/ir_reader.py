@@ -16,17 +16,18 @@ from typing import Any
 from lxml import etree
 
 from graphir.errors import GraphirError, SerializationError, clip, file_error
+from graphir.inference import infer_body, mark_body_inferred
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.opaque import OpaqueOp, opaque_op
-from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result
+from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.ops.registry import _REGISTRY, find
-from graphir.serializers.ir_attributes import _hook, decode_attributes
+from graphir.serializers.ir_attributes import MAX_ATTRIBUTE_CHARS, _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
 from graphir.serializers.ir_parser import element_attributes
 from graphir.serializers.ir_rt_info import read_attribute_rt_info, read_net_rt_info
-from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
+from graphir.shapes import MAX_LENGTH, MAX_RANK, Dimension, PartialShape
 from graphir.types import ElementType
 
 _BODY_TAGS = ("body", "then_body", "else_body")
@@ -34,11 +35,13 @@ _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
 _VERSIONS = ("10", "11")
 
 class _Port:
-    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic), tensor names, rt_info."""
+    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic; None when the document's
+    dims were checked at once and this layer's op infers its own types, see dims_are_valid),
+    tensor names, rt_info."""
 
     __slots__ = ("id", "precision", "dims", "names", "rt_info")
 
-    def __init__(self, id: str, precision: str | None, dims: list[int] | None, names: set[str],
+    def __init__(self, id: str, precision: str | None, dims: list[int] | None, names: "set[str] | frozenset[str]",
                  rt_info: dict[str, Any]) -> None:
         self.id = id
         self.precision = precision
@@ -47,14 +50,40 @@ class _Port:
         self.rt_info = rt_info
 
 
+_PORT_DIM_TEXTS = etree.XPath("descendant::port/dim/text()", smart_strings=False)
+_COUNT_PORT_DIMS = etree.XPath("count(descendant::port/dim)")
+_COUNT_PORT_CHILDREN = etree.XPath("count(descendant::port/*)")
+_PORTS_WITH_MORE = etree.XPath("descendant::port[*[not(self::dim)]]")
+
+
+def dims_are_valid(root: Any) -> "set[Any] | None":
+    """Every port's ``<dim>`` in the document checked at once (before any layer is read): when each
+    holds one text, an integer in -1..2^63-1, the set of ports that hold anything besides dims
+    (their rt_info is read port by port; usually none, as two XPath counts tell); otherwise None:
+    then each port's dims are read and checked with its layer, for the message naming it."""
+    texts = _PORT_DIM_TEXTS(root)
+    port_dims = _COUNT_PORT_DIMS(root)
+    if len(texts) != port_dims:
+        return None
+    try:
+        if not all(-1 <= int(t) <= MAX_LENGTH for t in set(texts)):
+            return None
+    except ValueError:
+        return None
+    return set() if _COUNT_PORT_CHILDREN(root) == port_dims else set(_PORTS_WITH_MORE(root))
+
+
 _NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
 
 
 class _Layer:
     """One ``<layer>`` as read from the file, before it becomes a node."""
 
+    #: the op class (None: opaque, or an opset OpenVINO refuses: see opset_refusal)
+    cls: "type[Op] | None"
+
     __slots__ = ("id", "name", "type", "version", "data", "inputs", "outputs", "rt_info", "attrib",
-                 "children", "child_order", "in_index", "out_index", "file")
+                 "children", "child_order", "in_index", "out_index", "file", "cls")
 
     def __init__(self, id: int, name: str, type: str, version: str, data: dict[str, str],
                  inputs: list[_Port], outputs: list[_Port], rt_info: dict[str, Any],
@@ -73,6 +102,7 @@ class _Layer:
         self.in_index = _port_ids_index(tuple([p.id for p in inputs]))  # port id -> input index
         self.out_index = _port_ids_index(tuple([p.id for p in outputs]))  # port id -> output index
         self.file = file
+        self.cls = None
 
     def where(self) -> str:
         return describe_layer((self.file, self.id, self.name, self.type))
@@ -111,35 +141,63 @@ def _int_attr(element: Any, key: str, where: str) -> int:
         raise SerializationError(f"{where}: attribute {key}=\"{clip(text)}\" is not an integer") from None
 
 
-def _parse_ports(group: Any, where: Any) -> list[_Port]:
+def _place(where: "tuple[str, Any, str, str]") -> str:
+    """How a message names the layer ``(file, id text, name, type)``."""
+    file, lid, name, ltype = where
+    return f"{file}: layer id={lid} name='{name}' type={ltype}"
+
+
+_NO_NAMES: frozenset[str] = frozenset()  # a port without tensor names (shared: never given to a node as is)
+
+
+def _port_dims(element: Any, opaque: bool) -> "list[int] | None":
+    """A checked port's dims: read now for an opaque layer (its types are the recorded ones), left
+    unread (None, read when asked) for the others."""
+    return [int(d.text) for d in element.iterchildren("dim")] if opaque else None
+
+
+def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> list[_Port]:
     """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
-    description (only errors need it)."""
+    description (only errors need it). ``checked``: the document's dims are valid (see
+    dims_are_valid) and these ports hold more than dims; None: check each port's dims here."""
     ports = []
-    for element in group:
-        if element.tag != "port":
-            continue
-        texts = []
-        rt_el = None
-        for child in element:
-            tag = child.tag
-            if tag == "dim":
-                texts.append(child.text)
-            elif tag == "rt_info":
-                rt_el = child
-        try:
-            dims = list(map(int, texts))
-        except (TypeError, ValueError):
-            dims = _checked_dims(element, texts, where)
-        pid = element.get("id")
+    for element in group.iterchildren("port"):
+        keys = element.keys()
+        if keys == _PORT_KEYS:
+            pid, precision = element.values()
+            names = None
+        elif keys == _NAMED_PORT_KEYS:
+            pid, precision, names = element.values()
+        else:
+            pid, precision, names = element.get("id"), element.get("precision"), element.get("names")
         if pid is None:
-            raise SerializationError(f"{where()}: a <port> has no id")
-        if dims and min(dims) < -1:
-            raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
-        if dims and max(dims) > MAX_LENGTH:
-            raise SerializationError(f"{where()}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the largest "
-                                     f"dimension 2^63-1")
-        names = element.get("names")
-        ports.append(_Port(pid, element.get("precision"), dims, split_names(names),
+            raise SerializationError(f"{_place(where)}: a <port> has no id")
+        rt_el = None
+        dims: list[int] | None = []
+        count = len(element)
+        if count:
+            if count > MAX_RANK:  # checked before any dim is read
+                raise SerializationError(f"{_place(where)}: port {clip(pid)} holds {count:,} elements, more "
+                                         f"dimensions than the largest rank graphir reads ({MAX_RANK:,})")
+            if checked is not None:
+                dims = None  # valid: read when needed
+                if element in checked:
+                    rt_el = element.find("rt_info")
+            else:
+                texts = [d.text for d in element.iterchildren("dim")]
+                if len(texts) != count:
+                    rt_el = element.find("rt_info")
+                try:
+                    dims = list(map(int, texts))
+                except (TypeError, ValueError):
+                    dims = _checked_dims(element, texts, where)
+                if dims and (min(dims) < -1 or max(dims) > MAX_LENGTH):
+                    if min(dims) < -1:
+                        raise SerializationError(f"{_place(where)}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
+                    raise SerializationError(f"{_place(where)}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the "
+                                             f"largest dimension 2^63-1")
+        ports.append(_Port(pid, precision, dims if dims is not None else _port_dims(element, opaque),
+                           split_names(names) if names else _NO_NAMES,
                            read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
     return ports
 
@@ -150,19 +208,23 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
             int(text)
         except (TypeError, ValueError):
             raise SerializationError(
-                f"{where()}: port {clip(element.get('id'))}: <dim>{clip((text or '').strip())}</dim> is not an integer "
+                f"{_place(where)}: port {clip(element.get('id'))}: <dim>{clip((text or '').strip())}</dim> is not an integer "
                 f"(-1 for dynamic)") from None
     return list(map(int, texts))
 
 
-def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
-    attrib = element_attributes(element)
-    lid_text = attrib.pop("id", None)
-    name = attrib.pop("name", None)
-    if name is None:
-        name = ""
-    ltype = attrib.pop("type", None)
-    version = attrib.pop("version", None)
+def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None) -> _Layer:
+    if element.keys() == _LAYER_KEYS:  # as OpenVINO writes it
+        lid_text, name, ltype, version = element.values()
+        attrib = _NO_ATTRIBUTES
+    else:
+        attrib = element_attributes(element)
+        lid_text = attrib.pop("id", None)
+        name = attrib.pop("name", None)
+        if name is None:
+            name = ""
+        ltype = attrib.pop("type", None)
+        version = attrib.pop("version", None)
     try:
         lid = int(lid_text)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -176,8 +238,10 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
         raise SerializationError(
             f"{file}: layer id={lid_text} name='{name}' type={ltype}: missing mandatory attribute 'version'")
 
-    def where() -> str:
-        return f"{file}: layer id={lid_text} name='{name}' type={ltype}"
+    where = (file, lid_text, name, ltype)  # formatted by _place only for a message
+
+    cls = _find_op(ltype, version)
+    opaque = checked is None or cls is None  # only opaque layers keep recorded dims
 
     data: dict[str, str] = {}
     inputs: list[_Port] = []
@@ -189,9 +253,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
         if tag == "data":
             data = element_attributes(child)
         elif tag == "input":
-            inputs = _parse_ports(child, where)
+            inputs = _parse_ports(child, where, checked, opaque)
         elif tag == "output":
-            outputs = _parse_ports(child, where)
+            outputs = _parse_ports(child, where, checked, opaque)
         elif tag == "rt_info":
             rt_el = child
         elif isinstance(tag, str):
@@ -200,17 +264,19 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None) -> _Layer:
             others.append(child)
     for p in outputs:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
         if p.precision is None:
-            raise SerializationError(f"{where()}: output port {p.id} has no precision")
+            raise SerializationError(f"{_place(where)}: output port {p.id} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
-    for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
-        if len(index) != len(ports):
-            raise SerializationError(f"{where()}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
+    layer.cls = cls
+    if len(layer.in_index) != len(inputs) or len(layer.out_index) != len(outputs):
+        for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
+            if len(index) != len(ports):
+                raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
     if others:
         layer.child_order = [c.tag for c in element if isinstance(c.tag, str)]
         for child in others:
             if child.tag in _BODY_TAGS and body_parser is not None:
-                layer.children[child.tag] = body_parser(child, f"{where()} <{child.tag}>")
+                layer.children[child.tag] = body_parser(child, f"{_place(where)} <{child.tag}>")
             elif child.tag in _MAP_TAGS:
                 layer.children[child.tag] = [
                     {"tag": c.tag, **{k: _maybe_int(v) for k, v in c.attrib.items()}}
@@ -288,6 +354,7 @@ def _dim(d: int) -> Dimension:
 
 
 _UNKNOWN_TYPE = TensorType(ElementType.dynamic, PartialShape.dynamic())
+_SHAPES: dict[tuple[int, ...], PartialShape] = {}  # small Constants' shapes (immutable, shared)
 
 
 _DECLARED: dict[tuple[ElementType, tuple[int, ...]], TensorType] = {}
@@ -309,114 +376,15 @@ def _tensor_type(port: _Port, where: str) -> TensorType:
     return TensorType(et, PartialShape([_dim(d) for d in port.dims or ()]))
 
 
-class _Fallback(Exception):
-    """The one-pass reader met something it leaves to the careful reader."""
-
-
-_UNSET: Any = object()
-
-
-def _plain_edges(edges_el: Any) -> tuple[dict[tuple[int, str], tuple[int, str]], list[tuple[int, int, str]]]:
-    """(to-layer, to-port) -> (from-layer, from-port), and the edges in file order; _Fallback for
-    anything but well-formed <edge> elements, each port fed once."""
-    sources: dict[tuple[int, str], tuple[int, str]] = {}
-    order: list[tuple[int, int, str]] = []
-    if edges_el is None:
-        return sources, order
-    for e in edges_el:
-        if e.tag != "edge" or e.keys() != _EDGE_KEYS:
-            raise _Fallback
-        frm_text, fport, to_text, tport = e.values()
-        try:
-            frm, to = int(frm_text), int(to_text)
-        except ValueError:
-            raise _Fallback from None
-        key = (to, tport)
-        if key in sources:
-            raise _Fallback
-        sources[key] = (frm, fport)
-        order.append((frm, to, tport))
-    return sources, order
-
-
 _LAYER_KEYS = ["id", "name", "type", "version"]
 _EDGE_KEYS = ["from-layer", "from-port", "to-layer", "to-port"]
 _PORT_KEYS = ["id", "precision"]
 _NAMED_PORT_KEYS = ["id", "precision", "names"]
 _NO_ATTRIBUTES: dict[str, str] = {}  # shared, never written to
 
-
-_PLAIN_PORT = re.compile(rb"<port\b[^>]*>(?:\s*<dim>[^<]*</dim>)*\s*</port>")
-_DIM_TEXT = re.compile(rb"<dim>([^<]*)</dim>")
-
-
-def ports_hold_only_valid_dims(text: bytes) -> bool:
-    """True when every ``<port`` in the XML text opens a port holding nothing but ``<dim>``s whose
-    texts are all integers >= -1, so the one-pass reader need not visit them (a port with
-    anything else, a ``<port_map``, a comment or CDATA, an entity in a dim, or a ``>`` inside an
-    attribute value makes the counts differ: then every port's dims are visited as usual).
-    ~17 ms on a 3.7 MB file against ~50 ms for visiting its 20,000 ports' dims."""
-    if len(_PLAIN_PORT.findall(text)) != text.count(b"<port"):
-        return False
-    try:
-        return all(-1 <= int(t) <= MAX_LENGTH for t in set(_DIM_TEXT.findall(text)))
-    except ValueError:
-        return False
-
-
-def _plain_ports(ports: Any, dims_checked: bool, is_input: bool = False) -> "list[tuple[str, str | None]] | None":
-    """:func:`_plain_port` of every port of an <input>/<output>; None when one is not plain."""
-    found = []
-    for port in ports:
-        plain = _plain_port(port, dims_checked, is_input)
-        if plain is None:
-            return None
-        found.append(plain)
-    return found
-
-
-def _plain_port(port: Any, dims_checked: bool = False, is_input: bool = False) -> "tuple[str, str | None] | None":
-    """(id, names text) of a <port> with a known precision (an input port may have none) and
-    nothing but valid <dim>s in it; None for anything else (the careful reader handles it).
-    ``dims_checked``: the whole text was checked by ports_hold_only_valid_dims."""
-    if port.tag != "port":
-        return None
-    keys = port.keys()
-    if keys == _PORT_KEYS:
-        pid, precision = port.values()
-        names = None
-    elif keys == _NAMED_PORT_KEYS:
-        pid, precision, names = port.values()
-    else:
-        pid, precision, names = port.get("id"), port.get("precision"), port.get("names")
-    if pid is None or (precision is None and not is_input) or (
-            precision is not None and _lookup_precision(precision) is None):
-        return None
-    count = 0 if dims_checked else len(port)
-    if count:
-        texts = [d.text for d in port if d.tag == "dim"]
-        if len(texts) != count:
-            return None
-        try:
-            values = list(map(int, texts))
-        except (TypeError, ValueError):
-            return None
-        if min(values) < -1 or max(values) > MAX_LENGTH:
-            return None
-    return pid, names
-
-
-def assemble(root: Any, nodes: dict[int, Node], params: list[Node], results: list[Node],
-             sources: dict[tuple[int, str], tuple[int, str]], in_position: dict[tuple[int, str], int], fed: int,
-             edge_list: list[tuple[int, int, str]]) -> Model:
-    """The Model of a one-pass read, with the file's edge order; _Fallback when an edge fed no
-    port or a port was fed twice (``fed``: input ports connected)."""
-    if len(in_position) != len(sources) or fed != len(sources):
-        raise _Fallback
-    unique_parameter_names(params)
-    model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
-    model.meta["ir_edge_order"] = [(f, t, in_position[(t, tp)]) for f, t, tp in edge_list]
-    return model
+#: how deep subgraph bodies (If/Loop/TensorIterator) may nest: OpenVINO reads 400 levels; libxml2
+#: refuses elements nested deeper than 2048 (three per body level: ~680 levels) anyway
+MAX_BODY_NESTING = 600
 
 
 def unique_parameter_names(params: list[Node]) -> None:
@@ -446,164 +414,101 @@ def unique_parameter_names(params: list[Node]) -> None:
         node.output_names[0] = renamed
 
 
-def _connect(lid: int, port_ids: list[str], sources: dict[tuple[int, str], tuple[int, str]], nodes: dict[int, Node],
-             out_index: dict[int, dict[str, int]], in_position: dict[tuple[int, str], int]) -> list[Output | None]:
-    """The outputs feeding layer ``lid``'s input ports, all built already; _Fallback otherwise
-    (a repeated port id shows at the end: fewer fed ports than edges)."""
-    inputs: list[Output | None] = []
-    position = 0
-    for pid in port_ids:
-        key = (lid, pid)
-        src = sources.get(key)
-        if src is None:
-            raise _Fallback
-        frm, fport = src
-        node = nodes.get(frm)
-        if node is None:
-            raise _Fallback
-        index = out_index[frm].get(fport)
-        if index is None or index >= len(node.output_types):
-            raise _Fallback
-        inputs.append(Output(node, index))
-        in_position[key] = position
-        position += 1
-    return inputs
-
-
 class _Reader:
-    """Builds one Model (or one body) from a ``<net>``/``<body>`` element."""
+    """Builds one Model from a ``<net>`` (:meth:`read_net`) or a ``<body>`` element.
+
+    The one path from a parsed document to a Model: every layer parsed (and checked) in file
+    order, then every edge checked, then the nodes built in topological order (file order when
+    every edge runs from a lower layer id to a higher one, as OpenVINO writes them), each node's
+    types inferred as it is built. Subgraph bodies are read before the layers that hold them,
+    innermost first, from an explicit list (no recursion on the nesting depth)."""
 
     def __init__(self, file: str, bin_source: BinSource | None) -> None:
         self.file = file
         self.bin = bin_source
         self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
-        #: every port in the file holds only valid <dim>s (see ports_hold_only_valid_dims)
-        self.plain_ports = False
+        #: body element -> its Model, read before the layer holding it (see read_net)
+        self._bodies: dict[Any, Model] = {}
+        #: bodies inferred from their own Parameter types, by id (kept alive here)
+        self._settled: dict[int, Model] = {}
+        #: see dims_are_valid (set by read_net for the whole document)
+        self._checked: "set[Any] | None" = None
+
+    def read_net(self, root: Any, where: str) -> Model:
+        """The Model of a ``<net>`` element: its bodies first (innermost first), then its layers."""
+        self._checked = dims_are_valid(root)
+        for element, body_where in reversed(self._nested_bodies(root, where)):
+            self._bodies[element] = self._read_body(element, body_where)
+        return self.read_graph(root, where)
+
+    def _nested_bodies(self, root: Any, where: str) -> list[tuple[Any, str]]:
+        """Every body element under ``root`` with its description, parents before their bodies
+        (walked with an explicit stack); a SerializationError past MAX_BODY_NESTING levels."""
+        found: list[tuple[Any, str]] = []
+        pending: list[tuple[Any, str, int]] = [(root, where, 0)]
+        while pending:
+            element, element_where, depth = pending.pop()
+            layers_el = element.find("layers")
+            if layers_el is None:
+                continue
+            for layer in layers_el:
+                if layer.tag != "layer" or not len(layer):
+                    continue
+                for child in layer:
+                    if child.tag not in _BODY_TAGS:
+                        continue
+                    name = layer.get("name")
+                    body_where = (f"{self.file}: layer id={layer.get('id')} name='{'' if name is None else name}' "
+                                  f"type={layer.get('type')} <{child.tag}>")
+                    if depth + 1 > MAX_BODY_NESTING:
+                        raise SerializationError(
+                            f"{body_where}: subgraph bodies (If/Loop/TensorIterator) nested more than "
+                            f"{MAX_BODY_NESTING} levels deep; graphir reads at most {MAX_BODY_NESTING}")
+                    found.append((child, body_where))
+                    pending.append((child, body_where, depth + 1))
+        return found
+
+    def _read_body(self, element: Any, where: str) -> Model:
+        """A body, inferred as the op holding it will infer it (with folding) from its Parameters'
+        own types; its nested bodies were read and inferred before it (see read_net), so this
+        does not recurse, and the op holding it takes these types once (mark_body_inferred)."""
+        model = self.read_graph(element, where)
+        model.rt_info = read_net_rt_info(element.find("rt_info"))
+        for node in model.nodes():  # its own bodies, settled before it: taken as they are again
+            for tag in _BODY_TAGS:
+                inner = getattr(node.op, tag, None)
+                if isinstance(inner, Model) and id(inner) in self._settled:
+                    mark_body_inferred(inner)
+        params = [TensorType(parameter_of(p).element_type, parameter_of(p).shape) for p in model.get_parameters()]
+        try:
+            infer_body(model, params, where=where)
+        except GraphirError:
+            return model  # the op holding it infers it again and reports the problem in its words
+        mark_body_inferred(model)
+        self._settled[id(model)] = model
+        return model
+
+    def _body(self, element: Any, where: str) -> Model:
+        """A body's Model: read already by read_net; read here when the layer is read on its own."""
+        model = self._bodies.pop(element, None)
+        return model if model is not None else self._read_body(element, where)
 
     def read_graph(self, root: Any, where: str) -> Model:
+        """The Model of a ``<net>`` or ``<body>`` whose own bodies are read already."""
         layers_el = root.find("layers")
         if layers_el is None:
             raise SerializationError(f"{where}: no <layers> element")
-        try:
-            return self._read_in_order(root, layers_el)
-        except _Fallback:
-            pass
-        except GraphirError:
-            pass  # the careful reader below finds the problem again and reports it in its order
-        return self._read_careful(root, layers_el, where)
-
-    def _read_in_order(self, root: Any, layers_el: Any) -> Model:
-        """One pass, for files in the shape OpenVINO writes them: layers in ascending id order,
-        each after the layers it reads, every edge in place. A layer of a known op with nothing
-        beyond <data>, <input> and <output> ports of plain <dim>s is read straight into its node
-        (this loop is the hot path of reading big files: ~10 us a layer); any other layer goes
-        through ``_parse_layer``. Anything unusual raises _Fallback, and any error makes the
-        careful reader run instead, so messages and their order stay the careful reader's."""
-        file = self.file
-        sources, edge_list = _plain_edges(root.find("edges"))
-        nodes: dict[int, Node] = {}
-        out_index: dict[int, dict[str, int]] = {}
-        in_position: dict[tuple[int, str], int] = {}
-        params: list[Node] = []
-        results: list[Node] = []
-        classes = self._classes
-        checked = self.plain_ports
-        previous = -1
-        fed = 0  # input ports connected
-        for el in layers_el:
-            if el.tag != "layer":
-                raise _Fallback
-            if el.keys() == _LAYER_KEYS:
-                lid_text, name, ltype, version = el.values()
-                attrib = _NO_ATTRIBUTES
-            else:
-                attrib = element_attributes(el)
-                try:
-                    lid_text, name = attrib.pop("id"), attrib.pop("name")
-                    ltype, version = attrib.pop("type"), attrib.pop("version")
-                except KeyError:
-                    raise _Fallback from None
-            try:
-                lid = int(lid_text)
-            except ValueError:
-                raise _Fallback from None
-            if lid <= previous or not ltype:
-                raise _Fallback
-            previous = lid
-            data_el = in_el = out_el = None
-            plain = True
-            for child in el:
-                tag = child.tag
-                if tag == "data":
-                    data_el = child
-                elif tag == "input":
-                    in_el = child
-                elif tag == "output":
-                    out_el = child
-                else:
-                    plain = False
-            cls = classes.get((ltype, version), _UNSET)
-            if cls is _UNSET:
-                cls = classes[(ltype, version)] = _find_op(ltype, version)
-            in_ports: list[tuple[str, str | None]] = []
-            out_ports: list[tuple[str, str | None]] = []
-            if plain and cls is not None:
-                if in_el is not None:
-                    found = _plain_ports(in_el, checked, is_input=True)
-                    plain = found is not None
-                    in_ports = found or []
-                if plain and out_el is not None:
-                    found = _plain_ports(out_el, checked)
-                    plain = found is not None
-                    out_ports = found or []
-            if plain and cls is not None:
-                inputs = _connect(lid, [p[0] for p in in_ports], sources, nodes, out_index, in_position)
-                fed += len(inputs)
-                data = element_attributes(data_el) if data_el is not None else {}
-                node = self._plain_node(cls, lid, name, ltype, version, data, attrib, inputs,
-                                        [split_names(p[1]) for p in out_ports])
-                out_index[lid] = _port_ids_index(tuple([p[0] for p in out_ports]))
-            else:
-                layer = _parse_layer(el, file, self._body)
-                inputs = _connect(lid, [p.id for p in layer.inputs], sources, nodes, out_index, in_position)
-                fed += len(inputs)
-                node = self._node(layer, inputs)
-                out_index[lid] = layer.out_index
-            nodes[lid] = node
-            if type(node.op) is Parameter:
-                params.append(node)
-            elif type(node.op) is Result:
-                results.append(node)
-        return assemble(root, nodes, params, results, sources, in_position, fed, edge_list)
-
-    def _plain_node(self, cls: type[Op], lid: int, name: str, ltype: str, version: str, data: dict[str, str],
-                    attrib: dict[str, str], inputs: list[Output | None], output_names: list[set[str]]) -> Node:
-        """``_node`` for a layer of a known op without rt_info, bodies or other children."""
-        if cls is Constant:
-            op: Op = self._constant(data, (self.file, lid, name, ltype))
-            extra: dict[str, Any] = {}
-            key = None
-        else:
-            decoded, extra = _attributes(cls, data, version, self.file)
-            op = decoded.instance(self.file)
-            key = decoded.key
-        return self._make_node(op, extra, key, inputs, lid, name, attrib, output_names, self._no_where)
-
-    def _no_where(self) -> str:  # the one-pass reader's errors are reported by the careful reader
-        return self.file
-
-    def _read_careful(self, root: Any, layers_el: Any, where: str) -> Model:
-        """Every layer parsed first, then every edge checked, then nodes built in topological
-        order: for files in any order, and for the messages that name what is wrong."""
         layers: dict[int, _Layer] = {}
         order: list[int] = []
+        file, body, checked = self.file, self._body, self._checked
         for el in layers_el:
-            if not isinstance(el.tag, str):
-                continue
-            if el.tag != "layer":
-                raise SerializationError(f"{where}: unexpected <{el.tag}> inside <layers>")
-            layer = _parse_layer(el, self.file, self._body)
+            tag = el.tag
+            if tag != "layer":
+                if not isinstance(tag, str):
+                    continue
+                raise SerializationError(f"{where}: unexpected <{tag}> inside <layers>")
+            layer = _parse_layer(el, file, body, checked)
             if layer.id in layers:
                 other = layers[layer.id]
                 raise SerializationError(
@@ -627,9 +532,9 @@ class _Reader:
                     ignored = f"; ignored: {', '.join(self.ignored_edges)}" if self.ignored_edges else ""
                     raise SerializationError(f"{layer.where()}: input port {port.id} has no incoming edge{ignored}")
                 src_node = nodes[src[0]]
-                src_layer = layers[src[0]]
-                out_index = src_layer.out_index[src[1]]
+                out_index = layers[src[0]].out_index[src[1]]
                 if out_index >= len(src_node.output_types):
+                    src_layer = layers[src[0]]
                     raise SerializationError(
                         f"{layer.where()}: input port {port.id} reads output port {src[1]} of "
                         f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
@@ -647,17 +552,15 @@ class _Reader:
         model.meta["ir_edge_order"] = [(f, t, layers[t].in_index[tp]) for f, t, tp in self.edge_order]
         return model
 
-    def _body(self, element: Any, where: str) -> Model:
-        model = self.read_graph(element, where)
-        model.rt_info = read_net_rt_info(element.find("rt_info"))
-        return model
-
     def _edges(self, root: Any, layers: dict[int, _Layer], where: str) -> dict[tuple[int, str], tuple[int, str]]:
         sources: dict[tuple[int, str], tuple[int, str]] = {}
         edges_el = root.find("edges")
         for e in edges_el.iter("edge") if edges_el is not None else ():
-            get = e.get
-            frm_text, fport, to_text, tport = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
+            if e.keys() == _EDGE_KEYS:
+                frm_text, fport, to_text, tport = e.values()
+            else:
+                get = e.get
+                frm_text, fport, to_text, tport = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
             try:  # the common case; anything odd takes the checked path below with its messages
                 frm, to = int(frm_text), int(to_text)  # type: ignore[arg-type]
                 src, dst = layers[frm], layers[to]
@@ -720,12 +623,15 @@ class _Reader:
 
     # --- one layer -> one node ------------------------------------------------------------
     def _node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
-        where = layer.where()
-        for p in (*layer.inputs, *layer.outputs):
-            _precision(p, where)  # a known one, or none on an input port (checked in _parse_layer)
-        op, extra, key = self._op(layer, where)
+        for p in layer.inputs:  # a known precision, or none on an input port (checked in _parse_layer)
+            if p.precision is not None and p.precision not in _PRECISIONS:
+                _precision(p, layer.where())
+        for p in layer.outputs:
+            if p.precision not in _PRECISIONS:
+                _precision(p, layer.where())
+        op, extra, key = self._op(layer)
         node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
-                               [p.names for p in layer.outputs], lambda: where)
+                               [p.names for p in layer.outputs], layer.where)
         node.rt_info = layer.rt_info
         for p in layer.outputs:
             if p.rt_info:
@@ -740,7 +646,7 @@ class _Reader:
         return node
 
     def _make_node(self, op: Op, extra: dict[str, Any], key: "tuple[Any, ...] | None", inputs: list[Output | None],
-                   lid: int, name: str, attrib: dict[str, str], output_names: list[set[str]],
+                   lid: int, name: str, attrib: dict[str, str], output_names: "list[set[str] | frozenset[str]]",
                    where: Callable[[], str]) -> Node:
         """The node of a layer's op: output types inferred (as OpenVINO does) or, for big Constants
         and opaque ops, as declared; output tensor names from the ports (a Result's from its
@@ -764,35 +670,57 @@ class _Reader:
                 kept.pop("output_names", None)
             if kept:
                 extra["ir_layer_attributes"] = kept
-        if not (big_constant or opaque):
+        if type(op) is Constant and not big_constant:
+            self._constant_type(node, op, where)
+        elif not (big_constant or opaque):
             self._infer(node, key, where)
         if is_result and not opaque:
             node.output_names[0] = split_names(attrib.get("output_names", ""))
         elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
             names = node.output_names
             for i, port_names in enumerate(output_names[: len(names)]):
-                names[i] = port_names
+                names[i] = port_names if isinstance(port_names, set) else set(port_names)  # never the shared empty one
         return node
+
+    def _constant_type(self, node: Node, op: Constant, where: Callable[[], str]) -> None:
+        """A small Constant's type with its value, as ``Constant.infer`` gives it, without the
+        generic inference call (a read builds thousands); a blob that does not decode takes the
+        generic path, whose message names the layer."""
+        et = op.element_type
+        try:
+            value = op.value if et is not ElementType.string else None
+        except GraphirError:
+            self._infer(node, None, where)
+            return
+        shape = _SHAPES.get(tuple(op.shape))
+        if shape is None:
+            shape = PartialShape(op.shape)
+            if len(_SHAPES) < 4096:
+                _SHAPES[tuple(op.shape)] = shape
+        node.output_types = [TensorType(et, shape, value)]
 
     def _infer(self, node: Node, key: "tuple[Any, ...] | None", where: Callable[[], str]) -> None:
         """``node.infer()``, memoized per (attribute text, input types) within one read: the same op
-        on the same types infers the same outputs, and large files repeat both. Only types without
-        known values take part (values are not part of TensorType equality), on both sides."""
+        on the same types infers the same outputs, and large files repeat both. Input types with
+        known values (values are not part of TensorType equality) take part by the identity of
+        their value (one shared Constant feeding a chain of Adds); outputs with values are not
+        remembered."""
         memo_key = None
         if key is not None:
             in_types = tuple([src.node.output_types[src.index] for src in node.inputs])  # type: ignore[union-attr]
+            known = None
             for t in in_types:
                 if t.value is not None or t.bounds is not None:
+                    known = tuple([(id(t.value), id(t.bounds)) for t in in_types])  # kept alive by in_types
                     break
-            else:
-                memo_key = (key, in_types)
-                hit = self._inferred.get(memo_key)
-                if hit is not None:
-                    node.output_types = list(hit)
-                    names = node._output_names
-                    if names is not None and len(names) != len(hit):
-                        node.output_names = (names + [set() for _ in hit])[: len(hit)]
-                    return
+            memo_key = (key, in_types, known)
+            hit = self._inferred.get(memo_key)
+            if hit is not None:
+                node.output_types = list(hit)
+                names = node._output_names
+                if names is not None and len(names) != len(hit):
+                    node.output_names = (names + [set() for _ in hit])[: len(hit)]
+                return
         try:
             outputs = node.infer()
         except GraphirError as exc:
@@ -800,15 +728,16 @@ class _Reader:
         if memo_key is not None and all(t.value is None and t.bounds is None for t in outputs):
             self._inferred[memo_key] = tuple(outputs)
 
-    def _op(self, layer: _Layer, where: str) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
+    def _op(self, layer: _Layer) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
         has subgraphs or is opaque: then its inference is not memoized)."""
         refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id)
         if refusal is not None:
-            raise SerializationError(f"{where}: {refusal}")
-        cls = _find_op(layer.type, layer.version)
-        if cls is Constant:
-            return self._constant(layer.data, where), {}, None
+            raise SerializationError(f"{layer.where()}: {refusal}")
+        cls = layer.cls
+        if cls is Constant:  # its description is formatted only for a message
+            return self._constant(layer.data, (layer.file, layer.id, layer.name, layer.type)), {}, None
+        where = layer.where()
         if cls is None:
             return opaque_op(layer.type, layer.version, attrs=dict(layer.data), layer_id=str(layer.id),
                              layer_name=layer.name, recorded_inputs=[_tensor_type(p, where) for p in layer.inputs],
@@ -893,6 +822,10 @@ def _const_declaration(et_text: str, shape_text: str, where: "str | tuple[str, i
     found = _CONST_DECLARATIONS.get((et_text, shape_text))
     if found is not None:
         return found
+    if len(shape_text) > MAX_ATTRIBUTE_CHARS:
+        raise SerializationError(f"{describe_layer(where)}: attribute shape=\"{clip(shape_text)}\" holds "
+                                 f"{len(shape_text):,} characters, more than graphir decodes in one attribute "
+                                 f"({MAX_ATTRIBUTE_CHARS:,})")
     et = _ELEMENT_TYPES.get(et_text)
     if et is None:
         try:
@@ -1068,20 +1001,26 @@ def _in_spans(number: int, spans: str) -> bool:
     return False
 
 
+#: ops OpenVINO's IR reader takes from opset6 when a layer names the "experimental" or "extension" opset
+_READ_AS_OPSET6 = frozenset((
+    "ExperimentalDetectronDetectionOutput", "ExperimentalDetectronGenerateProposalsSingleImage",
+    "ExperimentalDetectronPriorGridGenerator", "ExperimentalDetectronROIFeatureExtractor",
+    "ExperimentalDetectronTopKROIs", "GRUCell", "RNNCell", "Proposal"))
+
+
 def _find_op(type_name: str, version: str) -> "type[Op] | None":
     """The op class for a layer's type and opset, cached per pair (a later registration, or a
-    replaced ``find``, refreshes it). A version OpenVINO refuses sends the read to the careful
-    reader (_Fallback), which reports it."""
+    replaced ``find``, refreshes it); None for a version OpenVINO refuses (see opset_refusal)."""
     if opset_refusal(type_name, version, "", "") is not None:
-        raise _Fallback
+        return None
     key = (type_name, version)
     hit = _FOUND.get(key)
     if hit is not None and hit[0] == len(_REGISTRY) and hit[1] is find:
         cls = hit[2]
         if cls is None or _REGISTRY.get((cls.dialect, cls.type_name, cls.version)) is cls:
             return cls
-    if version == "experimental" and type_name.startswith("ExperimentalDetectron"):
-        version = "opset6"  # OpenVINO reads its IR v10-era "experimental" opset as these ops' opset6
+    if version in ("experimental", "extension") and type_name in _READ_AS_OPSET6:
+        version = "opset6"  # OpenVINO reads these IR v10-era opsets' ops from opset6
     wanted = "opset2" if version == "opset1" and find_type_name(type_name) in _OPSET2_IN_OPSET1 else version
     cls = find("openvino", type_name, wanted) if _OPSET.fullmatch(version) else None
     if cls is None and _OPSET.fullmatch(version):  # OpenVINO matches layer types case-insensitively ("PRelU")

@@ -1,4 +1,5 @@
-"""``<rt_info>`` <-> nested dicts, at the three levels OpenVINO writes it.
+"""``<rt_info>`` <-> nested dicts, at the three levels OpenVINO writes it (read from lxml elements,
+written as lines of text, see :mod:`xml_text`).
 
 Net level: one element per key (``<Runtime_version value="..."/>``), nested keys as nested
 elements, keys that are not XML names as ``<info name="key" value="..."/>``; written sorted by key.
@@ -13,6 +14,7 @@ from typing import Any
 from lxml import etree
 
 from graphir.serializers.ir_parser import element_attributes
+from graphir.serializers.xml_text import Lines, checked_name, escape, indent, start_tag
 
 _XML_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 
@@ -41,25 +43,6 @@ def read_net_rt_info(element: "etree._Element | None") -> dict[str, Any]:
     return out
 
 
-def write_net_rt_info(parent: etree._Element, data: dict[str, Any]) -> None:
-    """The elements of nested dicts under ``parent`` (iterative: any depth)."""
-    pending = [(parent, data)]
-    while pending:
-        element, values = pending.pop()
-        for key in sorted(values):
-            value = values[key]
-            if _XML_NAME.match(key) and key != "info":
-                child = etree.SubElement(element, key)
-            else:
-                child = etree.SubElement(element, "info", name=key)
-            if isinstance(value, dict):
-                pending.append((child, value))
-            elif isinstance(value, (list, tuple)):
-                child.set("value", " ".join(str(v) for v in value))
-            else:
-                child.set("value", _text(value))
-
-
 def read_attribute_rt_info(element: "etree._Element | None") -> dict[str, Any]:
     out: dict[str, Any] = {}
     if element is None:
@@ -74,27 +57,74 @@ def read_attribute_rt_info(element: "etree._Element | None") -> dict[str, Any]:
     return out
 
 
-def write_attribute_rt_info(parent: etree._Element, data: dict[str, Any]) -> None:
-    """Add ``<rt_info>`` under ``parent`` when there is anything to write."""
+def nested_dict_lines(data: dict[str, Any], depth: int, close: str) -> list[str]:
+    """Net-level rt_info entries of ``data`` (children of an element at ``depth - 1``): one element
+    per key, sorted, nested dicts as nested elements, keys that are not XML names as
+    ``<info name="key" .../>``. Iterative: any nesting depth."""
+    out: list[str] = []
+    stack: list[tuple[Any, dict[str, Any], int, str]] = [(iter(sorted(data)), data, depth, "")]
+    while stack:
+        keys, values, d, closing = stack[-1]
+        key: Any = next(keys, _END)
+        if key is _END:
+            if closing:
+                out.append(closing)
+            stack.pop()
+            continue
+        value = values[key]
+        if _XML_NAME.match(key) and key != "info":
+            tag, start = key, "<" + key
+        else:
+            tag, start = "info", f'<info name="{escape(key)}"'
+        if isinstance(value, dict):
+            if value:
+                out.append(indent(d) + start + ">")
+                stack.append((iter(sorted(value)), value, d + 1, f"{indent(d)}</{tag}>"))
+                continue
+            out.append(indent(d) + start + close)
+            continue
+        if isinstance(value, (list, tuple)):
+            text = " ".join(str(v) for v in value)
+        else:
+            text = _text(value)
+        out.append(f'{indent(d)}{start} value="{escape(text)}"{close}')
+    return out
+
+
+
+_END = object()
+
+
+def net_rt_info_lines(data: dict[str, Any], depth: int, close: str) -> list[str]:
+    """The ``<rt_info>`` element of a net or body (written even when empty)."""
     if not data:
-        return
-    rt = etree.SubElement(parent, "rt_info")
+        return [indent(depth) + "<rt_info" + close]
+    return [indent(depth) + "<rt_info>", *nested_dict_lines(data, depth + 1, close), indent(depth) + "</rt_info>"]
+
+
+def attribute_rt_info_lines(data: dict[str, Any], depth: int, close: str) -> list[str]:
+    """Layer or port ``<rt_info>`` (``<attribute name=.. version=.. .../>`` per key); none when empty."""
+    if not data:
+        return []
+    lines = Lines(close)
+    inner = depth + 1
     for key, value in data.items():
         if isinstance(value, dict) and "__element__" in value:
-            inner = value["__element__"]
-            child = etree.SubElement(rt, key)
-            if all(isinstance(v, str) for v in inner.values()):
-                for k, v in inner.items():
-                    child.set(k, v)
+            content = value["__element__"]
+            tag = checked_name(key)
+            if all(isinstance(v, str) for v in content.values()):
+                lines.element(inner, start_tag(tag, content), None)
             else:
-                write_net_rt_info(child, inner)
+                lines.element(inner, "<" + tag, nested_dict_lines(content, inner + 1, close))
             continue
         attrs = value if isinstance(value, dict) else {"value": value}
-        child = etree.SubElement(rt, "attribute", name=key)
+        written = {"name": key}
         if "version" not in attrs:
-            child.set("version", "0")
+            written["version"] = "0"
         for k, v in attrs.items():
-            child.set(k, _text(v))
+            written[k] = _text(v)
+        lines.element(inner, start_tag("attribute", written), None)
+    return [indent(depth) + "<rt_info>", *lines.out, indent(depth) + "</rt_info>"]
 
 
 def _text(value: Any) -> str:

@@ -24,7 +24,7 @@ strings as read, written back when the value is unchanged; ``ir_unknown_attribut
 ``ir_output_rt_info``/``ir_input_rt_info``; ``ir_version`` when the file named a later opset;
 ``ir_child_order``) and ``model.meta`` (``ir_version``, ``ir_edge_order``).
 
-Modules: ir_parser (hardened lxml), ir_reader, ir_writer (incl. atomic writes), ir_attributes
+Modules: ir_parser (hardened lxml), ir_reader (the one reader), ir_writer (incl. atomic writes), ir_attributes
 (attribute codec + hooks), ir_constants (.bin packing, lazy loading), ir_rt_info.
 """
 from __future__ import annotations
@@ -34,7 +34,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
 
 from graphir.errors import GraphirError, SerializationError
 from graphir.model import Model
@@ -44,13 +43,10 @@ from graphir.serializers.ir_constants import BinSource
 from graphir.serializers.ir_legacy import apply_v10_legacy_io
 from graphir.serializers.ir_preprocess import apply_pre_process
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
-from graphir.serializers.ir_reader import (_VERSIONS, _parse_layer, _Reader, _tensor_type, _weights,
-                                           ports_hold_only_valid_dims, split_names)
-from graphir.serializers.ir_scan import scan_ir
-from graphir.serializers.ir_scanned_reader import read_scanned
+from graphir.serializers.ir_reader import _VERSIONS, _parse_layer, _Reader, _tensor_type, _weights, split_names
 from graphir.serializers.ir_rt_info import read_net_rt_info
 from graphir.serializers.atomic import atomic_write_pair, same_file
-from graphir.serializers.ir_writer import _tree, _Writer, join_names
+from graphir.serializers.ir_writer import NetWriter, join_names, write_layer_text
 from graphir.variables import model_variables
 
 __all__ = ["read_ir", "write_ir", "read_layer", "write_layer", "read_ir_string", "write_ir_string",
@@ -71,16 +67,13 @@ def read_ir(path: Any, weights: Any = None) -> Model:
 
 
 def _read_bytes(data: bytes, where: str, source: BinSource) -> Model:
+    """The one path from bytes to a Model: the hardened parser, then the reader."""
     try:
-        model = _read_scanned(data, where, source)
-        if model is not None:
-            return model
-        root = parse_xml(data, where)
-        return _read_root(root, where, source, data)
-    except RecursionError:
+        return _read_root(parse_xml(data, where), where, source)
+    except RecursionError:  # not expected (bodies are read iteratively): still a named error
         raise SerializationError(
-            f"{where}: subgraph bodies (If/Loop/TensorIterator) nested too deep: graphir reads bodies "
-            f"recursively, within Python's recursion limit ({sys.getrecursionlimit()} frames)") from None
+            f"{where}: the model nests too deep for graphir (Python's recursion limit, "
+            f"{sys.getrecursionlimit()} frames)") from None
 
 
 def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
@@ -91,41 +84,15 @@ def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
     return _read_bytes(data, where, source)
 
 
-def _read_scanned(text: bytes, where: str, source: BinSource) -> "Model | None":
-    """The model read by the scanning fast path (see ir_scan), or None when the file is not laid out
-    for it or anything in it is wrong (then the tree-based reader reads it and names the problem)."""
-    scanned = scan_ir(text)
-    if scanned is None:
-        return None
-    try:
-        root = parse_xml(scanned.skeleton, where)
-    except SerializationError:
-        return None
-    if (root.tag != "net" or root.get("version") not in _VERSIONS or len(root) == 0
-            or root.find("pre-process") is not None  # applied by the tree reader
-            or [c.tag for c in root if c.tag in ("layers", "edges")] not in (["layers"], ["layers", "edges"])
-            or any(len(c) for c in root if c.tag in ("layers", "edges"))):
-        return None
-    try:
-        model = _finish(read_scanned(_Reader(where, source), scanned, root), root, where)
-    except RecursionError:
-        raise
-    except Exception:  # noqa: BLE001 - _Fallback, any error, or a bug: the tree reader decides, never this path
-        return None
-    return model
-
-
-def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = None) -> Model:
+def _read_root(root: Any, where: str, source: BinSource) -> Model:
     if root.tag != "net":
         raise SerializationError(f"{where}: the root element is <{root.tag}>, expected <net>")
     version = root.get("version")
     if version not in _VERSIONS:
         raise SerializationError(f"{where}: IR version \"{version}\" is not supported (10 or 11)")
-    reader = _Reader(where, source)
-    reader.plain_ports = text is not None and ports_hold_only_valid_dims(text)
-    model = reader.read_graph(root, where)
+    model = _Reader(where, source).read_net(root, where)
     pre_process = root.find("pre-process")
-    if pre_process is not None:  # the scanning path leaves such files to this one
+    if pre_process is not None:
         apply_pre_process(model, pre_process, source, where)
     return _finish(model, root, where)
 
@@ -133,7 +100,7 @@ def _read_root(root: Any, where: str, source: BinSource, text: bytes | None = No
 def _finish(model: Model, root: Any, where: str = "") -> Model:
     """What the ``<net>`` element itself holds: IR version, rt_info, its other attributes; then the
     variables' pairing rules (OpenVINO's read_model refuses an Assign without its ReadValue)."""
-    if any(getattr(n.op, "stateful", False) for n in model.nodes()):
+    if any(getattr(type(n.op), "stateful", False) for n in model.nodes()):  # a ClassVar: no per-op lookup miss
         try:
             model_variables(model.nodes(), f"model '{model.name}'")
         except GraphirError as exc:
@@ -152,6 +119,12 @@ def _finish(model: Model, root: Any, where: str = "") -> Model:
 
 def write_ir_string(model: Model, version: int | None = None) -> tuple[bytes, bytes]:
     """(xml bytes, bin bytes) of ``model``."""
+    writer = _net_writer(model, version)
+    bins = writer.blobs()
+    return _xml_bytes(writer), bins.tobytes()
+
+
+def _net_writer(model: Model, version: int | None) -> NetWriter:
     version = int(version or model.meta.get("ir_version", 11))
     if version not in (10, 11):
         raise SerializationError(f"model '{model.name}': cannot write IR version {version} (10 or 11)")
@@ -159,12 +132,11 @@ def write_ir_string(model: Model, version: int | None = None) -> tuple[bytes, by
         model.validate()
     except GraphirError as exc:
         raise SerializationError(f"model '{model.name}': cannot be written: {exc}") from None
-    root, bins = _tree(model, version)
-    body = etree.tostring(root, encoding="utf-8")
-    # OpenVINO (pugixml) writes ``<x a="1" />``; lxml escapes '>' in attribute values, so '/>' is a tag end
-    body = re.sub(rb"([^\s])/>", rb"\1 />", body)
-    xml = b'<?xml version="1.0"?>\n' + body + b"\n"
-    return xml, b"".join(bins.chunks)
+    return NetWriter(model, version)
+
+
+def _xml_bytes(writer: NetWriter) -> bytes:
+    return b'<?xml version="1.0"?>\n' + writer.text().encode("utf-8") + b"\n"
 
 
 def write_ir(model: Model, path: Any, *, version: int | None = None, weights: Any = None) -> None:
@@ -174,8 +146,18 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     if same_file(xml_path, bin_path):
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
-    xml, blob = write_ir_string(model, version)
-    atomic_write_pair(xml_path, xml, bin_path, blob)
+    writer = _net_writer(model, version)
+    bins = writer.blobs()
+    chunks = tuple(bins.chunks)
+
+    def xml() -> bytes:
+        text = _xml_bytes(writer)
+        if len(bins.chunks) != len(chunks):  # every blob belongs to the first pass: a bug otherwise
+            raise SerializationError(f"{xml_path}: internal error: a Constant was not in the first pass")
+        return text
+
+    # the .bin is written (or found unchanged) on a second thread while the XML is made
+    atomic_write_pair(xml_path, xml, bin_path, chunks)
 
 
 # ============================================================================ one <layer> ==
@@ -208,8 +190,4 @@ def read_layer(xml: "str | bytes", weights: Any = None) -> Node:
 
 def write_layer(node: Node) -> str:
     """The ``<layer>`` element of one node, as IR v11 writes it (no .bin: constant data is dropped)."""
-    writer = _Writer(11)
-    holder = etree.Element("layers")
-    el = writer.layer(node, holder, {})
-    etree.indent(el, space="\t")
-    return etree.tostring(el, encoding="unicode")
+    return write_layer_text(node)

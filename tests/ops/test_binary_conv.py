@@ -1,7 +1,9 @@
 """BinaryConvolution-1 against OpenVINO 2026: shapes; values against a brute-force reading of
 OpenVINO's reference (op_reference's binary_convolution cases pass too). The CPU plugin is no
 oracle here: on [1,1,2,2] all-ones data it gives 2 with an all-ones and with an all-zeros 2x2
-filter (the reference, and the xnor-popcount definition, give 4 and -4)."""
+filter (the reference, and the xnor-popcount definition, give 4 and -4): it reads the bits of a
+filter byte from the lowest one, while OpenVINO's u1 Constant (and IR) hold element 0 in the highest
+(measured: 8 channels, filter bits [1,0,0,0,0,0,0,0] match channel 7 on the CPU plugin)."""
 from __future__ import annotations
 
 import numpy as np
@@ -47,3 +49,24 @@ def test_values_on_binary_data_match_the_reference(ov, attrs: dict) -> None:
         window = padded[n, :, y * sh:y * sh + 2 * dh + 1:dh, x * sw:x * sw + dw + 1:dw]
         want[n, o, y, x] = 2 * np.sum(window == bits[o]) - bits[o].size
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("bit", [0, 1])
+def test_non_binary_data_counts_as_bit_one_above_zero_as_the_cpu_plugin(ov, bit: int) -> None:
+    """Data outside 0/1: a value above 0 is bit 1, anything else (0, negatives, NaN) bit 0, as
+    OpenVINO 2026.4's CPU plugin binarizes it (filters of all-equal bits here, so the plugin's
+    bit order inside a filter byte does not matter)."""
+    from openvino import opset1
+    import openvino.op as ov_op
+
+    from graphir import opset
+
+    values = np.array([-2, -0.5, 0, 1e-30, 0.3, 1, 2, np.nan], np.float32)
+    data = np.stack([np.roll(values, k) for k in range(8)])[None, :, :, None]  # [1, 8, 8, 1]
+    attrs = dict(BASE, pad_value=1.0)
+    got = opset.make("BinaryConvolution", data, opset.constant(np.full((2, 8, 1, 1), bit, np.uint8), "u1"), **attrs)
+    p = opset1.parameter([1, 8, 8, 1], np.float32)
+    w = ov_op.Constant(ov.Type.u1, ov.Shape([2, 8, 1, 1]), [bit] * 16)
+    node = opset1.binary_convolution(p, w, [1, 1], [0, 0], [0, 0], [1, 1], "xnor-popcount", 1.0)
+    compiled = ov.Core().compile_model(ov.Model([node], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    np.testing.assert_array_equal(got.tensor_type.value, compiled([data])[0])

@@ -142,3 +142,40 @@ def test_roi_pooling_bilinear_samples_on_the_last_row_and_column(ov) -> None:
     compare(ov, lambda d, b: opset.make("ROIPooling", d, b, pooled_h=4, pooled_w=4, spatial_scale=1.0, method="bilinear"),
             lambda d, b: opset2.roi_pooling(d, b, [4, 4], 1.0, "bilinear"),
             [Param("[1,2,50,50]"), Param("[3,5]")], [data, rois], rtol=1e-5, atol=1e-5)
+
+
+def test_psroi_pooling_average_degenerate_boxes_match_openvino_cpu(ov) -> None:
+    """Boxes off the map's top-left, reversed (end before start) or with halves to round: corners round
+    half away from zero, boxes are at least 0.1 wide and bins are clamped to the map, as the CPU plugin
+    does (a negative bin start once read the map's last rows)."""
+    from openvino import opset1
+
+    rng = np.random.default_rng(11)
+    group, dim = 3, 2
+    data = rng.standard_normal((1, dim * group * group, 6, 7)).astype(np.float32)
+    coords = rng.uniform(-3, 3, (8, 4)).astype(np.float32)
+    coords[:2] = [[-2.5, -1.5, 0.5, 1.5], [2.5, 3.5, -0.5, 0.5]]
+    rois = np.concatenate([np.zeros((8, 1)), coords], axis=1).astype(np.float32)
+    attrs = dict(output_dim=dim, group_size=group, spatial_scale=1.0, spatial_bins_x=1, spatial_bins_y=1, mode="average")
+    compare(ov, lambda d, b: opset.make("PSROIPooling", d, b, **attrs),
+            lambda d, b: opset1.psroi_pooling(d, b, dim, group, 1.0, 1, 1, "average"),
+            [Param(f"[1,{dim * group * group},6,7]"), Param("[8,5]")], [data, rois], rtol=1e-5, atol=1e-5)
+
+
+def test_deformable_psroi_pooling_other_mode_reads_like_openvino_and_refuses_to_run(ov) -> None:
+    """OpenVINO reads any ``mode`` string (its ngraph_reader tests read ``bilinear``) and infers the
+    output; only running refuses it (its CPU plugin: "Doesn't support mode: bilinear")."""
+    from openvino import opset1
+
+    from graphir.errors import GraphirError
+    from graphir.model import Model
+
+    d, r = opset.parameter("[1,8,6,6]"), opset.parameter("[3,5]")
+    out = opset.make("DeformablePSROIPooling", d, r, output_dim=2, spatial_scale=1.0, group_size=2, mode="bilinear")
+    od, orr = opset1.parameter([1, 8, 6, 6], np.float32), opset1.parameter([3, 5], np.float32)
+    ov_out = opset1.deformable_psroi_pooling(od, orr, 2, 1.0, 2, "bilinear")
+    assert str(out.tensor_type) == f"f32{ov_out.get_output_partial_shape(0)}".replace(" ", "")
+    with pytest.raises(RuntimeError, match="Doesn't support mode: bilinear"):
+        ov.Core().compile_model(ov.Model([ov_out], [od, orr]), "CPU")
+    with pytest.raises(GraphirError, match="Doesn't support mode: bilinear"):
+        Model([out], [d, r]).run([np.zeros((1, 8, 6, 6), np.float32), np.zeros((3, 5), np.float32)])

@@ -58,6 +58,23 @@ def test_generate_proposals_single_image_values(ov, seed: int) -> None:
                 [np.array([40, 50, 1.0], np.float32), anchors, deltas, scores], rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("im_info", [[0.5, 0.8, 1.0], [-0.4, 30.0, 1.0]])
+def test_generate_proposals_single_image_under_one_pixel_clips_to_zero(ov, im_info: list[float]) -> None:
+    """An image side under one pixel clips the boxes' coordinates on it to 0, as the CPU plugin's
+    max(0, min(v, size - 1)) does (not to size - 1)."""
+    rng = np.random.default_rng(7)
+    a, h, w = 2, 3, 3
+    anchors = (rng.random((h * w * a, 4)) * 10).astype(np.float32)
+    anchors[:, 2:] += anchors[:, :2]
+    deltas = (rng.standard_normal((a * 4, h, w)) * 0.3).astype(np.float32)
+    scores = rng.random((a, h, w)).astype(np.float32)
+    attrs = dict(min_size=0.0, nms_threshold=0.7, post_nms_count=5, pre_nms_count=10)
+    compare(ov, _gr("ExperimentalDetectronGenerateProposalsSingleImage", attrs),
+            _factory("ExperimentalDetectronGenerateProposalsSingleImage", attrs),
+            [Param("[3]"), Param(f"[{h * w * a},4]"), Param(f"[{a * 4},{h},{w}]"), Param(f"[{a},{h},{w}]")],
+            [np.array(im_info, np.float32), anchors, deltas, scores], rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize("aligned", [False, True])
 def test_roi_feature_extractor_values(ov, aligned: bool) -> None:
     rng = np.random.default_rng(3)
@@ -67,6 +84,21 @@ def test_roi_feature_extractor_values(ov, aligned: bool) -> None:
     attrs = dict(output_size=3, sampling_ratio=2, pyramid_scales=[4, 8, 16, 32], aligned=aligned)
     compare(ov, _gr("ExperimentalDetectronROIFeatureExtractor", attrs), _factory("ExperimentalDetectronROIFeatureExtractor", attrs),
             [Param("[12,4]")] + [Param(str(list(m.shape)).replace(" ", "")) for m in maps], [rois] + maps, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("aligned", [False, True])
+def test_roi_feature_extractor_degenerate_boxes_as_openvino_cpu(ov, aligned: bool) -> None:
+    """Boxes of no positive area (x2 <= x1 or y2 <= y1) are pooled from no level: their features are 0.
+    Sub-pixel boxes pick their level by their plain area (no +1) and are widened to one cell, aligned
+    or not (OpenVINO 2026.4's CPU plugin)."""
+    rng = np.random.default_rng(5)
+    maps = [rng.standard_normal((1, 2, 16 // s, 16 // s)).astype(np.float32) for s in (1, 2, 4)]
+    rois = rng.uniform(-1, 1, (24, 4)).astype(np.float32)
+    rois[:4, 2:] = rois[:4, :2]  # zero area
+    rois[4:8, 2:] = rois[4:8, :2] + np.float32(300)  # large boxes: the last level
+    attrs = dict(output_size=2, sampling_ratio=2, pyramid_scales=[1, 2, 4], aligned=aligned)
+    compare(ov, _gr("ExperimentalDetectronROIFeatureExtractor", attrs), _factory("ExperimentalDetectronROIFeatureExtractor", attrs),
+            [Param("[24,4]")] + [Param(str(list(m.shape)).replace(" ", "")) for m in maps], [rois] + maps, rtol=1e-4, atol=1e-4)
 
 
 def test_topk_rois_and_prior_grid_values(ov) -> None:

@@ -159,3 +159,30 @@ def test_lstm_cell_1_peepholes_input_forget_and_weights_format_follow_the_spec(
     o = sigmoid(block["o"] + p[2 * n:] * c)
     np.testing.assert_allclose(got[0], o * np.tanh(c), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], c, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype,big,want", [("bf16", 256.0, 256.0), ("f16", 2048.0, 2048.0), ("f32", 256.0, 258.0)])
+def test_narrow_cells_round_every_product_and_running_sum_to_their_type(dtype: str, big: float, want: float) -> None:
+    """bf16/f16 cells compute in their type as OpenVINO's reference kernels do (the values its
+    op_reference bf16 RNN/GRU/LSTM sequence tests hard-code): x . w = big*1 + 1*1 + 1*1 accumulates
+    term by term, and big + 1 rounds back to big in bf16 (256) and f16 (2048), so the sum stays big;
+    f32 sums exactly. (OpenVINO 2026.4's CPU plugin computes in f32: 258 in bf16 too.)"""
+    import ml_dtypes
+
+    from graphir.model import Model
+
+    np_type = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32}[dtype]
+    w_, r_, b_ = np.array([[big, 1, 1]], dtype=np_type), np.zeros((1, 1), np_type), np.zeros(1, np_type)
+    w, r, b = opset.constant(w_), opset.constant(r_), opset.constant(b_)
+    x, h = opset.parameter("[1,3]", dtype), opset.parameter("[1,1]", dtype)
+    cell = opset.rnn_cell(x, h, w, r, b, hidden_size=1, activations=["relu"])
+    (got,) = Model([cell], [x, h]).run([np.ones((1, 3), np_type), np.zeros((1, 1), np_type)]).values()
+    assert got.dtype == np_type and float(got[0, 0]) == want
+
+    seq_w, seq_r, seq_b = (opset.constant(a[None]) for a in (w_, r_, b_))
+    xs, hs = opset.parameter("[1,2,3]", dtype), opset.parameter("[1,1,1]", dtype)
+    lengths = opset.constant(np.array([2], dtype=np.int32))
+    y, _ = opset.rnn_sequence(xs, hs, lengths, seq_w, seq_r, seq_b, hidden_size=1, direction="forward",
+                              activations=["relu"])
+    (got_y,) = Model([y], [xs, hs]).run([np.ones((1, 2, 3), np_type), np.zeros((1, 1, 1), np_type)]).values()
+    assert got_y.reshape(-1).astype(np.float32).tolist() == [want, want]

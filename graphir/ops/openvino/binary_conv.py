@@ -15,9 +15,10 @@ from graphir.types import ElementType
 
 
 class BinaryConvolution(Convolution):
-    """BinaryConvolution-1: ``data [N, C, D...]`` (real), ``filters [Co, C, K...]`` (u1). A data
-    value counts as the bit it equals (OpenVINO's reference compares ``data == bit``, so data is
-    meant to hold 0/1; other values match neither); padded taps read ``pad_value``."""
+    """BinaryConvolution-1: ``data [N, C, D...]`` (real), ``filters [Co, C, K...]`` (u1). Data is
+    meant to hold 0/1 (the spec); any value counts as bit 1 when it is above 0, else as bit 0 (NaN
+    too), as OpenVINO 2026.4's CPU plugin binarizes it (measured; its reference kernel compares
+    ``data == bit`` instead, which agrees on 0/1 data); padded taps read ``pad_value``."""
 
     type_name: ClassVar[str] = "BinaryConvolution"
     version: ClassVar[str] = "opset1"
@@ -43,8 +44,8 @@ class BinaryConvolution(Convolution):
         kernel = bits.shape[2:]
         begin, end = self._pads(x, kernel)
         xf = x.astype(np.float64)
-        ones = pad_spatial((xf == 1).astype(np.float64), begin, end, float(self.pad_value == 1))
-        zeros = pad_spatial((xf == 0).astype(np.float64), begin, end, float(self.pad_value == 0))
+        ones = pad_spatial((xf > 0).astype(np.float64), begin, end, float(self.pad_value == 1))
+        zeros = pad_spatial((~(xf > 0)).astype(np.float64), begin, end, float(self.pad_value == 0))
         nopad = [0] * len(kernel)
         matches = grouped_conv(ones, bits[None], self.strides, self.dilations, nopad, nopad) + \
             grouped_conv(zeros, (1 - bits)[None], self.strides, self.dilations, nopad, nopad)

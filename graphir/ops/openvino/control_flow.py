@@ -150,6 +150,7 @@ class _Iterating(Op):
     _control_inputs: ClassVar[int] = 0
     #: never fold: evaluation may be long (or unbounded, for Loop)
     foldable: ClassVar[bool] = False
+    pure_infer: ClassVar[bool] = False  # the body may be edited while the inputs stay
 
     def num_outputs(self) -> int:
         return len({d.get("external_port_id") for d in self.output_descriptions if not self._special(d)})
@@ -480,6 +481,7 @@ class If(Op):
     )
     outputs: ClassVar[tuple[Port, ...]] = (Port("outputs", variadic=True),)
     foldable: ClassVar[bool] = False
+    pure_infer: ClassVar[bool] = False  # the bodies may be edited while the inputs stay
 
     then_body: SkipJsonSchema[Model | None] = None
     else_body: SkipJsonSchema[Model | None] = None

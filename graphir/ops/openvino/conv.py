@@ -114,6 +114,10 @@ class _ConvBase(Op):
     auto_pad: AutoPad = "explicit"
 
     def _check_attrs(self, spatial: int) -> None:
+        strides, dilations = self.strides, self.dilations
+        if (len(strides) == len(dilations) == len(self.pads_begin) == len(self.pads_end) == spatial
+                and (not spatial or (min(strides) >= 1 and min(dilations) >= 1))):
+            return  # the common case, checked at once
         for name in ("strides", "dilations", "pads_begin", "pads_end"):
             values = getattr(self, name)
             if len(values) != spatial:
@@ -186,8 +190,8 @@ class Convolution(_ConvBase):
             raise self.fail(
                 f"data channels {dd[1]} do not match the filters' input channels {in_c}: data {data}, filters {filters}"
             )
-        spatial = self._spatial_out(PartialShape(dd), fd[2 + g:])
-        return [TensorType(et, PartialShape([dd[0], out_c] + spatial))]
+        spatial = self._spatial_out(data if data.rank_is_static else PartialShape(dd), fd[2 + g:])
+        return [TensorType(et, PartialShape.of((dd[0], out_c, *spatial)))]
 
     def evaluate(self, x: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
         kernel = self._kernel(x.shape, x.dtype, w.shape)

@@ -29,6 +29,7 @@ class Parameter(Op):
 
     shape: PartialShape = Field(default_factory=lambda: PartialShape.dynamic())
     element_type: ElementType = ElementType.dynamic
+    quiet_attributes: ClassVar[bool] = True  # reshape and body inference set them
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         return [TensorType(self.element_type, self.shape)]
@@ -87,8 +88,12 @@ class Constant(Op):
         return math.prod(self.shape)
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        value = self.value if self.size <= FOLDABLE_CONSTANT_SIZE and self.element_type is not ElementType.string else None
-        return [TensorType(self.element_type, PartialShape(self.shape), value)]
+        et, shape = self.element_type, self.shape
+        value = None
+        if et is not ElementType.string and math.prod(shape) <= FOLDABLE_CONSTANT_SIZE:
+            private = self.__pydantic_private__  # (what self._data reads, without pydantic's __getattr__)
+            value = private["_data"] if private is not None and private["_data"] is not None else self.value
+        return [TensorType(et, PartialShape(shape), value)]
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         return [self.value]

@@ -146,11 +146,12 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
     def evaluate(self, rois: np.ndarray, *maps: np.ndarray) -> list[np.ndarray]:
         rois = np.asarray(rois)
         boxes = rois.astype(np.float32)
-        offset = np.float32(0 if self.aligned else 1)
         levels = len(maps)
-        area = (boxes[:, 2] - boxes[:, 0] + offset) * (boxes[:, 3] - boxes[:, 1] + offset)
-        target = np.floor(np.log2(np.sqrt(np.maximum(area, 0)) / np.float32(224) + np.float32(1e-6))) + 2
-        target = np.clip(np.nan_to_num(target, nan=0.0), 0, levels - 1).astype(np.int64)
+        area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            target = np.floor(np.log2(np.sqrt(area) / np.float32(224) + np.float32(1e-6)) + np.float32(2))
+        # a box of no positive area is pooled from no level: its features stay 0 (the CPU plugin)
+        target = np.where(area > 0, np.clip(np.nan_to_num(target, nan=0.0), 0, levels - 1), levels).astype(np.int64)
         n = self.output_size
         channels = maps[0].shape[1] if maps else 0
         out = np.zeros((len(boxes), channels, n, n), np.float32)
@@ -161,7 +162,7 @@ class ExperimentalDetectronROIFeatureExtractor(Op):
             fmap = np.asarray(maps[level])
             scale = 1.0 / self.pyramid_scales[level]
             out[picked] = roi_align(fmap, boxes[picked], np.zeros(len(picked), np.int64), n, n, self.sampling_ratio,
-                                    scale, "avg", 0.0, -0.5 if self.aligned else 0.0, not self.aligned, empty=0.0)
+                                    scale, "avg", 0.0, -0.5 if self.aligned else 0.0, True, empty=0.0)
         return [out.astype(rois.dtype), rois.copy()]
 
 
@@ -214,9 +215,10 @@ def _decode(boxes: np.ndarray, deltas: np.ndarray, max_log: float, img_h: float 
     out = np.stack([pcx - f(0.5) * pw, pcy - f(0.5) * ph, pcx + f(0.5) * pw - f(offset), pcy + f(0.5) * ph - f(offset)], -1)
     if img_h is None or img_w is None:
         return out.astype(np.float32)
-    # clipped to the last pixel (img - 1), whatever the width convention
-    out[..., 0::2] = np.clip(out[..., 0::2], 0, f(img_w) - f(1))
-    out[..., 1::2] = np.clip(out[..., 1::2], 0, f(img_h) - f(1))
+    # clipped to the last pixel (img - 1), whatever the width convention; max(0, min(v, img - 1)):
+    # an image under one pixel clips every box to 0 (np.clip would give img - 1 there)
+    out[..., 0::2] = np.maximum(np.minimum(out[..., 0::2], f(img_w) - f(1)), f(0))
+    out[..., 1::2] = np.maximum(np.minimum(out[..., 1::2], f(img_h) - f(1)), f(0))
     return out.astype(np.float32)
 
 
@@ -424,8 +426,8 @@ def _decode_clip(boxes: np.ndarray, deltas: np.ndarray, max_log: float, img_h: f
                  offset: float) -> np.ndarray:
     """As _decode, clipped to ``[0, img - offset]``."""
     out = _decode(boxes, deltas, max_log, None, None, offset)
-    out[..., 0::2] = np.clip(out[..., 0::2], 0, np.float32(img_w) - np.float32(offset))
-    out[..., 1::2] = np.clip(out[..., 1::2], 0, np.float32(img_h) - np.float32(offset))
+    out[..., 0::2] = np.maximum(np.minimum(out[..., 0::2], np.float32(img_w) - np.float32(offset)), np.float32(0))
+    out[..., 1::2] = np.maximum(np.minimum(out[..., 1::2], np.float32(img_h) - np.float32(offset)), np.float32(0))
     return out
 
 

@@ -2,8 +2,13 @@
 (real to complex) and IRDFT-9 (complex to real), over the ``axes`` given, with an optional
 ``signal_size`` per axis (-1: the input's length) to which the input is cut or zero-padded first.
 
-Values are computed in complex128 by numpy and rounded to the input type; the inverse transforms
-divide by the signal's element count, as OpenVINO does.
+Values are computed by numpy and rounded to the input type; the inverse transforms divide by the
+signal's element count, as OpenVINO does. DFT/IDFT transform one axis after another in increasing
+order, in f32 between axes, as OpenVINO's CPU plugin does; an axis whose length is not a power of two
+is a plain DFT with the plugin's twiddle factors (``_cpu_twiddles``: phases ``2*pi*n*k/N`` in f32,
+``n*k`` not reduced modulo ``N``, so their error grows with ``n*k``: up to 1e-3 on a length-180
+axis), which OpenVINO's own outputs carry; power-of-two axes are exact FFTs (the plugin's radix-2
+FFT is within f32 rounding of them).
 """
 from __future__ import annotations
 
@@ -104,6 +109,41 @@ class _FFT(Op):
         return ax, [x_shape[a] if v == -1 else v for a, v in zip(ax, s)]
 
 
+#: above this length an axis is transformed exactly (the plugin's N*N twiddle table would not fit)
+_MAX_TWIDDLE_LENGTH = 4096
+#: lines transformed per matrix product (bounds the temporary memory)
+_LINES_PER_BLOCK = 8192
+
+
+def _cpu_twiddles(n: int, inverse: bool) -> np.ndarray:
+    """``[k, m]`` factors ``exp(-+ i * phase)`` with ``phase = 2 * pi * (m * k) / n`` evaluated in f32
+    (so ``m * k`` is not reduced modulo ``n``), cos and sin in f32: OpenVINO's CPU DFT table."""
+    f = np.float32
+    idx = np.arange(n, dtype=np.int64)
+    phase = f(2.0) * f(np.pi) * np.outer(idx, idx).astype(f) / f(n)
+    sign = f(1) if inverse else f(-1)
+    return (np.cos(phase) + 1j * (np.sin(phase) * sign)).astype(np.complex64)
+
+
+def _dft_axis(z: np.ndarray, axis: int, inverse: bool) -> np.ndarray:
+    """One axis of complex64 ``z`` transformed as the CPU plugin does it, in f32."""
+    n = z.shape[axis]
+    if n <= 1:
+        return z
+    if n & (n - 1) == 0 or n > _MAX_TWIDDLE_LENGTH:
+        out = np.fft.ifft(z, axis=axis) if inverse else np.fft.fft(z, axis=axis)
+        return out.astype(np.complex64)
+    table = _cpu_twiddles(n, inverse).T
+    lines = np.moveaxis(z, axis, -1)
+    flat = lines.reshape(-1, n)
+    out = np.empty_like(flat)
+    for start in range(0, len(flat), _LINES_PER_BLOCK):
+        out[start:start + _LINES_PER_BLOCK] = flat[start:start + _LINES_PER_BLOCK] @ table
+    if inverse:
+        out *= np.float32(np.float32(1) / np.float32(n))
+    return np.moveaxis(out.reshape(lines.shape), -1, axis)
+
+
 class DFT(_FFT):
     """DFT-7: the forward transform of complex data ``[..., 2]``."""
 
@@ -113,10 +153,25 @@ class DFT(_FFT):
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
-        z = self._complex(x)
-        ax, s = self._plan(z.shape, z.ndim, axes, sizes)
-        out = np.fft.ifftn(z, s=s, axes=ax) if self.inverse else np.fft.fftn(z, s=s, axes=ax)
-        return [self._split(out, x.dtype)]
+        f = x.astype(np.float32)
+        ax, s = self._plan(f.shape[:-1], f.ndim - 1, axes, sizes)
+        z = _resized(f[..., 0] + np.complex64(1j) * f[..., 1], ax, s)
+        for a in sorted(set(ax)):
+            z = _dft_axis(z, a, self.inverse)
+        return [self._split(z, x.dtype)]
+
+
+def _resized(z: np.ndarray, axes: list[int], sizes: list[int]) -> np.ndarray:
+    """``z`` cut or zero-padded at the end of each axis to its signal size."""
+    shape = list(z.shape)
+    for a, n in zip(axes, sizes):
+        shape[a] = n
+    if shape == list(z.shape):
+        return z.astype(np.complex64)
+    out = np.zeros(shape, np.complex64)
+    common = tuple(slice(0, min(a, b)) for a, b in zip(z.shape, shape))
+    out[common] = z[common]
+    return out
 
 
 class IDFT(DFT):

@@ -5,6 +5,12 @@ Gate layouts are OpenVINO's: LSTM weights stack ``f, i, c, o``; GRU weights ``z,
 sequence runs its cell over time per direction; steps past a batch entry's ``sequence_lengths``
 give zeros in ``Y`` and leave its state as it was, and the reverse direction walks each entry's
 valid prefix backwards.
+
+bf16 and f16 cells compute as OpenVINO's reference kernels do in those types (``TypeRounding``: every
+op of the cell, each matmul product and running sum included, is rounded to the type), which gives
+its op_reference tests' bf16 values bit for bit; OpenVINO 2026.4's own reference accumulates matmuls
+in f32 and its CPU plugin computes in f32, and both miss those values by more than the tests' 1%.
+f32 and f64 compute in their own type.
 """
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from graphir.ops.base import NUMERIC, REAL, Op, Port, TensorType
+from graphir.ops.openvino.narrow_float import TypeRounding
 from graphir.shapes import Dimension, PartialShape
 
 def _with_params(x: np.ndarray, fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float,
@@ -59,8 +66,12 @@ class _RecurrentAttrs(Op):
             fns.append(partial(_with_params, fn=fn, alpha=a, beta=b))
         return fns
 
-    def _clip(self, x: np.ndarray) -> np.ndarray:
-        return np.clip(x, -self.clip, self.clip) if self.clip > 0 else x
+    def _clip(self, x: np.ndarray, rounding: TypeRounding | None = None) -> np.ndarray:
+        """Clamp to [-clip, clip], the bound taken in the element type (OpenVINO's ``T(clip)``)."""
+        if self.clip <= 0:
+            return x
+        bound = float(rounding(np.float32(self.clip))) if rounding is not None and rounding.narrow else self.clip
+        return np.clip(x, -bound, bound)
 
     def _check_activations(self) -> None:
         names = self.activations or list(self.default_activations)
@@ -70,8 +81,9 @@ class _RecurrentAttrs(Op):
 
     # --- one step of the cell; arrays are [batch, ...] -------------------------------------
     def step(self, x: np.ndarray, h: np.ndarray, c: np.ndarray | None, w: np.ndarray, r: np.ndarray,
-             b: np.ndarray, fns: list[Callable[[np.ndarray], np.ndarray]] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-        """One step; ``fns``: the activations (``_fns()``, decoded once by a sequence)."""
+             b: np.ndarray, q: TypeRounding,
+             fns: list[Callable[[np.ndarray], np.ndarray]] | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """One step in the arithmetic of ``q``; ``fns``: the activations (``_fns()``, decoded once by a sequence)."""
         raise NotImplementedError
 
     def _merge_dim(self, what: str, current: Dimension, new: Dimension, shapes: str) -> Dimension:
@@ -82,11 +94,12 @@ class _RecurrentAttrs(Op):
 
 
 class _RNNStep:
-    """H = f(X W^T + H R^T + B)."""
+    """H = f(X W^T + (H R^T + B))."""
 
-    def step(self, x, h, c, w, r, b, fns=None):  # type: ignore[no-untyped-def]
+    def step(self, x, h, c, w, r, b, q, fns=None):  # type: ignore[no-untyped-def]
         (f,) = fns or self._fns()  # type: ignore[attr-defined]
-        return f(self._clip(x @ w.T + h @ r.T + b)), None  # type: ignore[attr-defined]
+        gate = q(q.matmul_t(x, w) + q(q.matmul_t(h, r) + b))
+        return q(f(self._clip(gate, q))), None  # type: ignore[attr-defined]
 
 
 class _GRUStep:
@@ -99,20 +112,22 @@ class _GRUStep:
     def _bias_rows(self) -> int:
         return (4 if self.linear_before_reset else 3) * self.hidden_size  # type: ignore[attr-defined]
 
-    def step(self, x, h, c, w, r, b, fns=None):  # type: ignore[no-untyped-def]
+    def step(self, x, h, c, w, r, b, q, fns=None):  # type: ignore[no-untyped-def]
         f, g = fns or self._fns()  # type: ignore[attr-defined]
         n = self.hidden_size  # type: ignore[attr-defined]
-        clip = self._clip  # type: ignore[attr-defined]
-        xw = x @ w.T
-        wz, wr, wh = xw[:, :n], xw[:, n:2 * n], xw[:, 2 * n:]
-        rz, rr, rh = r[:n], r[n:2 * n], r[2 * n:]
-        z = f(clip(wz + h @ rz.T + b[:n]))
-        rt = f(clip(wr + h @ rr.T + b[n:2 * n]))
+
+        def act(fn, v):  # type: ignore[no-untyped-def]
+            return q(fn(self._clip(v, q)))  # type: ignore[attr-defined]
+
+        xw, hr = q.matmul_t(x, w), q.matmul_t(h, r)
+        z = act(f, q(xw[:, :n] + q(hr[:, :n] + b[:n])))
+        rt = act(f, q(xw[:, n:2 * n] + q(hr[:, n:2 * n] + b[n:2 * n])))
         if self.linear_before_reset:  # type: ignore[attr-defined]
-            ht = g(clip(wh + rt * (h @ rh.T + b[3 * n:4 * n]) + b[2 * n:3 * n]))
+            reset = q(q(rt * q(hr[:, 2 * n:] + b[3 * n:4 * n])) + b[2 * n:3 * n])
         else:
-            ht = g(clip(wh + (rt * h) @ rh.T + b[2 * n:3 * n]))
-        return (1 - z) * ht + z * h, None
+            reset = q(q.matmul_t(q(rt * h), r[2 * n:]) + b[2 * n:3 * n])
+        ht = act(g, q(xw[:, 2 * n:] + reset))
+        return q(q(q(1 - z) * ht) + q(z * h)), None
 
 
 class _LSTMStep:
@@ -122,13 +137,13 @@ class _LSTMStep:
     default_activations: ClassVar[tuple[str, ...]] = ("sigmoid", "tanh", "tanh")
     has_cell_state: ClassVar[bool] = True
 
-    def step(self, x, h, c, w, r, b, fns=None):  # type: ignore[no-untyped-def]
+    def step(self, x, h, c, w, r, b, q, fns=None):  # type: ignore[no-untyped-def]
         f, g, hfn = fns or self._fns()  # type: ignore[attr-defined]
         n = self.hidden_size  # type: ignore[attr-defined]
-        gates = self._clip(x @ w.T + h @ r.T + b)  # type: ignore[attr-defined]
+        gates = q(self._clip(q(q.matmul_t(x, w) + q(q.matmul_t(h, r) + b)), q))  # type: ignore[attr-defined]
         ft, it, ct, ot = (gates[:, k * n:(k + 1) * n] for k in range(4))
-        c_new = f(ft) * c + f(it) * g(ct)
-        return f(ot) * hfn(c_new), c_new
+        c_new = q(q(q(f(ft)) * c) + q(q(f(it)) * q(g(ct))))
+        return q(q(f(ot)) * q(hfn(c_new))), c_new
 
 
 def _work(*arrays: np.ndarray) -> list[np.ndarray]:
@@ -198,7 +213,7 @@ class _Cell(_RecurrentAttrs):
         c = _work(arrays[2])[0] if self.has_cell_state else None
         w, r = _work(arrays[k], arrays[k + 1])
         b = _work(arrays[k + 2])[0] if len(arrays) > k + 2 else np.zeros(self._bias_rows(), x.dtype)
-        h_new, c_new = self.step(x, h, c, w, r, b)
+        h_new, c_new = self.step(x, h, c, w, r, b, TypeRounding(dtype))
         return [h_new.astype(dtype)] + ([c_new.astype(dtype)] if c_new is not None else [])
 
 
@@ -315,6 +330,7 @@ class _Sequence(_RecurrentAttrs):
         c_out = np.zeros_like(h_out)
         lengths = np.clip(lengths, 0, seq)
         fns = self._fns()
+        rounding = TypeRounding(dtype)
         whole = bool((lengths == seq).all())  # every sequence runs every step: plain slices
         for d, direction in enumerate(dirs):
             h = h0[:, d].copy()
@@ -322,7 +338,7 @@ class _Sequence(_RecurrentAttrs):
             if whole:
                 for t in range(seq):
                     at = t if direction == "forward" else seq - 1 - t
-                    h, c = self.step(x[:, at], h, c, w_all[d], r_all[d], b_all[d], fns)
+                    h, c = self.step(x[:, at], h, c, w_all[d], r_all[d], b_all[d], rounding, fns)
                     y[:, d, at] = h
                 h_out[:, d] = h
                 if c is not None:
@@ -337,7 +353,7 @@ class _Sequence(_RecurrentAttrs):
                 else:
                     idx = np.where(active, lengths - 1 - t, 0)
                 xt = x[np.arange(batch), idx]
-                h_new, c_new = self.step(xt, h, c, w_all[d], r_all[d], b_all[d], fns)
+                h_new, c_new = self.step(xt, h, c, w_all[d], r_all[d], b_all[d], rounding, fns)
                 h = np.where(active[:, None], h_new, h)
                 if c is not None:
                     c = np.where(active[:, None], c_new, c)

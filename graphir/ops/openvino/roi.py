@@ -12,6 +12,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.openvino.narrow_float import TypeRounding
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -240,6 +241,7 @@ class ROIPooling(Op):
         ph, pw = self.pooled_h, self.pooled_w
         out = np.zeros((len(rois), channels, ph, pw), np.float32)
         f = np.float32
+        q = TypeRounding(data.dtype)
         for n, roi in enumerate(np.asarray(rois, np.float32)):
             fmap = x[min(max(int(roi[0]), 0), x.shape[0] - 1)]
             if self.method == "max":
@@ -254,6 +256,9 @@ class ROIPooling(Op):
                         we = min(max(int(np.ceil(f(j + 1) * bw)) + sx, 0), width)
                         if he > hs and we > ws:
                             out[n, :, i, j] = fmap[:, hs:he, ws:we].max(axis=(1, 2))
+                continue
+            if q.narrow:
+                out[n] = self._bilinear_in_type(fmap, roi[1:], q)
                 continue
             x1, y1, x2, y2 = (f(v) for v in roi[1:])
             hs = f((y2 - y1) * f(height - 1) / f(ph - 1)) if ph > 1 else f(0)
@@ -270,6 +275,41 @@ class ROIPooling(Op):
                     bottom = fmap[:, by, lx] + (fmap[:, by, rx] - fmap[:, by, lx]) * f(ix - lx)
                     out[n, :, i, j] = top + (bottom - top) * f(iy - ty)
         return [out.astype(data.dtype)]
+
+    def _bilinear_in_type(self, fmap: np.ndarray, box: np.ndarray, q: TypeRounding) -> np.ndarray:
+        """Bilinear ROIPooling of one box in bf16/f16 as OpenVINO's reference computes it there (the
+        values its op_reference bf16 case hard-codes): each arithmetic step on a value of the type is
+        rounded to the type; ``i * scale + start`` sums in f32 and rounds once; the last row and
+        column sample exactly at the box's end."""
+        _, height, width = fmap.shape
+        ph, pw = self.pooled_h, self.pooled_w
+        x1, y1, x2, y2 = (float(v) for v in box)
+        out = np.zeros((fmap.shape[0], ph, pw), np.float32)
+
+        def coords(lo: float, hi: float, size: int, pooled: int) -> list[float]:
+            if pooled == 1:
+                return [float(q(0.5 * float(q(lo + hi)) * (size - 1)))]
+            scale = float(q(float(q(float(q(hi - lo)) * (size - 1))) / (pooled - 1)))
+            start = float(q(lo * (size - 1)))
+            return [float(q(np.float32(i * scale) + np.float32(start))) for i in range(pooled - 1)] + [
+                float(q(np.float32((size - 1) * hi)))]
+
+        for i, iy in enumerate(coords(y1, y2, height, ph)):
+            for j, ix in enumerate(coords(x1, x2, width, pw)):
+                if iy < 0 or iy > height - 1 or ix < 0 or ix > width - 1:
+                    continue
+                ty, lx = math.floor(iy), math.floor(ix)
+                by, rx = min(math.ceil(iy), height - 1), min(math.ceil(ix), width - 1)
+                dx, dy = q(ix - lx), q(iy - ty)
+                top = q(fmap[:, ty, lx] + q(q(fmap[:, ty, rx] - fmap[:, ty, lx]) * dx))
+                bottom = q(fmap[:, by, lx] + q(q(fmap[:, by, rx] - fmap[:, by, lx]) * dx))
+                out[:, i, j] = q(top + q(q(bottom - top) * dy))
+        return out
+
+
+def _round_half_away(v: float) -> np.float32:
+    """C's ``round``: halves away from zero (numpy rounds them to even)."""
+    return np.float32(math.copysign(math.floor(abs(float(v)) + 0.5), float(v)))
 
 
 class PSROIPooling(Op):
@@ -319,17 +359,23 @@ class PSROIPooling(Op):
         for n, box in enumerate(np.asarray(rois, np.float32)):
             fmap = x[int(box[0])]
             if self.mode == "average":
-                sw, sh = f(np.round(box[1])) * scale, f(np.round(box[2])) * scale
-                ew, eh = f(np.round(box[3]) + 1) * scale, f(np.round(box[4]) + 1) * scale
-                bw, bh = f(ew - sw) / f(g), f(eh - sh) / f(g)
+                # as the CPU plugin: corners rounded half away from zero (the end one after adding 1),
+                # boxes at least 0.1 wide, bins clamped to the map
+                sw, sh = _round_half_away(box[1]) * scale, _round_half_away(box[2]) * scale
+                ew, eh = _round_half_away(box[3] + f(1)) * scale, _round_half_away(box[4] + f(1)) * scale
+                bw, bh = max(f(ew - sw), f(0.1)) / f(g), max(f(eh - sh), f(0.1)) / f(g)
+
+                def clamp(v: float, hi: int) -> int:
+                    return min(max(int(v), 0), hi)
+
                 c_in = 0
                 for c in range(dim):
                     for i in range(g):
                         for j in range(g):
-                            ws = min(int(np.floor(sw + f(j) * bw)), width - 1)
-                            hs = min(int(np.floor(sh + f(i) * bh)), height - 1)
-                            we = min(int(np.ceil(sw + f(j + 1) * bw)), width)
-                            he = min(int(np.ceil(sh + f(i + 1) * bh)), height)
+                            ws = clamp(np.floor(f(j) * bw + sw), width)
+                            hs = clamp(np.floor(f(i) * bh + sh), height)
+                            we = clamp(np.ceil(f(j + 1) * bw + sw), width)
+                            he = clamp(np.ceil(f(i + 1) * bh + sh), height)
                             region = fmap[c_in, hs:he, ws:we]
                             out[n, c, i, j] = region.sum(dtype=np.float32) / f(max(region.size, 0)) if region.size else 0
                             c_in += 1
@@ -372,11 +418,16 @@ class DeformablePSROIPooling(Op):
     output_dim: int
     spatial_scale: float
     group_size: int = 1
-    mode: Literal["bilinear_deformable"] = "bilinear_deformable"
+    #: the spec names one mode; OpenVINO reads any string and only its run refuses another one
+    mode: str = "bilinear_deformable"
     spatial_bins_x: int = 1
     spatial_bins_y: int = 1
     trans_std: float = 1.0
     part_size: int = 1
+
+    def check_run(self, inputs: list[TensorType]) -> None:
+        if self.mode != "bilinear_deformable":
+            raise self.fail(f"Doesn't support mode: {self.mode} (only 'bilinear_deformable' runs)")
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         et, d, r = _rois5(self, inputs[:2])
