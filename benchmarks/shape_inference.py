@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from synthetic_chains import make_shared_constant_chain
 
 import graphir
 from graphir import opset
-from synthetic_chains import make_shared_constant_chain
 
 
 def write_with_openvino(path: Path, layers: int) -> bool:

@@ -67,12 +67,27 @@ def image(name: str, seed: int = 0) -> Any:
     return np.random.default_rng(seed).random((1, 3, h, w)).astype(np.float32)
 
 
-def detector_ir(name: str) -> Path:
-    """The IR of one detector (converted on first use)."""
-    xml = CACHE / f"{name}-v{VERSION}.xml"
-    if xml.exists() and xml.with_suffix(".bin").exists():
-        return xml
-    import openvino as ov
+def match_detections(got: list[Any], ref: list[Any]) -> tuple[int, list[tuple[int, int]]]:
+    """Greedy match of reference detections (OpenVINO's) to graphir's, outputs (boxes, labels, ...,
+    scores): same label, score within 1e-4, box within 1e-2 px. (matched count, (ref index, got
+    index) pairs)."""
+    import numpy as np
+
+    gb, gl, gs = got[0], got[1], got[-1]
+    eb, el, es = ref[0], ref[1], ref[-1]
+    used = np.zeros(len(gs), bool)
+    pairs = []
+    for j in range(len(es)):
+        cand = np.nonzero(~used & (gl == el[j]) & (np.abs(gs - es[j]) < 1e-4) & (np.abs(gb - eb[j]).max(axis=1) < 1e-2))[0]
+        if len(cand):
+            used[cand[0]] = True
+            pairs.append((j, int(cand[0])))
+    return len(pairs), pairs
+
+
+def detector_module(name: str) -> Any:
+    """The detector as a torch module taking one [1,3,H,W] image tensor and returning its outputs
+    (boxes, labels, scores[, masks]: sorted by key) as a tuple; seeded as described above."""
     import torch
 
     from tests.detectors.torchvision_cpu import import_torchvision
@@ -91,9 +106,19 @@ def detector_ir(name: str) -> Path:
             out = self.inner(list(x))[0]
             return tuple(out[k] for k in sorted(out))
 
-    wrapped = Wrapper(model).eval()
+    return Wrapper(model).eval()
+
+
+def detector_ir(name: str) -> Path:
+    """The IR of one detector (converted on first use)."""
+    xml = CACHE / f"{name}-v{VERSION}.xml"
+    if xml.exists() and xml.with_suffix(".bin").exists():
+        return xml
+    import openvino as ov
+    import torch
+
     example = torch.from_numpy(image(name))
-    converted = ov.convert_model(wrapped, example_input=example)
+    converted = ov.convert_model(detector_module(name), example_input=example)
     CACHE.mkdir(exist_ok=True)
     tmp = xml.with_suffix(".tmp.xml")
     ov.save_model(converted, tmp, compress_to_fp16=False)

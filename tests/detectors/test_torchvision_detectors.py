@@ -35,20 +35,6 @@ MIN_MATCHED = {"fcos": 1.0, "retinanet": 1.0, "maskrcnn": 0.99, "fasterrcnn": 0.
 IN_ORDER = {"retinanet"}
 
 
-def _match(got: list[np.ndarray], ref: list[np.ndarray]) -> tuple[int, list[tuple[int, int]]]:
-    """Greedy match of OpenVINO's detections to graphir's: (matched count, (ov index, graphir index) pairs)."""
-    gb, gl, gs = got[0], got[1], got[-1]
-    eb, el, es = ref[0], ref[1], ref[-1]
-    used = np.zeros(len(gs), bool)
-    pairs = []
-    for j in range(len(es)):
-        cand = np.nonzero(~used & (gl == el[j]) & (np.abs(gs - es[j]) < 1e-4) & (np.abs(gb - eb[j]).max(axis=1) < 1e-2))[0]
-        if len(cand):
-            used[cand[0]] = True
-            pairs.append((j, int(cand[0])))
-    return len(pairs), pairs
-
-
 def _needs_torchvision() -> None:
     if importlib.util.find_spec("torchvision") is None:  # not imported here: it needs the CUDA stubs first
         pytest.skip("torchvision is not installed: pip install -e '.[test]' (torchvision==0.28.0) converts the detectors")
@@ -58,7 +44,7 @@ def _needs_torchvision() -> None:
 @pytest.mark.parametrize("name", list(MIN_MATCHED))
 def test_detector_runs_like_openvino(ov, name: str) -> None:
     _needs_torchvision()
-    from tests.detectors.convert import detector_ir, image
+    from tests.detectors.convert import detector_ir, image, match_detections
 
     xml = detector_ir(name)
     x = image(name)
@@ -75,7 +61,7 @@ def test_detector_runs_like_openvino(ov, name: str) -> None:
     if name in IN_ORDER:
         for g, r in zip(got, ref):
             np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-3)
-    matched, pairs = _match(got, ref)
+    matched, pairs = match_detections(got, ref)
     assert matched >= MIN_MATCHED[name] * len(ref[-1]), f"{matched} of {len(ref[-1])} detections reproduced"
     if name == "maskrcnn":  # masks (output 2) of the matched detections
         for j, k in pairs:
