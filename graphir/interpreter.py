@@ -545,10 +545,26 @@ def _run_profiled(steps: list[Step], values: list[Any]) -> list[NodeProfile]:
     return records
 
 
+class BodiesTooDeepError(EvaluationError):
+    """Python's recursion limit, reached while running bodies nested in bodies (each If, Loop or
+    TensorIterator body runs by a nested call). Named once, at the outermost node, with the depth
+    reached, instead of one wrapped message per level."""
+
+    def __init__(self, node: "Node", levels: int) -> None:
+        self.levels = levels
+        where = f"{levels} nested bodies below this node" if levels else "in this node"
+        super().__init__(f"{node.describe()}: bodies nested too deep to run: Python's recursion limit was "
+                         f"reached {where} (graphir runs each If/Loop/TensorIterator body by a nested call)")
+
+
 def _reraise(node: "Node", args: Sequence[Any], exc: Exception) -> None:
     """Re-raise a node's failure as a graphir error naming the node and its inputs."""
     if isinstance(exc, UnsupportedOpError):
         raise exc
+    if isinstance(exc, RecursionError):
+        raise BodiesTooDeepError(node, 0) from None
+    if isinstance(exc, BodiesTooDeepError):
+        raise BodiesTooDeepError(node, exc.levels + 1) from None
     message = describe_failure(node, args, exc)
     if isinstance(exc, ResourceLimitError):
         raise ResourceLimitError(message) from None

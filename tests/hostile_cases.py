@@ -493,6 +493,19 @@ def if_bodies_nested_400_deep(directory: Path) -> str:
     return f"{depth} Ifs, output {model.get_results()[0].output_types[0]}"
 
 
+@case("BodiesTooDeepError", "node 2 'If_", "(If-opset8): bodies nested too deep to run",
+      "nested bodies below this node", "by a nested call", seconds=60)
+def if_bodies_nested_400_deep_run(directory: Path) -> str:
+    """Read, but running bodies nests Python calls: past the recursion limit one named error at the
+    outermost If (not one wrapped message per level, as before)."""
+    import numpy as np
+
+    import graphir
+
+    model = graphir.read_model(_nested_ifs(directory, 400))
+    return str(model.run({"x400": np.array([1, -2], np.float32)}))
+
+
 @case("SerializationError", "nested8.xml", "nested more than 5 levels deep", "graphir reads at most 5")
 def if_bodies_nested_beyond_the_limit(directory: Path) -> str:
     """Past MAX_BODY_NESTING (600; lowered here to keep the case small) a named error, before any body is read."""
