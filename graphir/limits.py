@@ -49,13 +49,20 @@ _parsed: dict[str, int] = {}
 
 
 def _parse(value: Any, where: str) -> int:
+    return parse_byte_count(value, where, "the tensor size limit", minimum=1)
+
+
+def parse_byte_count(value: Any, where: str, what: str, *, minimum: int) -> int:
+    """A byte count given by the user (``where`` names the parameter or environment variable);
+    a ResourceLimitError naming it when the text is not an integer or ``what`` is below ``minimum``."""
     try:
-        limit = int(value)
+        count = int(value)
     except (TypeError, ValueError):
         raise ResourceLimitError(f"{where}: expected a number of bytes, got {str(value)[:40]!r}") from None
-    if limit <= 0:
-        raise ResourceLimitError(f"{where}: the tensor size limit must be positive, got {limit}")
-    return limit
+    if count < minimum:
+        rule = {0: "not be negative", 1: "be positive"}.get(minimum, f"be at least {minimum}")
+        raise ResourceLimitError(f"{where}: {what} must {rule}, got {count}")
+    return count
 
 
 @contextmanager

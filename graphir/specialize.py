@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import ResourceLimitError
+from graphir.limits import parse_byte_count
 from graphir.ops.base import NodeSignature
 
 if TYPE_CHECKING:
@@ -55,13 +56,7 @@ def constant_cache_bytes() -> int:
     text = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
     if not text:
         return DEFAULT_CONSTANT_CACHE_BYTES
-    try:
-        value = int(text)
-    except ValueError:
-        raise ResourceLimitError(f"{ENVIRONMENT_VARIABLE}: expected a number of bytes, got {text[:40]!r}") from None
-    if value < 0:
-        raise ResourceLimitError(f"{ENVIRONMENT_VARIABLE}: the constant cache budget must not be negative, got {value}")
-    return value
+    return parse_byte_count(text, ENVIRONMENT_VARIABLE, "the constant cache budget", minimum=0)
 
 
 @dataclass

@@ -50,21 +50,12 @@ def test_fused_multiply_add_rounds_once() -> None:
         assert g == best, (x, y, z)
 
 
-def test_hswish_f32_bits_equal_openvino_cpu(ov) -> None:
+@pytest.mark.parametrize("op_type, opset, builder", [("HSwish", "opset4", "hswish"), ("HSigmoid", "opset5", "hsigmoid")])
+def test_hard_activation_f32_bits_equal_openvino_cpu(ov, op_type: str, opset: str, builder: str) -> None:
     x = _inputs()[:200_000]
-    got = same(ov, "HSwish", "opset4", {}, [Param("[?]")], [x])[0]
+    got = same(ov, op_type, opset, {}, [Param("[?]")], [x])[0]
     from openvino import Core, Model, Type, opset13 as ops
 
     p = ops.parameter([-1], Type.f32)
-    want = Core().compile_model(Model([ops.hswish(p)], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
-    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
-
-
-def test_hsigmoid_f32_bits_equal_openvino_cpu(ov) -> None:
-    x = _inputs()[:200_000]
-    got = same(ov, "HSigmoid", "opset5", {}, [Param("[?]")], [x])[0]
-    from openvino import Core, Model, Type, opset13 as ops
-
-    p = ops.parameter([-1], Type.f32)
-    want = Core().compile_model(Model([ops.hsigmoid(p)], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
+    want = Core().compile_model(Model([getattr(ops, builder)(p)], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
