@@ -44,6 +44,23 @@ def test_set_input_on_a_node_is_seen_by_the_next_run_and_save(tmp_path: Path) ->
     np.testing.assert_array_equal(_out(model), [[2, -1, 4, -3]])
 
 
+def test_validate_keeps_the_order_unless_the_wiring_changed(tmp_path: Path) -> None:
+    """A save validates; an unedited model keeps its order and run plan (they were rebuilt every
+    save), while a write straight into ``node.inputs`` (not tracked as an edit) is still found."""
+    model, x, relu, add = _chain()
+    _out(model)
+    order, plan = model.get_ordered_ops(), model._plan
+    graphir.save_model(model, tmp_path / "a.xml")
+    assert model.get_ordered_ops() is order and model._plan is plan
+    rewired = graphir.Output(x.node, 0)
+    add.node.inputs[0] = rewired  # around relu, behind the model's back
+    model.validate()
+    assert model.get_ordered_ops() is not order
+    assert [n.name for n in model.live_nodes()] == ["x", "one", "add", model.get_results()[0].name]
+    graphir.save_model(model, tmp_path / "b.xml")
+    assert "relu" not in (tmp_path / "b.xml").read_text()
+
+
 def test_plans_and_types_remember_the_version_they_were_built_for() -> None:
     model, x, relu, add = _chain()
     _out(model)
