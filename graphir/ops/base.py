@@ -170,6 +170,11 @@ class Op(BaseModel):
     #: may keep its outputs while its inputs are the same (False for ops with subgraph bodies:
     #: a body may be edited while the op's inputs stay)
     pure_infer: ClassVar[bool] = True
+    #: True for ops that keep a variable between runs (ReadValue/Assign); declared here so that
+    #: asking any op is a plain class lookup (a miss goes through pydantic's slow __getattr__)
+    stateful: ClassVar[bool] = False
+    #: True for ops a model keeps though no Result reads them (Assign: OpenVINO's sinks)
+    sink: ClassVar[bool] = False
 
     def __init__(self, **data: Any) -> None:
         try:

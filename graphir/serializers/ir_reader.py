@@ -213,7 +213,9 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
     return list(map(int, texts))
 
 
-def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None) -> _Layer:
+def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None,
+                 classes: "dict[tuple[str, str], type[Op] | None] | None" = None) -> _Layer:
+    """One ``<layer>`` parsed and checked; ``classes``: the op classes found so far in this read."""
     if element.keys() == _LAYER_KEYS:  # as OpenVINO writes it
         lid_text, name, ltype, version = element.values()
         attrib = _NO_ATTRIBUTES
@@ -240,7 +242,14 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
 
     where = (file, lid_text, name, ltype)  # formatted by _place only for a message
 
-    cls = _find_op(ltype, version)
+    if classes is None:
+        cls = _find_op(ltype, version)
+    else:
+        key = (ltype, version)
+        if key in classes:
+            cls = classes[key]
+        else:
+            cls = classes[key] = _find_op(ltype, version)
     opaque = checked is None or cls is None  # only opaque layers keep recorded dims
 
     data: dict[str, str] = {}
@@ -501,14 +510,14 @@ class _Reader:
             raise SerializationError(f"{where}: no <layers> element")
         layers: dict[int, _Layer] = {}
         order: list[int] = []
-        file, body, checked = self.file, self._body, self._checked
+        file, body, checked, classes = self.file, self._body, self._checked, self._classes
         for el in layers_el:
             tag = el.tag
             if tag != "layer":
                 if not isinstance(tag, str):
                     continue
                 raise SerializationError(f"{where}: unexpected <{tag}> inside <layers>")
-            layer = _parse_layer(el, file, body, checked)
+            layer = _parse_layer(el, file, body, checked, classes)
             if layer.id in layers:
                 other = layers[layer.id]
                 raise SerializationError(
@@ -521,6 +530,7 @@ class _Reader:
         sources = self._edges(root, layers, where)
         topo = self._toposort(layers, sources, where)
         nodes: dict[int, Node] = {}
+        made: dict[tuple[int, str], Output] = {}  # one (immutable) Output per source port, shared by its readers
         for lid in topo:
             layer = layers[lid]
             inputs: list[Output | None] = []
@@ -531,15 +541,18 @@ class _Reader:
                         break  # OpenVINO builds the op from the inputs it has (Broadcast-1 without axes_mapping)
                     ignored = f"; ignored: {', '.join(self.ignored_edges)}" if self.ignored_edges else ""
                     raise SerializationError(f"{layer.where()}: input port {port.id} has no incoming edge{ignored}")
-                src_node = nodes[src[0]]
-                out_index = layers[src[0]].out_index[src[1]]
-                if out_index >= len(src_node.output_types):
-                    src_layer = layers[src[0]]
-                    raise SerializationError(
-                        f"{layer.where()}: input port {port.id} reads output port {src[1]} of "
-                        f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
-                        f"but has {len(src_node.output_types)} outputs")
-                inputs.append(Output(src_node, out_index))
+                output = made.get(src)
+                if output is None:
+                    src_node = nodes[src[0]]
+                    out_index = layers[src[0]].out_index[src[1]]
+                    if out_index >= len(src_node.output_types):
+                        src_layer = layers[src[0]]
+                        raise SerializationError(
+                            f"{layer.where()}: input port {port.id} reads output port {src[1]} of "
+                            f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
+                            f"but has {len(src_node.output_types)} outputs")
+                    output = made[src] = Output(src_node, out_index)
+                inputs.append(output)
             nodes[lid] = self._node(layer, inputs)
         params = [nodes[i] for i in order if isinstance(nodes[i].op, Parameter)]
         results = [nodes[i] for i in order if isinstance(nodes[i].op, Result)]
@@ -688,7 +701,7 @@ class _Reader:
         generic path, whose message names the layer."""
         et = op.element_type
         try:
-            value = op.value if et is not ElementType.string else None
+            value = _constant_value(op) if et is not ElementType.string else None
         except GraphirError:
             self._infer(node, None, where)
             return
@@ -731,10 +744,10 @@ class _Reader:
     def _op(self, layer: _Layer) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
         has subgraphs or is opaque: then its inference is not memoized)."""
-        refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id)
-        if refusal is not None:
-            raise SerializationError(f"{layer.where()}: {refusal}")
         cls = layer.cls
+        refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id) if cls is None else None
+        if refusal is not None:  # (a layer with an op class has none: see _find_op)
+            raise SerializationError(f"{layer.where()}: {refusal}")
         if cls is Constant:  # its description is formatted only for a message
             return self._constant(layer.data, (layer.file, layer.id, layer.name, layer.type)), {}, None
         where = layer.where()
@@ -1064,6 +1077,18 @@ def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
     object.__setattr__(op, "__pydantic_extra__", None)
     object.__setattr__(op, "__pydantic_private__", {"_data": None, "_loader": loader})
     return op
+
+
+def _constant_value(op: Constant) -> Any:
+    """``op.value`` without pydantic's ``__getattr__`` for private attributes (a read loads
+    thousands of small Constants): the loaded data, or the loader's, kept on the op."""
+    private = op.__pydantic_private__
+    if private is None or private.get("_loader") is None:
+        return op.value
+    data = private.get("_data")
+    if data is None:
+        data = private["_data"] = private["_loader"]()
+    return data
 
 
 def _int_attr_text(data: dict[str, str], key: str, where: "str | tuple[str, int, str, str]") -> int:

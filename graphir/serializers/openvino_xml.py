@@ -100,7 +100,7 @@ def _read_root(root: Any, where: str, source: BinSource) -> Model:
 def _finish(model: Model, root: Any, where: str = "") -> Model:
     """What the ``<net>`` element itself holds: IR version, rt_info, its other attributes; then the
     variables' pairing rules (OpenVINO's read_model refuses an Assign without its ReadValue)."""
-    if any(getattr(type(n.op), "stateful", False) for n in model.nodes()):  # a ClassVar: no per-op lookup miss
+    if any(type(n.op).stateful for n in model.nodes()):  # a ClassVar of every op
         try:
             model_variables(model.nodes(), f"model '{model.name}'")
         except GraphirError as exc:
