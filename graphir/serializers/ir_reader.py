@@ -73,9 +73,6 @@ def dims_are_valid(root: Any) -> "set[Any] | None":
     return set() if _COUNT_PORT_CHILDREN(root) == port_dims else set(_PORTS_WITH_MORE(root))
 
 
-#: the body elements of a <net>'s or <body>'s layers (If/Loop/TensorIterator), in document order
-_LAYER_BODIES = etree.XPath("layers[1]/layer/*[self::body or self::then_body or self::else_body]")
-
 _NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
 
 
@@ -458,20 +455,29 @@ class _Reader:
         """Every body element under ``root`` with its description, parents before their bodies
         (walked with an explicit stack); a SerializationError past MAX_BODY_NESTING levels."""
         found: list[tuple[Any, str]] = []
+        if next(root.iter(*_BODY_TAGS), None) is None:  # no such element at all (lxml knows without a walk
+            return found                                 # when the document never names the tag)
         pending: list[tuple[Any, str, int]] = [(root, where, 0)]
         while pending:
             element, element_where, depth = pending.pop()
-            for child in _LAYER_BODIES(element):  # in document order, without a proxy per element
-                layer = child.getparent()
-                name = layer.get("name")
-                body_where = (f"{self.file}: layer id={layer.get('id')} name='{'' if name is None else name}' "
-                              f"type={layer.get('type')} <{child.tag}>")
-                if depth + 1 > MAX_BODY_NESTING:
-                    raise SerializationError(
-                        f"{body_where}: subgraph bodies (If/Loop/TensorIterator) nested more than "
-                        f"{MAX_BODY_NESTING} levels deep; graphir reads at most {MAX_BODY_NESTING}")
-                found.append((child, body_where))
-                pending.append((child, body_where, depth + 1))
+            layers_el = element.find("layers")
+            if layers_el is None:
+                continue
+            for layer in layers_el:
+                if layer.tag != "layer" or not len(layer):
+                    continue
+                for child in layer:
+                    if child.tag not in _BODY_TAGS:
+                        continue
+                    name = layer.get("name")
+                    body_where = (f"{self.file}: layer id={layer.get('id')} name='{'' if name is None else name}' "
+                                  f"type={layer.get('type')} <{child.tag}>")
+                    if depth + 1 > MAX_BODY_NESTING:
+                        raise SerializationError(
+                            f"{body_where}: subgraph bodies (If/Loop/TensorIterator) nested more than "
+                            f"{MAX_BODY_NESTING} levels deep; graphir reads at most {MAX_BODY_NESTING}")
+                    found.append((child, body_where))
+                    pending.append((child, body_where, depth + 1))
         return found
 
     def _read_body(self, element: Any, where: str) -> Model:
