@@ -9,6 +9,7 @@ import functools
 import heapq
 import math
 import re
+from operator import itemgetter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,20 +35,24 @@ _BODY_TAGS = ("body", "then_body", "else_body")
 _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
 _VERSIONS = ("10", "11")
 
-class _Port:
-    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic; None when the document's
-    dims were checked at once and this layer's op infers its own types, see dims_are_valid),
-    tensor names, rt_info."""
+class _Port(tuple):
+    """One ``<port>``: (id, precision, recorded dims, names, rt_info). The dims are ints, -1
+    dynamic, or None when the document's dims were checked at once and this layer's op infers its
+    own types (see dims_are_valid); names is the ``names`` attribute as written (None: none; split
+    when the node is built). A tuple, made without an ``__init__`` call, which the cyclic GC stops
+    tracking when it holds only strings (a read keeps tens of thousands of ports until it ends)."""
 
-    __slots__ = ("id", "precision", "dims", "names", "rt_info")
+    __slots__ = ()
+    id: str = property(itemgetter(0))  # type: ignore[assignment]
+    precision: "str | None" = property(itemgetter(1))  # type: ignore[assignment]
+    dims: "list[int] | None" = property(itemgetter(2))  # type: ignore[assignment]
+    names: "str | None" = property(itemgetter(3))  # type: ignore[assignment]
+    rt_info: dict[str, Any] = property(itemgetter(4))  # type: ignore[assignment]
 
-    def __init__(self, id: str, precision: str | None, dims: list[int] | None, names: "set[str] | frozenset[str]",
-                 rt_info: dict[str, Any]) -> None:
-        self.id = id
-        self.precision = precision
-        self.dims = dims
-        self.names = names
-        self.rt_info = rt_info
+
+def _new_port(pid: str, precision: "str | None", dims: "list[int] | None", names: "str | None",
+              rt_info: dict[str, Any]) -> _Port:
+    return tuple.__new__(_Port, (pid, precision, dims, names, rt_info))
 
 
 _PORT_DIM_TEXTS = etree.XPath("descendant::port/dim/text()", smart_strings=False)
@@ -147,13 +152,12 @@ def _place(where: "tuple[str, Any, str, str]") -> str:
     return f"{file}: layer id={lid} name='{name}' type={ltype}"
 
 
-_NO_NAMES: frozenset[str] = frozenset()  # a port without tensor names (shared: never given to a node as is)
 
 
-def _port_dims(element: Any, opaque: bool) -> "list[int] | None":
-    """A checked port's dims: read now for an opaque layer (its types are the recorded ones), left
-    unread (None, read when asked) for the others."""
-    return [int(d.text) for d in element.iterchildren("dim")] if opaque else None
+def _port_dims(element: Any) -> list[int]:
+    """A checked port's dims, read for an opaque layer (its types are the recorded ones; the
+    others' dims are left unread)."""
+    return [int(d.text) for d in element.iterchildren("dim")]
 
 
 def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> list[_Port]:
@@ -181,7 +185,7 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
                                          f"dimensions than the largest rank graphir reads ({MAX_RANK:,})")
             if checked is not None:
                 dims = None  # valid: read when needed
-                if element in checked:
+                if checked and element in checked:
                     rt_el = element.find("rt_info")
             else:
                 texts = [d.text for d in element.iterchildren("dim")]
@@ -196,9 +200,10 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
                         raise SerializationError(f"{_place(where)}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
                     raise SerializationError(f"{_place(where)}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the "
                                              f"largest dimension 2^63-1")
-        ports.append(_Port(pid, precision, dims if dims is not None else _port_dims(element, opaque),
-                           split_names(names) if names else _NO_NAMES,
-                           read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
+        if dims is None and opaque:
+            dims = _port_dims(element)
+        ports.append(_new_port(pid, precision, dims, names or None,
+                               read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
     return ports
 
 
@@ -661,7 +666,7 @@ class _Reader:
         return node
 
     def _make_node(self, op: Op, extra: dict[str, Any], key: "tuple[Any, ...] | None", inputs: list[Output | None],
-                   lid: int, name: str, attrib: dict[str, str], output_names: "list[set[str] | frozenset[str]]",
+                   lid: int, name: str, attrib: dict[str, str], output_names: "list[str | None]",
                    where: Callable[[], str]) -> Node:
         """The node of a layer's op: output types inferred (as OpenVINO does) or, for big Constants
         and opaque ops, as declared; output tensor names from the ports (a Result's from its
@@ -694,7 +699,8 @@ class _Reader:
         elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
             names = node.output_names
             for i, port_names in enumerate(output_names[: len(names)]):
-                names[i] = port_names if isinstance(port_names, set) else set(port_names)  # never the shared empty one
+                if port_names:
+                    names[i] = split_names(port_names)
         return node
 
     def _constant_type(self, node: Node, op: Constant, where: Callable[[], str]) -> None:
