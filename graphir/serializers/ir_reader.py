@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from lxml import etree
 
 from graphir.errors import GraphirError, SerializationError, clip, file_error
@@ -442,6 +443,10 @@ class _Reader:
         self.bin = bin_source
         self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
+        #: small Constants' types (with their read-only values) per blob (offset, size, type, shape)
+        #: of this read's .bin: Constants over the same blob share the value and the type, so
+        #: their readers' inference is memoized alike (see _infer)
+        self._blob_types: dict[tuple[Any, ...], TensorType] = {}
         #: body element -> its Model, read before the layer holding it (see read_net)
         self._bodies: dict[Any, Model] = {}
         #: bodies inferred from their own Parameter types, by id (kept alive here)
@@ -708,6 +713,16 @@ class _Reader:
         generic inference call (a read builds thousands); a blob that does not decode takes the
         generic path, whose message names the layer."""
         et = op.element_type
+        private = op.__pydantic_private__
+        loader = private.get("_loader") if private is not None else None
+        blob = None
+        if type(loader) is BlobLoader and et is not ElementType.string and private.get("_data") is None:
+            blob = (loader.offset, loader.size, et, tuple(op.shape))
+            shared = self._blob_types.get(blob)
+            if shared is not None:  # the same blob read before (OpenVINO writes equal blobs once)
+                private["_data"] = shared.value
+                node.output_types = [shared]
+                return
         try:
             value = _constant_value(op) if et is not ElementType.string else None
         except GraphirError:
@@ -718,7 +733,10 @@ class _Reader:
             shape = PartialShape(op.shape)
             if len(_SHAPES) < 4096:
                 _SHAPES[tuple(op.shape)] = shape
-        node.output_types = [TensorType(et, shape, value)]
+        out = TensorType(et, shape, value)
+        node.output_types = [out]
+        if blob is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+            self._blob_types[blob] = out  # read-only: safe to share between Constants and their types
 
     def _infer(self, node: Node, key: "tuple[Any, ...] | None", where: Callable[[], str]) -> None:
         """``node.infer()``, memoized per (attribute text, input types) within one read: the same op
