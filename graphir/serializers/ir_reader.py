@@ -776,20 +776,20 @@ class _Reader:
             raise SerializationError(f"{layer.where()}: {refusal}")
         if cls is Constant:  # its description is formatted only for a message
             return self._constant(layer.data, (layer.file, layer.id, layer.name, layer.type)), {}, None
-        where = layer.where()
         if cls is None:
+            where = layer.where()
             return opaque_op(layer.type, layer.version, attrs=dict(layer.data), layer_id=str(layer.id),
                              layer_name=layer.name, recorded_inputs=[_tensor_type(p, where) for p in layer.inputs],
                              recorded_outputs=[_tensor_type(p, where) for p in layer.outputs],
                              children=dict(layer.children)), {}, None
-        decoded, extra = _attributes(cls, layer.data, layer.version, where)
+        decoded, extra = _attributes(cls, layer.data, layer.version, layer.where)
         if layer.children:
             values = dict(decoded.values)
             values.update(self._structural(cls, layer, extra))
-            op = _construct(cls, values, where)
+            op = _construct(cls, values, layer.where())
             key = None
         else:
-            op = decoded.instance(where)
+            op = decoded.instance(layer.where)
             key = decoded.key
         return op, extra, key
 
@@ -919,10 +919,10 @@ class _Decoded:
         self._fields_set = SharedFieldsSet()
         self.cacheable = all(_copyable(v) for v in self.values.values())
 
-    def instance(self, where: str) -> Op:
+    def instance(self, where: "str | Callable[[], str]") -> Op:
         template = self._template
         if template is None:
-            op = _construct(self.cls, dict(self.values), where)
+            op = _construct(self.cls, dict(self.values), where if isinstance(where, str) else where())
             if not (self.cacheable and _template_safe(op)):
                 self.cacheable = False  # decode again next time, build through pydantic
                 return op
@@ -950,9 +950,11 @@ def _template_safe(op: Op) -> bool:
 _DECODED: dict[tuple[Any, ...], _Decoded] = {}
 
 
-def _attributes(cls: type[Op], data: dict[str, str], version: str, where: str) -> tuple[_Decoded, dict[str, Any]]:
+def _attributes(cls: type[Op], data: dict[str, str], version: str, where: "str | Callable[[], str]"
+                ) -> tuple[_Decoded, dict[str, Any]]:
     """A known op's decoded ``<data>`` (a Parameter without ``shape`` is a scalar) and the node
-    extras a round trip needs: the attribute text as read, unknown attributes, a later opset."""
+    extras a round trip needs: the attribute text as read, unknown attributes, a later opset.
+    ``where`` names the layer (a callable is called only when decoding needs it)."""
     if cls is Parameter and "shape" not in data:
         data = {**data, "shape": ""}
     decoded = _decoded(cls, data, where)
@@ -965,14 +967,14 @@ def _attributes(cls: type[Op], data: dict[str, str], version: str, where: str) -
     return decoded, extra
 
 
-def _decoded(cls: type[Op], raw: dict[str, str], where: str) -> _Decoded:
+def _decoded(cls: type[Op], raw: dict[str, str], where: "str | Callable[[], str]") -> _Decoded:
     """decode_attributes, remembered per (op class, read hook, attribute text) when every value is
     immutable or a list of immutables; callers copy what they keep."""
     hook = _hook(cls)
     key = (cls, hook and hook.read, *raw.items())
     hit = _DECODED.get(key)
     if hit is None:
-        hit = _Decoded(cls, key, decode_attributes(cls, raw, where))
+        hit = _Decoded(cls, key, decode_attributes(cls, raw, where if isinstance(where, str) else where()))
         if len(_DECODED) < 4096 and hit.cacheable:
             _DECODED[key] = hit
     return hit
