@@ -9,7 +9,6 @@ import functools
 import heapq
 import math
 import re
-from operator import itemgetter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,24 +35,15 @@ _BODY_TAGS = ("body", "then_body", "else_body")
 _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
 _VERSIONS = ("10", "11")
 
-class _Port(tuple):
-    """One ``<port>``: (id, precision, recorded dims, names, rt_info). The dims are ints, -1
-    dynamic, or None when the document's dims were checked at once and this layer's op infers its
-    own types (see dims_are_valid); names is the ``names`` attribute as written (None: none; split
-    when the node is built). A tuple, made without an ``__init__`` call, which the cyclic GC stops
-    tracking when it holds only strings (a read keeps tens of thousands of ports until it ends)."""
-
-    __slots__ = ()
-    id: str = property(itemgetter(0))  # type: ignore[assignment]
-    precision: "str | None" = property(itemgetter(1))  # type: ignore[assignment]
-    dims: "list[int] | None" = property(itemgetter(2))  # type: ignore[assignment]
-    names: "str | None" = property(itemgetter(3))  # type: ignore[assignment]
-    rt_info: dict[str, Any] = property(itemgetter(4))  # type: ignore[assignment]
-
-
-def _new_port(pid: str, precision: "str | None", dims: "list[int] | None", names: "str | None",
-              rt_info: dict[str, Any]) -> _Port:
-    return tuple.__new__(_Port, (pid, precision, dims, names, rt_info))
+#: One ``<port>`` as read: a plain tuple (id, precision, recorded dims, names, rt_info), indexed
+#: by the constants below. The dims are ints, -1 dynamic, or None when the document's dims were
+#: checked at once and this layer's op infers its own types (see dims_are_valid); names is the
+#: ``names`` attribute as written (None: none; split when the node is built). A plain tuple of
+#: strings is made without an ``__init__`` call and the cyclic GC stops tracking it at its first
+#: pass: a read keeps tens of thousands of ports until it ends, and tracked ones made the
+#: collector's full passes (a third of a 10,000-layer read) come sooner and cost more.
+_Port = tuple[Any, ...]
+P_ID, P_PRECISION, P_DIMS, P_NAMES, P_RT_INFO = range(5)  # (positions in a _Port)
 
 
 _PORT_DIM_TEXTS = etree.XPath("descendant::port/dim/text()", smart_strings=False)
@@ -92,7 +82,7 @@ class _Layer:
                  "children", "child_order", "in_index", "out_index", "file", "cls")
 
     def __init__(self, id: int, name: str, type: str, version: str, data: dict[str, str],
-                 inputs: list[_Port], outputs: list[_Port], rt_info: dict[str, Any],
+                 inputs: tuple[_Port, ...], outputs: tuple[_Port, ...], rt_info: dict[str, Any],
                  attrib: dict[str, str], file: str) -> None:
         self.id = id
         self.name = name
@@ -105,8 +95,8 @@ class _Layer:
         self.attrib = attrib
         self.children: dict[str, Any] = {}
         self.child_order: list[str] | None = None
-        self.in_index = _port_ids_index(tuple([p.id for p in inputs]))  # port id -> input index
-        self.out_index = _port_ids_index(tuple([p.id for p in outputs]))  # port id -> output index
+        self.in_index = _port_ids_index(tuple([p[P_ID] for p in inputs]))  # port id -> input index
+        self.out_index = _port_ids_index(tuple([p[P_ID] for p in outputs]))  # port id -> output index
         self.file = file
         self.cls = None
 
@@ -161,7 +151,7 @@ def _port_dims(element: Any) -> list[int]:
     return [int(d.text) for d in element.iterchildren("dim")]
 
 
-def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> list[_Port]:
+def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> tuple[_Port, ...]:
     """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
     description (only errors need it). ``checked``: the document's dims are valid (see
     dims_are_valid) and these ports hold more than dims; None: check each port's dims here."""
@@ -203,9 +193,9 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
                                              f"largest dimension 2^63-1")
         if dims is None and opaque:
             dims = _port_dims(element)
-        ports.append(_new_port(pid, precision, dims, names or None,
-                               read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
-    return ports
+        ports.append((pid, precision, dims, names or None,
+                      read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
+    return tuple(ports)  # (a tuple of untracked tuples: untracked too, see _Port)
 
 
 def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
@@ -259,8 +249,8 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
     opaque = checked is None or cls is None  # only opaque layers keep recorded dims
 
     data: dict[str, str] = {}
-    inputs: list[_Port] = []
-    outputs: list[_Port] = []
+    inputs: tuple[_Port, ...] = ()
+    outputs: tuple[_Port, ...] = ()
     rt_el = None
     others = None
     for child in element:
@@ -278,15 +268,15 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
                 others = []
             others.append(child)
     for p in outputs:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
-        if p.precision is None:
-            raise SerializationError(f"{_place(where)}: output port {p.id} has no precision")
+        if p[P_PRECISION] is None:
+            raise SerializationError(f"{_place(where)}: output port {p[P_ID]} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
     layer.cls = cls
     if len(layer.in_index) != len(inputs) or len(layer.out_index) != len(outputs):
         for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
             if len(index) != len(ports):
-                raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
+                raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p[P_ID] for p in ports)}")
     if others:
         layer.child_order = [c.tag for c in element if isinstance(c.tag, str)]
         for child in others:
@@ -304,7 +294,7 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
 
 def _unfed_tail_is_optional(layer: _Layer, index: int, sources: dict[tuple[int, str], tuple[int, str]]) -> bool:
     """Whether input ports ``index..`` of ``layer`` all lack an edge and its op can do without them."""
-    if any((layer.id, p.id) in sources for p in layer.inputs[index:]):
+    if any((layer.id, p[P_ID]) in sources for p in layer.inputs[index:]):
         return False
     cls = _find_op(layer.type, layer.version)
     return cls is not None and cls is not Constant and cls.input_count_range()[0] <= index
@@ -348,11 +338,11 @@ def _lookup_precision(text: "str | None") -> "ElementType | None":
 
 
 def _precision(port: _Port, where: str) -> ElementType:
-    if port.precision is None:  # an input port without one: the element type is not recorded
+    if port[P_PRECISION] is None:  # an input port without one: the element type is not recorded
         return ElementType.dynamic
-    et = _lookup_precision(port.precision)
+    et = _lookup_precision(port[P_PRECISION])
     if et is None:
-        raise SerializationError(f"{where}: port {port.id} has unknown precision \"{port.precision}\"")
+        raise SerializationError(f"{where}: port {port[P_ID]} has unknown precision \"{port[P_PRECISION]}\"")
     return et
 
 
@@ -388,7 +378,7 @@ def _declared_type(et: ElementType, shape: list[int]) -> TensorType:
 
 def _tensor_type(port: _Port, where: str) -> TensorType:
     et = _precision(port, where)
-    return TensorType(et, PartialShape([_dim(d) for d in port.dims or ()]))
+    return TensorType(et, PartialShape([_dim(d) for d in port[P_DIMS] or ()]))
 
 
 _LAYER_KEYS = ["id", "name", "type", "version"]
@@ -547,12 +537,12 @@ class _Reader:
             layer = layers[lid]
             inputs: list[Output | None] = []
             for index, port in enumerate(layer.inputs):
-                src = sources.get((lid, port.id))
+                src = sources.get((lid, port[P_ID]))
                 if src is None:
                     if _unfed_tail_is_optional(layer, index, sources):
                         break  # OpenVINO builds the op from the inputs it has (Broadcast-1 without axes_mapping)
                     ignored = f"; ignored: {', '.join(self.ignored_edges)}" if self.ignored_edges else ""
-                    raise SerializationError(f"{layer.where()}: input port {port.id} has no incoming edge{ignored}")
+                    raise SerializationError(f"{layer.where()}: input port {port[P_ID]} has no incoming edge{ignored}")
                 output = made.get(src)
                 if output is None:
                     src_node = nodes[src[0]]
@@ -560,7 +550,7 @@ class _Reader:
                     if out_index >= len(src_node.output_types):
                         src_layer = layers[src[0]]
                         raise SerializationError(
-                            f"{layer.where()}: input port {port.id} reads output port {src[1]} of "
+                            f"{layer.where()}: input port {port[P_ID]} reads output port {src[1]} of "
                             f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
                             f"but has {len(src_node.output_types)} outputs")
                     output = made[src] = Output(src_node, out_index)
@@ -610,11 +600,11 @@ class _Reader:
             if fport not in src.out_index:
                 raise SerializationError(
                     f"{ewhere}: {src.where()} has no output port {fport} "
-                    f"(output ports: {', '.join(p.id for p in src.outputs) or 'none'})")
+                    f"(output ports: {', '.join(p[P_ID] for p in src.outputs) or 'none'})")
             if tport not in dst.in_index:
                 raise SerializationError(
                     f"{ewhere}: {dst.where()} has no input port {tport} "
-                    f"(input ports: {', '.join(p.id for p in dst.inputs) or 'none'})")
+                    f"(input ports: {', '.join(p[P_ID] for p in dst.inputs) or 'none'})")
             if (to, tport) in sources:
                 raise SerializationError(f"{ewhere}: {dst.where()} input port {tport} has two incoming edges")
             sources[(to, tport)] = (frm, fport)
@@ -649,22 +639,22 @@ class _Reader:
     # --- one layer -> one node ------------------------------------------------------------
     def _node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
         for p in layer.inputs:  # a known precision, or none on an input port (checked in _parse_layer)
-            if p.precision is not None and p.precision not in _PRECISIONS:
+            if p[P_PRECISION] is not None and p[P_PRECISION] not in _PRECISIONS:
                 _precision(p, layer.where())
         for p in layer.outputs:
-            if p.precision not in _PRECISIONS:
+            if p[P_PRECISION] not in _PRECISIONS:
                 _precision(p, layer.where())
         op, extra, key = self._op(layer)
         node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
-                               [p.names for p in layer.outputs], layer.where)
+                               [p[P_NAMES] for p in layer.outputs], layer.where)
         node.rt_info = layer.rt_info
         for p in layer.outputs:
-            if p.rt_info:
-                node.extra["ir_output_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.outputs) if p.rt_info}
+            if p[P_RT_INFO]:
+                node.extra["ir_output_rt_info"] = {i: p[P_RT_INFO] for i, p in enumerate(layer.outputs) if p[P_RT_INFO]}
                 break
         for p in layer.inputs:
-            if p.rt_info:
-                node.extra["ir_input_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.inputs) if p.rt_info}
+            if p[P_RT_INFO]:
+                node.extra["ir_input_rt_info"] = {i: p[P_RT_INFO] for i, p in enumerate(layer.inputs) if p[P_RT_INFO]}
                 break
         if layer.child_order:
             node.extra["ir_child_order"] = layer.child_order
