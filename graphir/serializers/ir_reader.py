@@ -52,11 +52,24 @@ _COUNT_PORT_CHILDREN = etree.XPath("count(descendant::port/*)")
 _PORTS_WITH_MORE = etree.XPath("descendant::port[*[not(self::dim)]]")
 
 
-def dims_are_valid(root: Any) -> "set[Any] | None":
+_COUNT_PORT_NON_DIMS = etree.XPath("count(descendant::port/*[not(self::dim)])")
+#: a ``<dim`` in a document's bytes that is not ``<dim>N</dim>`` with N -1 or 1-18 ASCII digits
+_UNPLAIN_DIM = re.compile(rb"<dim(?!>(?:-1|[0-9]{1,18})</dim>)")
+_ASCII_COMPATIBLE = frozenset(("UTF-8", "US-ASCII", "ASCII"))
+
+
+def dims_are_valid(root: Any, text: "bytes | None" = None) -> "set[Any] | None":
     """Every port's ``<dim>`` in the document checked at once (before any layer is read): when each
     holds one text, an integer in -1..2^63-1, the set of ports that hold anything besides dims
-    (their rt_info is read port by port; usually none, as two XPath counts tell); otherwise None:
-    then each port's dims are read and checked with its layer, for the message naming it."""
+    (their rt_info is read port by port; usually none, as an XPath count tells); otherwise None:
+    then each port's dims are read and checked with its layer, for the message naming it.
+
+    ``text``: the document's bytes. When it is UTF-8 (or ASCII) and every ``<dim`` in it is
+    written ``<dim>N</dim>`` (N -1 or up to 18 digits, as OpenVINO writes them), every dim element
+    holds one valid integer and the texts are not collected; anything else (entities, CDATA,
+    comments, attributes, other encodings) is checked on the tree as before."""
+    if text is not None and _dims_written_plainly(root, text):
+        return set() if _COUNT_PORT_NON_DIMS(root) == 0 else set(_PORTS_WITH_MORE(root))
     texts = _PORT_DIM_TEXTS(root)
     port_dims = _COUNT_PORT_DIMS(root)
     if len(texts) != port_dims:
@@ -67,6 +80,15 @@ def dims_are_valid(root: Any) -> "set[Any] | None":
     except ValueError:
         return None
     return set() if _COUNT_PORT_CHILDREN(root) == port_dims else set(_PORTS_WITH_MORE(root))
+
+
+def _dims_written_plainly(root: Any, text: bytes) -> bool:
+    """Whether the bytes ``root`` was parsed from show every ``<dim>`` element as ``<dim>N</dim>``:
+    only for a document libxml2 read as UTF-8/ASCII and without NUL bytes (UTF-16/32 hold NULs,
+    and libxml2 reports a BOM-detected UTF-16 document as UTF-8), where each element's tag is
+    those ASCII bytes."""
+    encoding = (root.getroottree().docinfo.encoding or "").upper()
+    return encoding in _ASCII_COMPATIBLE and b"\0" not in text and _UNPLAIN_DIM.search(text) is None
 
 
 _NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
@@ -428,8 +450,9 @@ class _Reader:
     types inferred as it is built. Subgraph bodies are read before the layers that hold them,
     innermost first, from an explicit list (no recursion on the nesting depth)."""
 
-    def __init__(self, file: str, bin_source: BinSource | None) -> None:
+    def __init__(self, file: str, bin_source: BinSource | None, text: "bytes | None" = None) -> None:
         self.file = file
+        self.text = text  # the document's bytes, when known (see dims_are_valid)
         self.bin = bin_source
         self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
@@ -446,7 +469,7 @@ class _Reader:
 
     def read_net(self, root: Any, where: str) -> Model:
         """The Model of a ``<net>`` element: its bodies first (innermost first), then its layers."""
-        self._checked = dims_are_valid(root)
+        self._checked = dims_are_valid(root, self.text)
         for element, body_where in reversed(self._nested_bodies(root, where)):
             self._bodies[element] = self._read_body(element, body_where)
         return self.read_graph(root, where)
@@ -527,7 +550,7 @@ class _Reader:
                     f"(also layer name='{other.name}' type={other.type})")
             layers[layer.id] = layer
             order.append(layer.id)
-        self.edge_order: list[tuple[int, int, str]] = []
+        self.edge_order: list[tuple[int, int, int]] = []  # (from layer, to layer, input index)
         self.ignored_edges: list[str] = []
         sources = self._edges(root, layers, where)
         topo = self._toposort(layers, sources, where)
@@ -564,7 +587,7 @@ class _Reader:
         except GraphirError as exc:
             raise file_error(f"{where}: {exc}", exc) from None
         # OpenVINO groups edges by producer but orders each group its own way: keep the file's order
-        model.meta["ir_edge_order"] = [(f, t, layers[t].in_index[tp]) for f, t, tp in self.edge_order]
+        model.meta["ir_edge_order"] = self.edge_order
         return model
 
     def _edges(self, root: Any, layers: dict[int, _Layer], where: str) -> dict[tuple[int, str], tuple[int, str]]:
@@ -584,7 +607,7 @@ class _Reader:
                 ok = False
             if ok:
                 sources[(to, tport)] = (frm, fport)  # type: ignore[index]
-                self.edge_order.append((frm, to, tport))  # type: ignore[arg-type]
+                self.edge_order.append((frm, to, dst.in_index[tport]))  # type: ignore[index]
                 continue
             ewhere = (f"{where}: edge from-layer={frm_text} from-port={fport} "
                       f"to-layer={to_text} to-port={tport}")
@@ -608,7 +631,7 @@ class _Reader:
             if (to, tport) in sources:
                 raise SerializationError(f"{ewhere}: {dst.where()} input port {tport} has two incoming edges")
             sources[(to, tport)] = (frm, fport)
-            self.edge_order.append((frm, to, tport))
+            self.edge_order.append((frm, to, dst.in_index[tport]))
         return sources
 
     def _toposort(self, layers: dict[int, _Layer], sources: dict[tuple[int, str], tuple[int, str]],
