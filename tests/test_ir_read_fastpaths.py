@@ -196,3 +196,15 @@ def test_readers_of_one_port_share_an_equal_output(tmp_path: Path) -> None:
     model = read_ir(path)
     a, n = model.node("a"), model.node("n")
     assert a.inputs[0] == a.inputs[1] == n.inputs[0] == model.node("r").output(0)
+
+
+@pytest.mark.parametrize("spelling", ["<dim> </dim>", "<dim>  <!-- c --></dim>", "<dim></dim>"])
+def test_blank_dims_keep_their_message(tmp_path: Path, spelling: str) -> None:
+    """The parser leaves whitespace between elements out of the tree; a dim holding only
+    whitespace (or whitespace and a comment) is still refused with the same message."""
+    x = opset.parameter([2, 3], "f32", name="x")
+    path = tmp_path / "m.xml"
+    write_ir(graphir.Model([opset.relu(x)], [x]), path)
+    path.write_text(path.read_text().replace("<dim>3</dim>", spelling, 1))
+    with pytest.raises(SerializationError, match=re.escape("port 0: <dim></dim> is not an integer (-1 for dynamic)")):
+        read_ir(path)
