@@ -729,7 +729,8 @@ class _Reader:
         private = op.__pydantic_private__
         loader = private.get("_loader") if private is not None else None
         blob = None
-        if type(loader) is BlobLoader and et is not ElementType.string and private.get("_data") is None:
+        if (private is not None and type(loader) is BlobLoader and et is not ElementType.string
+                and private.get("_data") is None):
             blob = (loader.offset, loader.size, et, tuple(op.shape))
             shared = self._blob_types.get(blob)
             if shared is not None:  # the same blob read before (OpenVINO writes equal blobs once)
