@@ -181,6 +181,10 @@ class Op(BaseModel):
     stateful: ClassVar[bool] = False
     #: True for ops a model keeps though no Result reads them (Assign: OpenVINO's sinks)
     sink: ClassVar[bool] = False
+    #: True for ops with subgraph bodies: they define ``infer_task``/``evaluate_task`` (generators,
+    #: see graphir.trampoline), which the body runner and body inference yield instead of calling
+    #: ``infer``/``evaluate``, so bodies nested any depth never nest Python calls
+    has_bodies: ClassVar[bool] = False
 
     def __init__(self, **data: Any) -> None:
         try:
