@@ -109,7 +109,9 @@ def broadcast_merge(
     dst: PartialShape, src: PartialShape, spec: AutoBroadcastSpec | BroadcastMode = "numpy"
 ) -> PartialShape | None:
     """``PartialShape::broadcast_merge_into`` for any mode; None on failure."""
-    if isinstance(spec, str):
+    if isinstance(spec, str):  # a mode name (no pdpd axis): no spec object needed
+        if spec == "numpy":
+            return numpy_merge(dst, src)
         if spec not in _MODES:
             raise BroadcastError(f"unknown broadcast mode '{spec}'; expected one of: {', '.join(_MODES)}")
         spec = AutoBroadcastSpec(type=spec)

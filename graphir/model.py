@@ -92,7 +92,7 @@ class Model:
         self._nodes: dict[int, Node] = {}
         self._collect(self._results + given_sinks + extra)
         self.sinks: list[Node] = list(dict.fromkeys(
-            given_sinks + sorted((n for n in self._nodes.values() if getattr(n.op, "sink", False)), key=lambda n: n.id)))
+            given_sinks + sorted((n for n in self._nodes.values() if type(n.op).sink), key=lambda n: n.id)))
         if parameters is None:
             self._parameters = sorted(
                 (n for n in self._nodes.values() if isinstance(n.op, Parameter)), key=lambda n: n.id

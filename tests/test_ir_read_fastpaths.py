@@ -125,3 +125,86 @@ def test_numpy_merge_matches_the_dimensionwise_rule(a: str, b: str) -> None:
     pa, pb = PartialShape.parse(a), PartialShape.parse(b)
     fast, slow = numpy_merge(pa, pb), _slow_numpy_merge(pa, pb)
     assert (None if fast is None else str(fast)) == (None if slow is None else str(slow))
+
+
+# --- dims checked from the document's bytes ----------------------------------------------------
+_DIM_SPELLINGS = ["<dim>4</dim>", "<dim>-1</dim>", "<dim>007</dim>", "<dim> 4 </dim>", "<dim>1_0</dim>",
+                  "<dim>abc</dim>", "<dim></dim>", "<dim>-2</dim>", "<dim>99999999999999999999</dim>",
+                  "<dim><![CDATA[4]]></dim>", "<dim>&#52;</dim>", "<dim>4<!-- c --></dim>", "<dim a='1'>4</dim>",
+                  "<dim>4</dim><rt_info><attribute name='x' version='0' value='1'/></rt_info>"]
+
+
+@pytest.mark.parametrize("spelling", _DIM_SPELLINGS)
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "latin-1"])
+def test_dims_checked_from_bytes_agree_with_the_tree(spelling: str, encoding: str) -> None:
+    """dims_are_valid with the document's bytes (the plain ``<dim>N</dim>`` shortcut) gives what
+    the tree-only check gives, for every spelling and encoding (UTF-16 with a BOM, which libxml2
+    reports as UTF-8, must not take the shortcut)."""
+    from graphir.serializers.ir_parser import parse_xml
+    from graphir.serializers.ir_reader import dims_are_valid
+
+    declaration = '<?xml version="1.0" encoding="ISO-8859-1"?>' if encoding == "latin-1" else ""
+    doc = (f'{declaration}<net name="n" version="11"><layers><layer id="0" name="x" type="Parameter" '
+           f'version="opset1"><data shape="4" element_type="f32"/><output><port id="0" precision="FP32">'
+           f'{spelling}</port></output></layer></layers></net>')
+    text = doc.encode(encoding)
+    root = parse_xml(text, "doc")
+    assert dims_are_valid(root, text) == dims_are_valid(root)
+
+
+def test_dims_shortcut_reads_plain_files_and_refuses_bad_dims(tmp_path: Path) -> None:
+    x = opset.parameter([2, 3], "f32", name="x")
+    path = tmp_path / "m.xml"
+    write_ir(graphir.Model([opset.relu(x)], [x]), path)
+    assert read_ir(path).get_parameters()[0].output(0).shape == PartialShape([2, 3])
+    path.write_text(path.read_text().replace("<dim>3</dim>", "<dim>x3</dim>", 1))
+    with pytest.raises(SerializationError, match=r"<dim>x3</dim> is not an integer"):
+        read_ir(path)
+
+
+# --- Constants over one blob, Outputs over one port --------------------------------------------
+def test_constants_over_one_blob_share_a_read_only_value(tmp_path: Path) -> None:
+    """OpenVINO writes equal blobs once: the Constants over it share one read-only value and type
+    (each with its own op and node), with the values and shapes of separate reads."""
+    x = opset.parameter([3], "f32", name="x")
+    ks = [opset.constant(np.array([1.0, 2.0, 3.0], np.float32), name=f"k{i}") for i in range(3)]
+    y = x
+    for i, k in enumerate(ks):
+        y = opset.add(y, k, name=f"a{i}")
+    # the same bytes as another type (one blob in the .bin): its own value
+    odd = opset.constant(np.array([1.0, 2.0, 3.0], np.float32).view(np.int32), name="odd")
+    path = tmp_path / "m.xml"
+    write_ir(graphir.Model([y, opset.convert(odd, destination_type="f32", name="c")], [x]), path)
+    model = read_ir(path)
+    consts = [model.node(f"k{i}") for i in range(3)]
+    values = [n.output(0).tensor_type.value for n in consts]
+    assert all(v is values[0] for v in values) and not values[0].flags.writeable
+    assert all(n.op.value is values[0] for n in consts)
+    assert len({id(n.op) for n in consts}) == 3
+    np.testing.assert_array_equal(values[0], [1.0, 2.0, 3.0])
+    odd_value = model.node("odd").output(0).tensor_type.value
+    assert odd_value.dtype == np.int32 and odd_value.tobytes() == values[0].tobytes()
+    out = model.run({"x": np.zeros(3, np.float32)})  # dict: result name -> value, in Result order
+    np.testing.assert_array_equal(next(iter(out.values())), [3.0, 6.0, 9.0])
+
+
+def test_readers_of_one_port_share_an_equal_output(tmp_path: Path) -> None:
+    x = opset.parameter([3], "f32", name="x")
+    r = opset.relu(x, name="r")
+    path = tmp_path / "m.xml"
+    write_ir(graphir.Model([opset.add(r, r, name="a"), opset.negative(r, name="n")], [x]), path)
+    model = read_ir(path)
+    a, n = model.node("a"), model.node("n")
+    assert a.inputs[0] == a.inputs[1] == n.inputs[0] == model.node("r").output(0)
+
+
+@pytest.mark.parametrize("spelling", ["<dim> </dim>", "<dim>  <!-- c --></dim>", "<dim></dim>"])
+def test_blank_dims_keep_their_message(tmp_path: Path, spelling: str) -> None:
+    """The parser leaves whitespace between elements out of the tree; a dim holding only
+    whitespace (or whitespace and a comment) is still refused with the same message."""
+    x = opset.parameter([2, 3], "f32", name="x")
+    path = tmp_path / "m.xml"
+    write_ir(graphir.Model([opset.relu(x)], [x]), path)
+    path.write_text(path.read_text().replace("<dim>3</dim>", spelling, 1))
+    with pytest.raises(SerializationError, match=re.escape("port 0: <dim></dim> is not an integer (-1 for dynamic)")):
+        read_ir(path)

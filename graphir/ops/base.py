@@ -18,7 +18,7 @@ from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TensorType:
     """Element type + partial shape of one tensor; ``value`` holds its data when known statically
     (constant folding for value-dependent shape inference). ``value`` is not part of equality."""
@@ -32,13 +32,13 @@ class TensorType:
     bounds: Any = field(default=None, compare=False, repr=False)
 
     def __init__(self, element_type: ElementType, shape: PartialShape, value: Any = None, bounds: Any = None) -> None:
-        # every node's inference makes these: filled in directly (what the generated frozen
-        # __init__ does, one object.__setattr__ per field, costs three times as much)
-        fields_ = self.__dict__
-        fields_["element_type"] = element_type
-        fields_["shape"] = shape
-        fields_["value"] = value
-        fields_["bounds"] = bounds
+        # every node's inference makes these: filled in through the slots' own setters (what the
+        # generated frozen __init__ does, one object.__setattr__ per field, costs three times as
+        # much). Slots, not a __dict__: one object per type for the cyclic GC to track, not two.
+        _set_element_type(self, element_type)
+        _set_shape(self, shape)
+        _set_value(self, value)
+        _set_bounds(self, bounds)
 
     def __str__(self) -> str:
         return f"{self.element_type}{self.shape}"
@@ -46,6 +46,12 @@ class TensorType:
     @classmethod
     def of(cls, element_type: "ElementType | str", shape: "PartialShape | str | list[int]") -> "TensorType":
         return cls(ElementType.parse(element_type), PartialShape.parse(shape))
+
+
+_set_element_type = TensorType.__dict__["element_type"].__set__
+_set_shape = TensorType.__dict__["shape"].__set__
+_set_value = TensorType.__dict__["value"].__set__
+_set_bounds = TensorType.__dict__["bounds"].__set__
 
 
 def same_type(a: TensorType, b: TensorType) -> bool:
@@ -170,6 +176,11 @@ class Op(BaseModel):
     #: may keep its outputs while its inputs are the same (False for ops with subgraph bodies:
     #: a body may be edited while the op's inputs stay)
     pure_infer: ClassVar[bool] = True
+    #: True for ops that keep a variable between runs (ReadValue/Assign); declared here so that
+    #: asking any op is a plain class lookup (a miss goes through pydantic's slow __getattr__)
+    stateful: ClassVar[bool] = False
+    #: True for ops a model keeps though no Result reads them (Assign: OpenVINO's sinks)
+    sink: ClassVar[bool] = False
     #: True for ops with subgraph bodies: they define ``infer_task``/``evaluate_task`` (generators,
     #: see graphir.trampoline), which the body runner and body inference yield instead of calling
     #: ``infer``/``evaluate``, so bodies nested any depth never nest Python calls

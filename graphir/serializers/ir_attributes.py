@@ -62,11 +62,20 @@ def register_ir_hook(type_name: str, read: ReadHook | None = None, write: WriteH
                      version: str | None = None) -> None:
     """Register special IR attribute handling for op ``type_name`` (optionally one version)."""
     _HOOKS[(type_name, version)] = IRHook(read, write)
+    _HOOK_OF.clear()
     _encode_plan.cache_clear()
 
 
+#: op class -> its hook (or None), remembered until the next registration (a read asks per layer)
+_HOOK_OF: dict[type, "IRHook | None"] = {}
+
+
 def _hook(cls: type[Op]) -> IRHook | None:
-    return _HOOKS.get((cls.type_name, cls.version)) or _HOOKS.get((cls.type_name, None))
+    try:
+        return _HOOK_OF[cls]
+    except KeyError:
+        hook = _HOOK_OF[cls] = _HOOKS.get((cls.type_name, cls.version)) or _HOOKS.get((cls.type_name, None))
+        return hook
 
 
 # --- encoding --------------------------------------------------------------------------------

@@ -248,7 +248,14 @@ class BlobLoader:
         return (self.source, self.offset, self.size)
 
     def __call__(self) -> np.ndarray:
-        raw = self.source.read(self.offset, self.size)
+        whole = _WHOLE_BYTE_DTYPES.get(self.et)
+        if whole is not None:  # one view of the whole .bin at the blob's offset: no slice object per
+            count = math.prod(self.shape)  # blob (a memoryview the cyclic GC would track)
+            if count * whole.itemsize <= self.size:
+                buffer = self.source.buffer()
+                if self.offset + self.size <= len(buffer):
+                    return np.frombuffer(buffer, dtype=whole, count=count, offset=self.offset).reshape(self.shape)
+        raw = self.source.read(self.offset, self.size)  # (its message when the blob lies outside)
         try:
             return unpack(raw, self.et, self.shape)
         except (ValueError, TypeError) as exc:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from lxml import etree
 
 from graphir.errors import GraphirError, SerializationError, clip, file_error
@@ -34,20 +35,15 @@ _BODY_TAGS = ("body", "then_body", "else_body")
 _MAP_TAGS = ("port_map", "then_port_map", "else_port_map", "back_edges")
 _VERSIONS = ("10", "11")
 
-class _Port:
-    """One ``<port>``: id, precision, the recorded dims (ints, -1 dynamic; None when the document's
-    dims were checked at once and this layer's op infers its own types, see dims_are_valid),
-    tensor names, rt_info."""
-
-    __slots__ = ("id", "precision", "dims", "names", "rt_info")
-
-    def __init__(self, id: str, precision: str | None, dims: list[int] | None, names: "set[str] | frozenset[str]",
-                 rt_info: dict[str, Any]) -> None:
-        self.id = id
-        self.precision = precision
-        self.dims = dims
-        self.names = names
-        self.rt_info = rt_info
+#: One ``<port>`` as read: a plain tuple (id, precision, recorded dims, names, rt_info), indexed
+#: by the constants below. The dims are ints, -1 dynamic, or None when the document's dims were
+#: checked at once and this layer's op infers its own types (see dims_are_valid); names is the
+#: ``names`` attribute as written (None: none; split when the node is built). A plain tuple of
+#: strings is made without an ``__init__`` call and the cyclic GC stops tracking it at its first
+#: pass: a read keeps tens of thousands of ports until it ends, and tracked ones made the
+#: collector's full passes (a third of a 10,000-layer read) come sooner and cost more.
+_Port = tuple[Any, ...]
+P_ID, P_PRECISION, P_DIMS, P_NAMES, P_RT_INFO = range(5)  # (positions in a _Port)
 
 
 _PORT_DIM_TEXTS = etree.XPath("descendant::port/dim/text()", smart_strings=False)
@@ -56,11 +52,24 @@ _COUNT_PORT_CHILDREN = etree.XPath("count(descendant::port/*)")
 _PORTS_WITH_MORE = etree.XPath("descendant::port[*[not(self::dim)]]")
 
 
-def dims_are_valid(root: Any) -> "set[Any] | None":
+_COUNT_PORT_NON_DIMS = etree.XPath("count(descendant::port/*[not(self::dim)])")
+#: a ``<dim`` in a document's bytes that is not ``<dim>N</dim>`` with N -1 or 1-18 ASCII digits
+_UNPLAIN_DIM = re.compile(rb"<dim(?!>(?:-1|[0-9]{1,18})</dim>)")
+_ASCII_COMPATIBLE = frozenset(("UTF-8", "US-ASCII", "ASCII"))
+
+
+def dims_are_valid(root: Any, text: "bytes | None" = None) -> "set[Any] | None":
     """Every port's ``<dim>`` in the document checked at once (before any layer is read): when each
     holds one text, an integer in -1..2^63-1, the set of ports that hold anything besides dims
-    (their rt_info is read port by port; usually none, as two XPath counts tell); otherwise None:
-    then each port's dims are read and checked with its layer, for the message naming it."""
+    (their rt_info is read port by port; usually none, as an XPath count tells); otherwise None:
+    then each port's dims are read and checked with its layer, for the message naming it.
+
+    ``text``: the document's bytes. When it is UTF-8 (or ASCII) and every ``<dim`` in it is
+    written ``<dim>N</dim>`` (N -1 or up to 18 digits, as OpenVINO writes them), every dim element
+    holds one valid integer and the texts are not collected; anything else (entities, CDATA,
+    comments, attributes, other encodings) is checked on the tree as before."""
+    if text is not None and _dims_written_plainly(root, text):
+        return set() if _COUNT_PORT_NON_DIMS(root) == 0 else set(_PORTS_WITH_MORE(root))
     texts = _PORT_DIM_TEXTS(root)
     port_dims = _COUNT_PORT_DIMS(root)
     if len(texts) != port_dims:
@@ -71,6 +80,15 @@ def dims_are_valid(root: Any) -> "set[Any] | None":
     except ValueError:
         return None
     return set() if _COUNT_PORT_CHILDREN(root) == port_dims else set(_PORTS_WITH_MORE(root))
+
+
+def _dims_written_plainly(root: Any, text: bytes) -> bool:
+    """Whether the bytes ``root`` was parsed from show every ``<dim>`` element as ``<dim>N</dim>``:
+    only for a document libxml2 read as UTF-8/ASCII and without NUL bytes (UTF-16/32 hold NULs,
+    and libxml2 reports a BOM-detected UTF-16 document as UTF-8), where each element's tag is
+    those ASCII bytes."""
+    encoding = (root.getroottree().docinfo.encoding or "").upper()
+    return encoding in _ASCII_COMPATIBLE and b"\0" not in text and _UNPLAIN_DIM.search(text) is None
 
 
 _NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
@@ -86,7 +104,7 @@ class _Layer:
                  "children", "child_order", "in_index", "out_index", "file", "cls")
 
     def __init__(self, id: int, name: str, type: str, version: str, data: dict[str, str],
-                 inputs: list[_Port], outputs: list[_Port], rt_info: dict[str, Any],
+                 inputs: tuple[_Port, ...], outputs: tuple[_Port, ...], rt_info: dict[str, Any],
                  attrib: dict[str, str], file: str) -> None:
         self.id = id
         self.name = name
@@ -99,8 +117,8 @@ class _Layer:
         self.attrib = attrib
         self.children: dict[str, Any] = {}
         self.child_order: list[str] | None = None
-        self.in_index = _port_ids_index(tuple([p.id for p in inputs]))  # port id -> input index
-        self.out_index = _port_ids_index(tuple([p.id for p in outputs]))  # port id -> output index
+        self.in_index = _port_ids_index(tuple([p[P_ID] for p in inputs]))  # port id -> input index
+        self.out_index = _port_ids_index(tuple([p[P_ID] for p in outputs]))  # port id -> output index
         self.file = file
         self.cls = None
 
@@ -147,16 +165,15 @@ def _place(where: "tuple[str, Any, str, str]") -> str:
     return f"{file}: layer id={lid} name='{name}' type={ltype}"
 
 
-_NO_NAMES: frozenset[str] = frozenset()  # a port without tensor names (shared: never given to a node as is)
 
 
-def _port_dims(element: Any, opaque: bool) -> "list[int] | None":
-    """A checked port's dims: read now for an opaque layer (its types are the recorded ones), left
-    unread (None, read when asked) for the others."""
-    return [int(d.text) for d in element.iterchildren("dim")] if opaque else None
+def _port_dims(element: Any) -> list[int]:
+    """A checked port's dims, read for an opaque layer (its types are the recorded ones; the
+    others' dims are left unread)."""
+    return [int(d.text) for d in element.iterchildren("dim")]
 
 
-def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> list[_Port]:
+def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> tuple[_Port, ...]:
     """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
     description (only errors need it). ``checked``: the document's dims are valid (see
     dims_are_valid) and these ports hold more than dims; None: check each port's dims here."""
@@ -181,7 +198,7 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
                                          f"dimensions than the largest rank graphir reads ({MAX_RANK:,})")
             if checked is not None:
                 dims = None  # valid: read when needed
-                if element in checked:
+                if checked and element in checked:
                     rt_el = element.find("rt_info")
             else:
                 texts = [d.text for d in element.iterchildren("dim")]
@@ -196,10 +213,11 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
                         raise SerializationError(f"{_place(where)}: port {clip(pid)}: <dim>{min(dims)}</dim> must be >= -1")
                     raise SerializationError(f"{_place(where)}: port {clip(pid)}: <dim>{max(dims)}</dim> is beyond the "
                                              f"largest dimension 2^63-1")
-        ports.append(_Port(pid, precision, dims if dims is not None else _port_dims(element, opaque),
-                           split_names(names) if names else _NO_NAMES,
-                           read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
-    return ports
+        if dims is None and opaque:
+            dims = _port_dims(element)
+        ports.append((pid, precision, dims, names or None,
+                      read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
+    return tuple(ports)  # (a tuple of untracked tuples: untracked too, see _Port)
 
 
 def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
@@ -213,7 +231,9 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
     return list(map(int, texts))
 
 
-def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None) -> _Layer:
+def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None,
+                 classes: "dict[tuple[str, str], type[Op] | None] | None" = None) -> _Layer:
+    """One ``<layer>`` parsed and checked; ``classes``: the op classes found so far in this read."""
     if element.keys() == _LAYER_KEYS:  # as OpenVINO writes it
         lid_text, name, ltype, version = element.values()
         attrib = _NO_ATTRIBUTES
@@ -240,12 +260,19 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
 
     where = (file, lid_text, name, ltype)  # formatted by _place only for a message
 
-    cls = _find_op(ltype, version)
+    if classes is None:
+        cls = _find_op(ltype, version)
+    else:
+        key = (ltype, version)
+        if key in classes:
+            cls = classes[key]
+        else:
+            cls = classes[key] = _find_op(ltype, version)
     opaque = checked is None or cls is None  # only opaque layers keep recorded dims
 
     data: dict[str, str] = {}
-    inputs: list[_Port] = []
-    outputs: list[_Port] = []
+    inputs: tuple[_Port, ...] = ()
+    outputs: tuple[_Port, ...] = ()
     rt_el = None
     others = None
     for child in element:
@@ -263,15 +290,15 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
                 others = []
             others.append(child)
     for p in outputs:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
-        if p.precision is None:
-            raise SerializationError(f"{_place(where)}: output port {p.id} has no precision")
+        if p[P_PRECISION] is None:
+            raise SerializationError(f"{_place(where)}: output port {p[P_ID]} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
     layer.cls = cls
     if len(layer.in_index) != len(inputs) or len(layer.out_index) != len(outputs):
         for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
             if len(index) != len(ports):
-                raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p.id for p in ports)}")
+                raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p[P_ID] for p in ports)}")
     if others:
         layer.child_order = [c.tag for c in element if isinstance(c.tag, str)]
         for child in others:
@@ -289,7 +316,7 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
 
 def _unfed_tail_is_optional(layer: _Layer, index: int, sources: dict[tuple[int, str], tuple[int, str]]) -> bool:
     """Whether input ports ``index..`` of ``layer`` all lack an edge and its op can do without them."""
-    if any((layer.id, p.id) in sources for p in layer.inputs[index:]):
+    if any((layer.id, p[P_ID]) in sources for p in layer.inputs[index:]):
         return False
     cls = _find_op(layer.type, layer.version)
     return cls is not None and cls is not Constant and cls.input_count_range()[0] <= index
@@ -333,11 +360,11 @@ def _lookup_precision(text: "str | None") -> "ElementType | None":
 
 
 def _precision(port: _Port, where: str) -> ElementType:
-    if port.precision is None:  # an input port without one: the element type is not recorded
+    if port[P_PRECISION] is None:  # an input port without one: the element type is not recorded
         return ElementType.dynamic
-    et = _lookup_precision(port.precision)
+    et = _lookup_precision(port[P_PRECISION])
     if et is None:
-        raise SerializationError(f"{where}: port {port.id} has unknown precision \"{port.precision}\"")
+        raise SerializationError(f"{where}: port {port[P_ID]} has unknown precision \"{port[P_PRECISION]}\"")
     return et
 
 
@@ -373,7 +400,7 @@ def _declared_type(et: ElementType, shape: list[int]) -> TensorType:
 
 def _tensor_type(port: _Port, where: str) -> TensorType:
     et = _precision(port, where)
-    return TensorType(et, PartialShape([_dim(d) for d in port.dims or ()]))
+    return TensorType(et, PartialShape([_dim(d) for d in port[P_DIMS] or ()]))
 
 
 _LAYER_KEYS = ["id", "name", "type", "version"]
@@ -423,11 +450,16 @@ class _Reader:
     types inferred as it is built. Subgraph bodies are read before the layers that hold them,
     innermost first, from an explicit list (no recursion on the nesting depth)."""
 
-    def __init__(self, file: str, bin_source: BinSource | None) -> None:
+    def __init__(self, file: str, bin_source: BinSource | None, text: "bytes | None" = None) -> None:
         self.file = file
+        self.text = text  # the document's bytes, when known (see dims_are_valid)
         self.bin = bin_source
         self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
+        #: small Constants' types (with their read-only values) per blob (offset, size, type, shape)
+        #: of this read's .bin: Constants over the same blob share the value and the type, so
+        #: their readers' inference is memoized alike (see _infer)
+        self._blob_types: dict[tuple[Any, ...], TensorType] = {}
         #: body element -> its Model, read before the layer holding it (see read_net)
         self._bodies: dict[Any, Model] = {}
         #: bodies inferred from their own Parameter types, by id (kept alive here)
@@ -437,7 +469,7 @@ class _Reader:
 
     def read_net(self, root: Any, where: str) -> Model:
         """The Model of a ``<net>`` element: its bodies first (innermost first), then its layers."""
-        self._checked = dims_are_valid(root)
+        self._checked = dims_are_valid(root, self.text)
         for element, body_where in reversed(self._nested_bodies(root, where)):
             self._bodies[element] = self._read_body(element, body_where)
         return self.read_graph(root, where)
@@ -446,6 +478,8 @@ class _Reader:
         """Every body element under ``root`` with its description, parents before their bodies
         (walked with an explicit stack); a SerializationError past MAX_BODY_NESTING levels."""
         found: list[tuple[Any, str]] = []
+        if next(root.iter(*_BODY_TAGS), None) is None:  # no such element at all (lxml knows without a walk
+            return found                                 # when the document never names the tag)
         pending: list[tuple[Any, str, int]] = [(root, where, 0)]
         while pending:
             element, element_where, depth = pending.pop()
@@ -501,14 +535,14 @@ class _Reader:
             raise SerializationError(f"{where}: no <layers> element")
         layers: dict[int, _Layer] = {}
         order: list[int] = []
-        file, body, checked = self.file, self._body, self._checked
+        file, body, checked, classes = self.file, self._body, self._checked, self._classes
         for el in layers_el:
             tag = el.tag
             if tag != "layer":
                 if not isinstance(tag, str):
                     continue
                 raise SerializationError(f"{where}: unexpected <{tag}> inside <layers>")
-            layer = _parse_layer(el, file, body, checked)
+            layer = _parse_layer(el, file, body, checked, classes)
             if layer.id in layers:
                 other = layers[layer.id]
                 raise SerializationError(
@@ -516,30 +550,34 @@ class _Reader:
                     f"(also layer name='{other.name}' type={other.type})")
             layers[layer.id] = layer
             order.append(layer.id)
-        self.edge_order: list[tuple[int, int, str]] = []
+        self.edge_order: list[tuple[int, int, int]] = []  # (from layer, to layer, input index)
         self.ignored_edges: list[str] = []
         sources = self._edges(root, layers, where)
         topo = self._toposort(layers, sources, where)
         nodes: dict[int, Node] = {}
+        made: dict[tuple[int, str], Output] = {}  # one (immutable) Output per source port, shared by its readers
         for lid in topo:
             layer = layers[lid]
             inputs: list[Output | None] = []
             for index, port in enumerate(layer.inputs):
-                src = sources.get((lid, port.id))
+                src = sources.get((lid, port[P_ID]))
                 if src is None:
                     if _unfed_tail_is_optional(layer, index, sources):
                         break  # OpenVINO builds the op from the inputs it has (Broadcast-1 without axes_mapping)
                     ignored = f"; ignored: {', '.join(self.ignored_edges)}" if self.ignored_edges else ""
-                    raise SerializationError(f"{layer.where()}: input port {port.id} has no incoming edge{ignored}")
-                src_node = nodes[src[0]]
-                out_index = layers[src[0]].out_index[src[1]]
-                if out_index >= len(src_node.output_types):
-                    src_layer = layers[src[0]]
-                    raise SerializationError(
-                        f"{layer.where()}: input port {port.id} reads output port {src[1]} of "
-                        f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
-                        f"but has {len(src_node.output_types)} outputs")
-                inputs.append(Output(src_node, out_index))
+                    raise SerializationError(f"{layer.where()}: input port {port[P_ID]} has no incoming edge{ignored}")
+                output = made.get(src)
+                if output is None:
+                    src_node = nodes[src[0]]
+                    out_index = layers[src[0]].out_index[src[1]]
+                    if out_index >= len(src_node.output_types):
+                        src_layer = layers[src[0]]
+                        raise SerializationError(
+                            f"{layer.where()}: input port {port[P_ID]} reads output port {src[1]} of "
+                            f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
+                            f"but has {len(src_node.output_types)} outputs")
+                    output = made[src] = Output(src_node, out_index)
+                inputs.append(output)
             nodes[lid] = self._node(layer, inputs)
         params = [nodes[i] for i in order if isinstance(nodes[i].op, Parameter)]
         results = [nodes[i] for i in order if isinstance(nodes[i].op, Result)]
@@ -549,7 +587,7 @@ class _Reader:
         except GraphirError as exc:
             raise file_error(f"{where}: {exc}", exc) from None
         # OpenVINO groups edges by producer but orders each group its own way: keep the file's order
-        model.meta["ir_edge_order"] = [(f, t, layers[t].in_index[tp]) for f, t, tp in self.edge_order]
+        model.meta["ir_edge_order"] = self.edge_order
         return model
 
     def _edges(self, root: Any, layers: dict[int, _Layer], where: str) -> dict[tuple[int, str], tuple[int, str]]:
@@ -569,7 +607,7 @@ class _Reader:
                 ok = False
             if ok:
                 sources[(to, tport)] = (frm, fport)  # type: ignore[index]
-                self.edge_order.append((frm, to, tport))  # type: ignore[arg-type]
+                self.edge_order.append((frm, to, dst.in_index[tport]))  # type: ignore[index]
                 continue
             ewhere = (f"{where}: edge from-layer={frm_text} from-port={fport} "
                       f"to-layer={to_text} to-port={tport}")
@@ -585,15 +623,15 @@ class _Reader:
             if fport not in src.out_index:
                 raise SerializationError(
                     f"{ewhere}: {src.where()} has no output port {fport} "
-                    f"(output ports: {', '.join(p.id for p in src.outputs) or 'none'})")
+                    f"(output ports: {', '.join(p[P_ID] for p in src.outputs) or 'none'})")
             if tport not in dst.in_index:
                 raise SerializationError(
                     f"{ewhere}: {dst.where()} has no input port {tport} "
-                    f"(input ports: {', '.join(p.id for p in dst.inputs) or 'none'})")
+                    f"(input ports: {', '.join(p[P_ID] for p in dst.inputs) or 'none'})")
             if (to, tport) in sources:
                 raise SerializationError(f"{ewhere}: {dst.where()} input port {tport} has two incoming edges")
             sources[(to, tport)] = (frm, fport)
-            self.edge_order.append((frm, to, tport))
+            self.edge_order.append((frm, to, dst.in_index[tport]))
         return sources
 
     def _toposort(self, layers: dict[int, _Layer], sources: dict[tuple[int, str], tuple[int, str]],
@@ -624,29 +662,29 @@ class _Reader:
     # --- one layer -> one node ------------------------------------------------------------
     def _node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
         for p in layer.inputs:  # a known precision, or none on an input port (checked in _parse_layer)
-            if p.precision is not None and p.precision not in _PRECISIONS:
+            if p[P_PRECISION] is not None and p[P_PRECISION] not in _PRECISIONS:
                 _precision(p, layer.where())
         for p in layer.outputs:
-            if p.precision not in _PRECISIONS:
+            if p[P_PRECISION] not in _PRECISIONS:
                 _precision(p, layer.where())
         op, extra, key = self._op(layer)
         node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
-                               [p.names for p in layer.outputs], layer.where)
+                               [p[P_NAMES] for p in layer.outputs], layer.where)
         node.rt_info = layer.rt_info
         for p in layer.outputs:
-            if p.rt_info:
-                node.extra["ir_output_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.outputs) if p.rt_info}
+            if p[P_RT_INFO]:
+                node.extra["ir_output_rt_info"] = {i: p[P_RT_INFO] for i, p in enumerate(layer.outputs) if p[P_RT_INFO]}
                 break
         for p in layer.inputs:
-            if p.rt_info:
-                node.extra["ir_input_rt_info"] = {i: p.rt_info for i, p in enumerate(layer.inputs) if p.rt_info}
+            if p[P_RT_INFO]:
+                node.extra["ir_input_rt_info"] = {i: p[P_RT_INFO] for i, p in enumerate(layer.inputs) if p[P_RT_INFO]}
                 break
         if layer.child_order:
             node.extra["ir_child_order"] = layer.child_order
         return node
 
     def _make_node(self, op: Op, extra: dict[str, Any], key: "tuple[Any, ...] | None", inputs: list[Output | None],
-                   lid: int, name: str, attrib: dict[str, str], output_names: "list[set[str] | frozenset[str]]",
+                   lid: int, name: str, attrib: dict[str, str], output_names: "list[str | None]",
                    where: Callable[[], str]) -> Node:
         """The node of a layer's op: output types inferred (as OpenVINO does) or, for big Constants
         and opaque ops, as declared; output tensor names from the ports (a Result's from its
@@ -679,7 +717,8 @@ class _Reader:
         elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
             names = node.output_names
             for i, port_names in enumerate(output_names[: len(names)]):
-                names[i] = port_names if isinstance(port_names, set) else set(port_names)  # never the shared empty one
+                if port_names:
+                    names[i] = split_names(port_names)
         return node
 
     def _constant_type(self, node: Node, op: Constant, where: Callable[[], str]) -> None:
@@ -687,8 +726,19 @@ class _Reader:
         generic inference call (a read builds thousands); a blob that does not decode takes the
         generic path, whose message names the layer."""
         et = op.element_type
+        private = op.__pydantic_private__
+        loader = private.get("_loader") if private is not None else None
+        blob = None
+        if (private is not None and type(loader) is BlobLoader and et is not ElementType.string
+                and private.get("_data") is None):
+            blob = (loader.offset, loader.size, et, tuple(op.shape))
+            shared = self._blob_types.get(blob)
+            if shared is not None:  # the same blob read before (OpenVINO writes equal blobs once)
+                private["_data"] = shared.value
+                node.output_types = [shared]
+                return
         try:
-            value = op.value if et is not ElementType.string else None
+            value = _constant_value(op) if et is not ElementType.string else None
         except GraphirError:
             self._infer(node, None, where)
             return
@@ -697,7 +747,10 @@ class _Reader:
             shape = PartialShape(op.shape)
             if len(_SHAPES) < 4096:
                 _SHAPES[tuple(op.shape)] = shape
-        node.output_types = [TensorType(et, shape, value)]
+        out = TensorType(et, shape, value)
+        node.output_types = [out]
+        if blob is not None and isinstance(value, np.ndarray) and not value.flags.writeable:
+            self._blob_types[blob] = out  # read-only: safe to share between Constants and their types
 
     def _infer(self, node: Node, key: "tuple[Any, ...] | None", where: Callable[[], str]) -> None:
         """``node.infer()``, memoized per (attribute text, input types) within one read: the same op
@@ -731,26 +784,26 @@ class _Reader:
     def _op(self, layer: _Layer) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
         has subgraphs or is opaque: then its inference is not memoized)."""
-        refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id)
-        if refusal is not None:
-            raise SerializationError(f"{layer.where()}: {refusal}")
         cls = layer.cls
+        refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id) if cls is None else None
+        if refusal is not None:  # (a layer with an op class has none: see _find_op)
+            raise SerializationError(f"{layer.where()}: {refusal}")
         if cls is Constant:  # its description is formatted only for a message
             return self._constant(layer.data, (layer.file, layer.id, layer.name, layer.type)), {}, None
-        where = layer.where()
         if cls is None:
+            where = layer.where()
             return opaque_op(layer.type, layer.version, attrs=dict(layer.data), layer_id=str(layer.id),
                              layer_name=layer.name, recorded_inputs=[_tensor_type(p, where) for p in layer.inputs],
                              recorded_outputs=[_tensor_type(p, where) for p in layer.outputs],
                              children=dict(layer.children)), {}, None
-        decoded, extra = _attributes(cls, layer.data, layer.version, where)
+        decoded, extra = _attributes(cls, layer.data, layer.version, layer.where)
         if layer.children:
             values = dict(decoded.values)
             values.update(self._structural(cls, layer, extra))
-            op = _construct(cls, values, where)
+            op = _construct(cls, values, layer.where())
             key = None
         else:
-            op = decoded.instance(where)
+            op = decoded.instance(layer.where)
             key = decoded.key
         return op, extra, key
 
@@ -880,10 +933,10 @@ class _Decoded:
         self._fields_set = SharedFieldsSet()
         self.cacheable = all(_copyable(v) for v in self.values.values())
 
-    def instance(self, where: str) -> Op:
+    def instance(self, where: "str | Callable[[], str]") -> Op:
         template = self._template
         if template is None:
-            op = _construct(self.cls, dict(self.values), where)
+            op = _construct(self.cls, dict(self.values), where if isinstance(where, str) else where())
             if not (self.cacheable and _template_safe(op)):
                 self.cacheable = False  # decode again next time, build through pydantic
                 return op
@@ -911,9 +964,11 @@ def _template_safe(op: Op) -> bool:
 _DECODED: dict[tuple[Any, ...], _Decoded] = {}
 
 
-def _attributes(cls: type[Op], data: dict[str, str], version: str, where: str) -> tuple[_Decoded, dict[str, Any]]:
+def _attributes(cls: type[Op], data: dict[str, str], version: str, where: "str | Callable[[], str]"
+                ) -> tuple[_Decoded, dict[str, Any]]:
     """A known op's decoded ``<data>`` (a Parameter without ``shape`` is a scalar) and the node
-    extras a round trip needs: the attribute text as read, unknown attributes, a later opset."""
+    extras a round trip needs: the attribute text as read, unknown attributes, a later opset.
+    ``where`` names the layer (a callable is called only when decoding needs it)."""
     if cls is Parameter and "shape" not in data:
         data = {**data, "shape": ""}
     decoded = _decoded(cls, data, where)
@@ -926,14 +981,14 @@ def _attributes(cls: type[Op], data: dict[str, str], version: str, where: str) -
     return decoded, extra
 
 
-def _decoded(cls: type[Op], raw: dict[str, str], where: str) -> _Decoded:
+def _decoded(cls: type[Op], raw: dict[str, str], where: "str | Callable[[], str]") -> _Decoded:
     """decode_attributes, remembered per (op class, read hook, attribute text) when every value is
     immutable or a list of immutables; callers copy what they keep."""
     hook = _hook(cls)
     key = (cls, hook and hook.read, *raw.items())
     hit = _DECODED.get(key)
     if hit is None:
-        hit = _Decoded(cls, key, decode_attributes(cls, raw, where))
+        hit = _Decoded(cls, key, decode_attributes(cls, raw, where if isinstance(where, str) else where()))
         if len(_DECODED) < 4096 and hit.cacheable:
             _DECODED[key] = hit
     return hit
@@ -1064,6 +1119,18 @@ def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
     object.__setattr__(op, "__pydantic_extra__", None)
     object.__setattr__(op, "__pydantic_private__", {"_data": None, "_loader": loader})
     return op
+
+
+def _constant_value(op: Constant) -> Any:
+    """``op.value`` without pydantic's ``__getattr__`` for private attributes (a read loads
+    thousands of small Constants): the loaded data, or the loader's, kept on the op."""
+    private = op.__pydantic_private__
+    if private is None or private.get("_loader") is None:
+        return op.value
+    data = private.get("_data")
+    if data is None:
+        data = private["_data"] = private["_loader"]()
+    return data
 
 
 def _int_attr_text(data: dict[str, str], key: str, where: "str | tuple[str, int, str, str]") -> int:

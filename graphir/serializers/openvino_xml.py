@@ -69,7 +69,7 @@ def read_ir(path: Any, weights: Any = None) -> Model:
 def _read_bytes(data: bytes, where: str, source: BinSource) -> Model:
     """The one path from bytes to a Model: the hardened parser, then the reader."""
     try:
-        return _read_root(parse_xml(data, where), where, source)
+        return _read_root(parse_xml(data, where), where, source, data)
     except RecursionError:  # not expected (bodies are read iteratively): still a named error
         raise SerializationError(
             f"{where}: the model nests too deep for graphir (Python's recursion limit, "
@@ -84,13 +84,13 @@ def read_ir_string(xml: "str | bytes", weights: Any = None) -> Model:
     return _read_bytes(data, where, source)
 
 
-def _read_root(root: Any, where: str, source: BinSource) -> Model:
+def _read_root(root: Any, where: str, source: BinSource, text: "bytes | None" = None) -> Model:
     if root.tag != "net":
         raise SerializationError(f"{where}: the root element is <{root.tag}>, expected <net>")
     version = root.get("version")
     if version not in _VERSIONS:
         raise SerializationError(f"{where}: IR version \"{version}\" is not supported (10 or 11)")
-    model = _Reader(where, source).read_net(root, where)
+    model = _Reader(where, source, text).read_net(root, where)
     pre_process = root.find("pre-process")
     if pre_process is not None:
         apply_pre_process(model, pre_process, source, where)
@@ -100,7 +100,7 @@ def _read_root(root: Any, where: str, source: BinSource) -> Model:
 def _finish(model: Model, root: Any, where: str = "") -> Model:
     """What the ``<net>`` element itself holds: IR version, rt_info, its other attributes; then the
     variables' pairing rules (OpenVINO's read_model refuses an Assign without its ReadValue)."""
-    if any(getattr(type(n.op), "stateful", False) for n in model.nodes()):  # a ClassVar: no per-op lookup miss
+    if any(type(n.op).stateful for n in model.nodes()):  # a ClassVar of every op
         try:
             model_variables(model.nodes(), f"model '{model.name}'")
         except GraphirError as exc:

@@ -148,6 +148,9 @@ def test_scatter_nd_update_matches_openvino(ov, version: str, attrs: dict) -> No
     same(ov, "ScatterNDUpdate", version, attrs, [Param("[4,3]"), Const(np.array([[0, 2], [3, 0]])), Param("[2]")],
          [x, upd_e])
     same(ov, "ScatterNDUpdate", version, attrs, [Param("[?,3]"), Param("[?,1]", "i64"), Param("[?,3]")])
+    # distinct in-range rows (written at once) and rows with a negative index (one by one)
+    for rows in ([[2], [0], [1]], [[-1], [0], [2]]):
+        same(ov, "ScatterNDUpdate", version, attrs, [Param("[4,3]"), Const(np.array(rows)), Param("[3,3]")], [x, upd])
 
 
 @pytest.mark.parametrize("version,attrs", [("opset3", {}), ("opset12", {"reduction": "none", "use_init_val": True}),

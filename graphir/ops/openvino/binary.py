@@ -45,7 +45,10 @@ class Evaluates(Protocol):
 
 def fold(op: Evaluates, inputs: list[TensorType], shape: PartialShape, et: ElementType) -> Any:
     """Evaluate ``op`` on its inputs' known values when all are known and the result is small."""
-    if any(t.value is None for t in inputs) or et.is_dynamic or not shape.is_static:
+    for t in inputs:
+        if t.value is None:
+            return None
+    if et.is_dynamic or not shape.is_static:
         return None
     if math.prod(shape.to_shape()) > FOLD_LIMIT:
         return None

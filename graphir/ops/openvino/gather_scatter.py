@@ -369,6 +369,9 @@ class ScatterNDUpdate(Op):
         flat = np.where(flat < 0, flat + dims, flat)
         upd = np.asarray(updates).reshape((flat.shape[0],) + out.shape[k:])
         mode = self.reduction_mode()
+        if mode == "none" and _distinct_in_range(flat, dims):  # one assignment: the loop's result
+            out[tuple(flat.T)] = upd
+            return [out]
         for row, u in zip(flat, upd):
             key = tuple(int(v) for v in row)
             if mode == "none":
@@ -384,6 +387,15 @@ class ScatterNDUpdate(Op):
             else:
                 out[key] = np.maximum(out[key], u)
         return [out]
+
+
+def _distinct_in_range(rows: np.ndarray, dims: np.ndarray) -> bool:
+    """Whether every index row lies in ``[0, dims)`` and no row repeats (then the rows' updates
+    may be written at once in any order)."""
+    if rows.shape[0] == 0 or not (bool((rows >= 0).all()) and bool((rows < dims).all())):
+        return False
+    linear = np.ravel_multi_index(tuple(rows.T), tuple(int(d) for d in dims)) if rows.shape[1] else np.zeros(0)
+    return rows.shape[1] > 0 and np.unique(linear).size == rows.shape[0]
 
 
 class ScatterNDUpdate15(ScatterNDUpdate):
