@@ -59,3 +59,52 @@ def test_hard_activation_f32_bits_equal_openvino_cpu(ov, op_type: str, opset: st
     p = ops.parameter([-1], Type.f32)
     want = Core().compile_model(Model([getattr(ops, builder)(p)], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def _random_bits() -> np.ndarray:
+    """Every kind of f32: random bit patterns (NaN payloads, subnormals, infinities) and SPECIAL."""
+    rng = np.random.default_rng(11)
+    return np.concatenate([rng.integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32).view(np.float32),
+                           (rng.standard_normal(100_000) * 4).astype(np.float32), SPECIAL])
+
+
+def _hswish_where(v: np.ndarray) -> np.ndarray:  # the former formulation (np.where for minps/maxps)
+    f = np.float32
+    gate = (v * f(1 / 6)).astype(f) + f(0.5)
+    gate = np.where(gate < f(1), gate, f(1))
+    gate = np.where(gate > f(0), gate, f(0))
+    return (v * gate).astype(f)
+
+
+def _hsigmoid_where(v: np.ndarray) -> np.ndarray:
+    from graphir.ops.openvino.activations import _SIXTH_DOWN
+
+    f = np.float32
+    shifted = (v + f(3)).astype(f)
+    shifted = np.where(shifted > f(0), shifted, f(0))
+    shifted = np.where(shifted < f(6), shifted, f(6))
+    return (shifted * _SIXTH_DOWN).astype(f)
+
+
+@pytest.mark.parametrize("name, reference", [("_hswish_f32", _hswish_where), ("_hsigmoid_f32", _hsigmoid_where),
+                                             ("_swish", lambda v: v / (1.0 + np.exp(-1.0 * v))),
+                                             ("_swish_beta", lambda v: v / (1.0 + np.exp(-0.7 * v)))])
+def test_in_place_activations_keep_the_bits_of_their_plain_numpy_form(name: str, reference) -> None:  # noqa: ANN001
+    """HSwish/HSigmoid/Swish run in one buffer with fmin/fmax for x86's minps/maxps; the bits are
+    those of the plain formulation (which the OpenVINO tests above pin down) on every kind of f32."""
+    from graphir.ops.openvino import activations
+
+    x = _random_bits()
+    if name == "_swish_beta":
+        fn = lambda v: activations._swish(v, 0.7)  # noqa: E731
+    elif name == "_swish":
+        fn = lambda v: activations._swish(v, 1.0)  # noqa: E731
+    else:
+        fn = getattr(activations, name)
+    with np.errstate(all="ignore"):
+        got, want = fn(x), reference(x)
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        x64 = x.astype(np.float64)[np.isfinite(x)]
+        if name.startswith("_swish"):
+            np.testing.assert_array_equal(fn(x64), reference(x64))
