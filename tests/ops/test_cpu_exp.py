@@ -108,3 +108,58 @@ def test_in_place_activations_keep_the_bits_of_their_plain_numpy_form(name: str,
         x64 = x.astype(np.float64)[np.isfinite(x)]
         if name.startswith("_swish"):
             np.testing.assert_array_equal(fn(x64), reference(x64))
+
+
+def _exact_fma(x: np.float32, y: np.float32, z: np.float32) -> np.float32:
+    """``x * y + z`` rounded once to f32 (ties to even), from exact rational arithmetic."""
+    from fractions import Fraction
+
+    exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+    lo = np.float32(float(exact))
+    return min((lo, np.nextafter(lo, np.float32(np.inf)), np.nextafter(lo, np.float32(-np.inf))),
+               key=lambda v: (abs(Fraction(float(v)) - exact), int(np.array(v).view(np.uint32)) & 1))
+
+
+def test_fused_multiply_add_double_rounding_cases_take_the_careful_path() -> None:
+    """Sums just under an f32 halfway point whose f64 rounding lands exactly on it: rounding that
+    f64 to f32 (ties to even) would go up; the fused result stays below. Also f32-subnormal sums."""
+    rng = np.random.default_rng(9)
+    odd = (rng.integers(1, 1 << 22, 200) * 2 + 1 + (127 << 23)).astype(np.uint32).view(np.float32)  # [1, 2), odd
+    c = np.concatenate([odd, -odd])
+    a = np.full(c.shape, np.float32(1 + 2.0 ** -23))
+    b = np.full(c.shape, np.float32(2.0 ** -24 * (1 - 2.0 ** -23)))
+    b[c < 0] *= -1
+    got = cpu_exp.fma_f32(a, b, c)
+    want = np.array([_exact_fma(x, y, z) for x, y, z in zip(a, b, c)], np.float32)
+    naive = (a.astype(np.float64) * b + c).astype(np.float32)
+    assert (naive != want).all()  # every case is one where one f64 sum rounded to f32 is wrong
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    tiny = rng.uniform(-1, 1, 300).astype(np.float32) * np.float32(2.0 ** -63)  # products in the subnormal range
+    small = (rng.uniform(-1, 1, 300) * 2.0 ** -126).astype(np.float32)
+    got = cpu_exp.fma_f32(tiny, tiny[::-1], small)
+    want = np.array([_exact_fma(x, y, z) for x, y, z in zip(tiny, tiny[::-1], small)], np.float32)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_fused_multiply_add_fast_path_keeps_the_careful_bits() -> None:
+    """The careful path alone (the former fma_f32) against the fast check, on every kind of f32
+    but NaN (numpy's loops do not keep one NaN payload of two: exp_f32 never passes NaN here)."""
+    rng = np.random.default_rng(12)
+    bits = _random_bits()
+    bits = bits[~np.isnan(bits)]
+    a, b, c = (bits[rng.permutation(bits.size)] for _ in range(3))
+    with np.errstate(all="ignore"):
+        got = cpu_exp.fma_f32(a, b, c)
+        p = a.astype(np.float64) * b
+        c64 = c.astype(np.float64)
+        want = cpu_exp._fma_f32_careful(p, c64, p + c64, (p + c64).astype(np.float32))
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_blocked_logistic_gives_the_bits_of_one_pass() -> None:
+    x = _random_bits()
+    with np.errstate(all="ignore"):
+        whole = cpu_exp._logistic_block(x)
+        blocked = cpu_exp.logistic_f32(x.reshape(3, -1))
+    assert x.size > cpu_exp.LOGISTIC_BLOCK and blocked.shape == (3, x.size // 3)
+    np.testing.assert_array_equal(blocked.reshape(-1).view(np.uint32), whole.view(np.uint32))
