@@ -125,9 +125,11 @@ def roi_align(data: np.ndarray, rois: np.ndarray, indices: np.ndarray, ph: int, 
         yl, yh, wyl, wyh, vy = bilinear_axis(ys, height)
         xl, xh, wxl, wxh, vx = bilinear_axis(xs, width)
         valid = (vy[:, None] & vx[None, :]).astype(np.float32)
-        fmap = data[int(indices[r])].astype(np.float32)
+        fmap = data[int(indices[r])].astype(np.float32, copy=False).reshape(channels, height * width)
         weights = [(wy[:, None] * wx[None, :] * valid).astype(np.float32) for wy in (wyl, wyh) for wx in (wxl, wxh)]
-        corners = [fmap[:, yy][:, :, xx] for yy in (yl, yh) for xx in (xl, xh)]
+        # one gather per corner (the map is not copied per box; rows then columns copied C x len(ys) x W)
+        corners = [fmap[:, (yy[:, None] * width + xx[None, :]).reshape(-1)].reshape(channels, len(yy), len(xx))
+                   for yy in (yl, yh) for xx in (xl, xh)]
         samples = corners[0] * weights[0] + corners[1] * weights[1] + corners[2] * weights[2] + corners[3] * weights[3]
         grid = samples.reshape(channels, ph, ry, pw, rx)
         if mode == "avg":
