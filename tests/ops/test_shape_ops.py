@@ -390,3 +390,7 @@ def test_large_repeating_broadcast_is_a_read_only_view_with_the_copied_values() 
     np.testing.assert_array_equal(twice, 2 * np.broadcast_to(rows, (1000, 256, 7, 7)))
     small = run(Model([opset.make("Broadcast", p, opset.constant(np.array([1000, 2, 1, 1], np.int64)))], [p.node]), [rows])
     assert next(iter(small.values())).flags.writeable  # small outputs stay copies
+    both = opset.make("Broadcast", p, opset.constant(np.array([1, 256, 7, 7], np.int64)), mode="bidirectional")
+    got = next(iter(run(Model([both], [p.node]), [rows]).values()))  # integers: x * 1 is x, a view
+    assert not got.flags.writeable
+    np.testing.assert_array_equal(got, rows * np.ones((1, 256, 7, 7), np.int64))

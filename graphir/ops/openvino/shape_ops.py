@@ -547,6 +547,10 @@ class Broadcast3(Op):
         shape = tuple(int(v) for v in np.asarray(target).reshape(-1))
         if self.mode == "bidirectional":
             check_tensor(np.broadcast_shapes(x.shape, shape) if all(d >= 0 for d in shape) else shape, x.dtype)
+            if x.dtype.kind in "iu" and all(d >= 0 for d in shape):  # x * 1 is x: a view when large
+                view = np.broadcast_to(x, np.broadcast_shapes(x.shape, shape))
+                if view.nbytes >= BROADCAST_VIEW_BYTES and view.size >= 2 * x.size:
+                    return [view]
             return [x * np.ones(shape, dtype=x.dtype) if x.dtype != np.bool_ else
                     np.logical_and(x, np.ones(shape, dtype=bool))]
         if self.mode == "explicit" and mapping is not None:
