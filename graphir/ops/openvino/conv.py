@@ -14,7 +14,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from graphir.kernels.conv import ConvKernel
-from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType
+from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.shapes import Dimension, PartialShape
 
 AutoPad = Literal["explicit", "notset", "same_upper", "same_lower", "valid"]
@@ -237,9 +237,9 @@ class Convolution(_ConvBase):
         kernel = self._kernel(tuple(x.shape.to_shape()), np.dtype(x.element_type.numpy_dtype), tuple(w.shape.to_shape()))
         grouped = self._grouped
         if constants[1] is None:
-            return lambda x, w: [kernel(x, kernel.weights(grouped(w)))]
+            return fresh_output(lambda x, w: [kernel(x, kernel.weights(grouped(w)))])
         laid_out = kernel.weights(grouped(constants[1]))
-        return lambda x, w: [kernel(x, laid_out)]
+        return fresh_output(lambda x, w: [kernel(x, laid_out)])  # every strategy returns a new array
 
     def _grouped(self, w: np.ndarray) -> np.ndarray:
         return w[None] if not self.groups_in_filter else w

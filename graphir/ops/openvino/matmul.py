@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.broadcast import broadcast_merge
-from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType
+from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.shapes import Dimension, PartialShape
 
 
@@ -95,11 +95,12 @@ class MatMul(Op):
         if weights is not None:
             b = np.swapaxes(weights, -1, -2) if swap_b else weights
             if swap_a:
-                return lambda a, _: [matmul(np.swapaxes(a, -1, -2), b)]
-            return lambda a, _: [matmul(a, b)]
+                return fresh_output(lambda a, _: [matmul(np.swapaxes(a, -1, -2), b)])
+            return fresh_output(lambda a, _: [matmul(a, b)])
         if swap_a or swap_b:
-            return lambda a, b: [matmul(np.swapaxes(a, -1, -2) if swap_a else a, np.swapaxes(b, -1, -2) if swap_b else b)]
-        return lambda a, b: [matmul(a, b)]
+            return fresh_output(lambda a, b: [matmul(np.swapaxes(a, -1, -2) if swap_a else a,
+                                                     np.swapaxes(b, -1, -2) if swap_b else b)])
+        return fresh_output(lambda a, b: [matmul(a, b)])
 
 
 _LABELS = re.compile(r"\.\.\.|[A-Za-z]")
