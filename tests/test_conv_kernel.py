@@ -54,7 +54,8 @@ def test_phased_depthwise_keeps_the_plain_layouts_bits_on_random_layers() -> Non
 
 
 @pytest.mark.parametrize("shape, k, stride", [((1, 32, 112, 112), 3, 1), ((1, 144, 56, 56), 5, 2),
-                                              ((1, 672, 14, 14), 5, 1), ((1, 1152, 7, 7), 3, 1)])
+                                              ((1, 672, 14, 14), 5, 1), ((1, 1152, 7, 7), 3, 1),
+                                              ((1, 4, 126, 126), 3, 1)])  # 126 x 128 = 16,128 columns
 def test_phased_depthwise_on_mobilenet_and_efficientnet_layers(shape: tuple[int, ...], k: int, stride: int) -> None:
     rng = np.random.default_rng(1)
     x = rng.standard_normal(shape, dtype=np.float32)
@@ -146,3 +147,12 @@ def test_tiling_transposed_convolution_bits_equal_openvino_cpu(ov, n: int, ci: i
     want = compiled([x])[0]
     assert got.tobytes() == generic.tobytes()
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("shape, k", [((1, 16, 128, 128), 3), ((1, 8, 20, 20), 7)])
+def test_depthwise_layers_where_gemv_sums_otherwise_keep_the_plain_layout(shape: tuple[int, ...], k: int) -> None:
+    """DeepLabV3's 16x128x128 layer (128 x 130 = 16,640 phased columns: past 16,384 OpenBLAS's gemv
+    sums in another order, which depends on the length) and 49 taps keep the plain layout."""
+    x = np.zeros(shape, np.float32)
+    kernel = ConvKernel(x.shape, x.dtype, (shape[1], 1, 1, k, k), [1, 1], [1, 1], [k // 2] * 2, [k // 2] * 2)
+    assert kernel.strategy == "depthwise" and kernel.phased is None

@@ -33,6 +33,9 @@ DEPTHWISE_BLOCK_BYTES = 1 << 20
 #: strided depthwise layers with larger outputs keep the plain layout (splitting a large input into
 #: its stride phases cost more than it saved: 96x112x112 3x3 stride 2, 1.8 -> 2.3 ms)
 PHASED_MAX_STRIDED_OUTPUT = 32 * 32
+#: the longest column run (output rows x phase width) of the phased layout: past 16,384 OpenBLAS's
+#: gemv changes its summation order with the length (tests/test_conv_kernel.py)
+PHASED_MAX_COLUMNS = 16384
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -74,12 +77,15 @@ class ConvKernel:
             self.strategy = "depthwise"
         else:
             self.strategy = "grouped"
-        # (OpenBLAS's gemv sums in tap order with FMAs from 6 taps and 2 outputs on, as oneDNN's
-        # depthwise kernel does: there both layouts give the same bits; below, the plain layout)
-        self.phased = PhasedDepthwise(self, spatial) if (
-            self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2 and not self.crop
-            and kernel[0] * kernel[1] >= 6 and 2 <= self.out_spatial[0] * self.out_spatial[1]
-            and (self.strides == [1, 1] or self.out_spatial[0] * self.out_spatial[1] <= PHASED_MAX_STRIDED_OUTPUT)) else None
+        # OpenBLAS's gemv (0.3.31) sums in tap order with FMAs, as oneDNN's depthwise kernel does,
+        # for 6 to 36 taps and 2 to 16,384 outputs per channel: there both layouts give the same
+        # bits (outside, its order depends on the sizes: the plain layout is kept)
+        self.phased = None
+        if (self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2 and not self.crop
+                and 6 <= kernel[0] * kernel[1] <= 36 and 2 <= self.out_spatial[0] * self.out_spatial[1]
+                and (self.strides == [1, 1] or self.out_spatial[0] * self.out_spatial[1] <= PHASED_MAX_STRIDED_OUTPUT)):
+            phased = PhasedDepthwise(self, spatial)
+            self.phased = phased if phased is not None and phased.length <= PHASED_MAX_COLUMNS else None
 
     # --- filters -------------------------------------------------------------------------------
     def weights(self, w: np.ndarray) -> Any:
