@@ -262,6 +262,8 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
             continue
         nodes.append((node, ins, node.op.prepare(NodeSignature(in_types, consts, outs_types, used))))
     keep = set(plan.result_slots) | {s for s, k in enumerate(known) if k}
+    if prepare:
+        _write_into_dead_inputs(plan, types, nodes, keep)
     last_use: dict[int, int] = {}
     for step_index, (node, ins, _) in enumerate(nodes):
         for i in range(len(node.output_types)):
@@ -275,6 +277,38 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
     steps = [make_step(plan, node, ins, evaluate, tuple(sorted(releases.get(i, ()))))
              for i, (node, ins, evaluate) in enumerate(nodes)]
     return Specialization(steps, template, largest)
+
+
+def _write_into_dead_inputs(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]",
+                            nodes: "list[tuple[Node, tuple[int, ...], Callable[..., Any] | None]]", keep: set[int]) -> None:
+    """Let an elementwise step write its result into an input nothing else will read: a fresh
+    array (:func:`graphir.ops.base.fresh_output`: a convolution's, a product's, an earlier
+    elementwise step's) whose only reader it is, of the output's type and static shape (a bias
+    Add after a Convolution, a residual Add). Saves an allocation and its page faults per step;
+    the values are the same ufunc's."""
+    readers: dict[int, int] = {}
+    fresh: set[int] = set()
+    for node, ins, evaluate in nodes:
+        for s in set(ins):
+            readers[s] = readers.get(s, 0) + 1
+        if getattr(evaluate, "fresh_output", False) and node.output_types:
+            fresh.add(plan.slot_of[(node.id, 0)])
+    for index, (node, ins, evaluate) in enumerate(nodes):
+        variants = getattr(evaluate, "into_inputs", None)
+        if variants is None or len(ins) != 2 or not node.output_types:
+            continue
+        out_type = types.get((node.id, 0), node.output_types[0])
+        out_dims = static_dims(out_type)
+        for port, slot in enumerate(ins):
+            if slot in keep or slot not in fresh or readers.get(slot) != 1 or out_dims is None:
+                continue
+            source = node.inputs[port]
+            assert source is not None
+            in_type = types.get((source.node.id, source.index), source.node.output_types[source.index])
+            if in_type.element_type == out_type.element_type and static_dims(in_type) == out_dims:
+                nodes[index] = (node, ins, variants[port])
+                fresh.add(plan.slot_of[(node.id, 0)])  # (it was already: the variants are fresh too)
+                break
 
 
 def _decompressed(node: "Node", thunk: Callable[[], np.ndarray], cache: ConstantCache) -> np.ndarray | None:

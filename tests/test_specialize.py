@@ -159,3 +159,36 @@ def test_plan_checks_every_output_size_for_the_signature() -> None:
     text = str(info.value)
     assert "Multiply" in text and "output 0 (f32[11,11])" in text
     assert "would take 484 bytes, over the tensor size limit of 400 bytes" in text
+
+
+def _conv_bias_model(second_reader: str | None) -> graphir.Model:
+    rng = np.random.default_rng(0)
+    x = opset.parameter([1, 3, 8, 8], "f32", name="x")
+    w = opset.constant(rng.standard_normal((4, 3, 3, 3)).astype(np.float32))
+    conv = opset.make("Convolution", x, w, strides=[1, 1], pads_begin=[1, 1], pads_end=[1, 1], dilations=[1, 1])
+    bias = opset.constant(rng.standard_normal((1, 4, 1, 1)).astype(np.float32))
+    biased = opset.add(conv, bias)
+    outputs = [opset.relu(opset.subtract(bias, biased))]  # the fresh input second: written into too
+    if second_reader == "view":  # a view of the convolution's output, alive after the Add
+        outputs.append(opset.make("Reshape", conv, opset.constant(np.array([4, 64], np.int64)), special_zero=False))
+    elif second_reader == "result":
+        outputs.append(conv)
+    return graphir.Model(outputs, [x])
+
+
+@pytest.mark.parametrize("second_reader", [None, "view", "result"])
+def test_elementwise_steps_write_into_fresh_inputs_only_they_read(second_reader: str | None) -> None:
+    """Add after a Convolution (and Subtract after that Add, into its second input) compute in the
+    fresh array they alone read: no allocation, the generic bits. A convolution output that
+    something else reads (a Reshape's view of it, a Result) is left alone."""
+    model = _conv_bias_model(second_reader)
+    x = np.random.default_rng(1).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    want = run(model, [x], specialize=False)
+    got = run(model, [x])
+    assert_same_bits(got, want)
+    assert_same_bits(run(model, [x]), want)
+    spec = next(s for key, s in get_plan(model).specializations.items() if key[1])  # the prepared one
+    by_type = {step[-1].type_name: step[0] for step in spec.steps}
+    written_into = [name for name in ("Add", "Subtract") if getattr(by_type[name], "fresh_output", False)
+                    and not hasattr(by_type[name], "into_inputs")]  # a variant took the prepared step's place
+    assert written_into == (["Add", "Subtract"] if second_reader is None else ["Subtract"])

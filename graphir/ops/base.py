@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -97,6 +97,27 @@ class NodeSignature:
         if dims is None or any(d.max != d.min for d in dims):
             return None
         return tuple(d.min for d in dims)
+
+
+_Step = TypeVar("_Step", bound=Callable[..., Any])
+
+
+def fresh_output(step: _Step) -> _Step:
+    """Mark a prepared evaluate whose output 0 is always a new array nothing else references (a
+    run plan may let the one node reading it write its result into it, see :func:`writes_into`)."""
+    step.fresh_output = True  # type: ignore[attr-defined]
+    return step
+
+
+def writes_into(step: _Step, into_first: Callable[..., Any], into_second: Callable[..., Any]) -> _Step:
+    """Mark a prepared elementwise evaluate (output of input 0's or input 1's type and shape) with
+    variants computing the same values into input 0 / input 1 (numpy ``out=``). A run plan uses one
+    when that input is a fresh array (:func:`fresh_output`) this node alone reads: no allocation,
+    the same bits. All three give fresh outputs."""
+    for fn in (step, into_first, into_second):
+        fresh_output(fn)
+    step.into_inputs = (into_first, into_second)  # type: ignore[attr-defined]
+    return step
 
 
 @dataclass(frozen=True)

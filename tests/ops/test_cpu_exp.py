@@ -59,3 +59,107 @@ def test_hard_activation_f32_bits_equal_openvino_cpu(ov, op_type: str, opset: st
     p = ops.parameter([-1], Type.f32)
     want = Core().compile_model(Model([getattr(ops, builder)(p)], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def _random_bits() -> np.ndarray:
+    """Every kind of f32: random bit patterns (NaN payloads, subnormals, infinities) and SPECIAL."""
+    rng = np.random.default_rng(11)
+    return np.concatenate([rng.integers(0, 2**32, 200_000, dtype=np.uint64).astype(np.uint32).view(np.float32),
+                           (rng.standard_normal(100_000) * 4).astype(np.float32), SPECIAL])
+
+
+def _hswish_where(v: np.ndarray) -> np.ndarray:  # the former formulation (np.where for minps/maxps)
+    f = np.float32
+    gate = (v * f(1 / 6)).astype(f) + f(0.5)
+    gate = np.where(gate < f(1), gate, f(1))
+    gate = np.where(gate > f(0), gate, f(0))
+    return (v * gate).astype(f)
+
+
+def _hsigmoid_where(v: np.ndarray) -> np.ndarray:
+    from graphir.ops.openvino.activations import _SIXTH_DOWN
+
+    f = np.float32
+    shifted = (v + f(3)).astype(f)
+    shifted = np.where(shifted > f(0), shifted, f(0))
+    shifted = np.where(shifted < f(6), shifted, f(6))
+    return (shifted * _SIXTH_DOWN).astype(f)
+
+
+@pytest.mark.parametrize("name, reference", [("_hswish_f32", _hswish_where), ("_hsigmoid_f32", _hsigmoid_where),
+                                             ("_swish", lambda v: v / (1.0 + np.exp(-1.0 * v))),
+                                             ("_swish_beta", lambda v: v / (1.0 + np.exp(-0.7 * v)))])
+def test_in_place_activations_keep_the_bits_of_their_plain_numpy_form(name: str, reference) -> None:  # noqa: ANN001
+    """HSwish/HSigmoid/Swish run in one buffer with fmin/fmax for x86's minps/maxps; the bits are
+    those of the plain formulation (which the OpenVINO tests above pin down) on every kind of f32."""
+    from graphir.ops.openvino import activations
+
+    x = _random_bits()
+    if name == "_swish_beta":
+        fn = lambda v: activations._swish(v, 0.7)  # noqa: E731
+    elif name == "_swish":
+        fn = lambda v: activations._swish(v, 1.0)  # noqa: E731
+    else:
+        fn = getattr(activations, name)
+    with np.errstate(all="ignore"):
+        got, want = fn(x), reference(x)
+        assert got.dtype == want.dtype == np.float32
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        x64 = x.astype(np.float64)[np.isfinite(x)]
+        if name.startswith("_swish"):
+            np.testing.assert_array_equal(fn(x64), reference(x64))
+
+
+def _exact_fma(x: np.float32, y: np.float32, z: np.float32) -> np.float32:
+    """``x * y + z`` rounded once to f32 (ties to even), from exact rational arithmetic."""
+    from fractions import Fraction
+
+    exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+    lo = np.float32(float(exact))
+    return min((lo, np.nextafter(lo, np.float32(np.inf)), np.nextafter(lo, np.float32(-np.inf))),
+               key=lambda v: (abs(Fraction(float(v)) - exact), int(np.array(v).view(np.uint32)) & 1))
+
+
+def test_fused_multiply_add_double_rounding_cases_take_the_careful_path() -> None:
+    """Sums just under an f32 halfway point whose f64 rounding lands exactly on it: rounding that
+    f64 to f32 (ties to even) would go up; the fused result stays below. Also f32-subnormal sums."""
+    rng = np.random.default_rng(9)
+    odd = (rng.integers(1, 1 << 22, 200) * 2 + 1 + (127 << 23)).astype(np.uint32).view(np.float32)  # [1, 2), odd
+    c = np.concatenate([odd, -odd])
+    a = np.full(c.shape, np.float32(1 + 2.0 ** -23))
+    b = np.full(c.shape, np.float32(2.0 ** -24 * (1 - 2.0 ** -23)))
+    b[c < 0] *= -1
+    got = cpu_exp.fma_f32(a, b, c)
+    want = np.array([_exact_fma(x, y, z) for x, y, z in zip(a, b, c)], np.float32)
+    naive = (a.astype(np.float64) * b + c).astype(np.float32)
+    assert (naive != want).all()  # every case is one where one f64 sum rounded to f32 is wrong
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    tiny = rng.uniform(-1, 1, 300).astype(np.float32) * np.float32(2.0 ** -63)  # products in the subnormal range
+    small = (rng.uniform(-1, 1, 300) * 2.0 ** -126).astype(np.float32)
+    got = cpu_exp.fma_f32(tiny, tiny[::-1], small)
+    want = np.array([_exact_fma(x, y, z) for x, y, z in zip(tiny, tiny[::-1], small)], np.float32)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_fused_multiply_add_fast_path_keeps_the_careful_bits() -> None:
+    """The careful path alone (the former fma_f32) against the fast check, on every kind of f32
+    but NaN (numpy's loops do not keep one NaN payload of two: exp_f32 never passes NaN here)."""
+    rng = np.random.default_rng(12)
+    bits = _random_bits()
+    bits = bits[~np.isnan(bits)]
+    a, b, c = (bits[rng.permutation(bits.size)] for _ in range(3))
+    with np.errstate(all="ignore"):
+        got = cpu_exp.fma_f32(a, b, c)
+        p = a.astype(np.float64) * b
+        c64 = c.astype(np.float64)
+        want = cpu_exp._fma_f32_careful(p, c64, p + c64, (p + c64).astype(np.float32))
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_blocked_logistic_gives_the_bits_of_one_pass() -> None:
+    x = _random_bits()
+    with np.errstate(all="ignore"):
+        whole = cpu_exp._logistic_block(x)
+        blocked = cpu_exp.logistic_f32(x.reshape(3, -1))
+    assert x.size > cpu_exp.LOGISTIC_BLOCK and blocked.shape == (3, x.size // 3)
+    np.testing.assert_array_equal(blocked.reshape(-1).view(np.uint32), whole.view(np.uint32))

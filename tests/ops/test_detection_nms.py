@@ -170,3 +170,44 @@ def test_nms_rotated_values_match_openvino_cpu(ov, seed: int) -> None:
                   Const(np.float32(rng.choice([0.0, 0.3])))]
         compare(ov, lambda *a: opset.make("NMSRotated", *a, **attrs), lambda *a: opset13.nms_rotated(*a, **attrs),
                 [Param(f"[{b},{n},5]"), Param(f"[{b},{c},{n}]")] + consts, [boxes, scores])
+
+
+def _overlapping_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Corner boxes on a coarse grid: many ties, touching and empty boxes, heavy overlap."""
+    xy = rng.integers(0, 20, (n, 2)).astype(np.float32) * np.float32(rng.choice([1.0, 0.5, 0.37]))
+    wh = rng.integers(0, 8, (n, 2)).astype(np.float32)
+    return np.concatenate([xy, xy + wh], 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_hard_nms_keeps_what_the_box_by_box_loop_keeps(seed: int) -> None:
+    from graphir.ops.openvino.detection_nms import box_corners, hard_nms_loop, hard_nms_sparse
+
+    rng = np.random.default_rng(seed)
+    used = 0
+    for trial in range(150):
+        n = int(rng.integers(1, 300))
+        corners = box_corners(_overlapping_boxes(rng, n), False)
+        scores = rng.integers(0, 10, n).astype(np.float32)
+        order = np.lexsort((np.arange(n), -scores))
+        for threshold in (0.3, 0.5, 0.7, 1.0, 0.0, -0.1):
+            max_out = int(rng.integers(1, n + 2))
+            fast = hard_nms_sparse(corners, order, max_out, np.float32(threshold))
+            if threshold <= 0:
+                assert fast is None  # non-overlapping boxes suppress each other there: the loop decides
+                continue
+            used += 1
+            assert fast == hard_nms_loop(corners, order, max_out, np.float32(threshold)), (trial, threshold)
+    assert used == 150 * 4
+    corners = box_corners(np.array([[0, 0, 1, np.inf], [0, 0, 1, 1]], np.float32), False)
+    assert hard_nms_sparse(corners, np.array([0, 1]), 2, np.float32(0.5)) is None  # non-finite: the loop
+
+
+def test_sparse_hard_nms_matches_openvino_cpu_on_thousands_of_boxes(ov) -> None:
+    rng = np.random.default_rng(7)
+    boxes = _overlapping_boxes(rng, 3000)[None] * np.float32(10)
+    scores = rng.random((1, 2, 3000), dtype=np.float32)
+    params = [Param("[1,3000,4]"), Param("[1,2,3000]")]
+    consts = [Const(np.int64(3000)), Const(np.float32(0.5)), Const(np.float32(0.05))]
+    got = compare(ov, _gr_nms("opset9"), lambda *a: _ov_nms("opset9")(*a), params + consts, [boxes, scores])
+    assert 1000 < len(got[0]) < 5000  # many suppressed, many kept

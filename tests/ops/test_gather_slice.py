@@ -288,3 +288,34 @@ def test_splits_values_match_openvino_cpu(ov) -> None:
                [x])
     np.testing.assert_array_equal(got[1], x[:, 1:4])
     same(ov, "VariadicSplit", "opset1", {}, [Param("[10,4]"), Const(np.int64(0)), Param("[3]", "i64")])
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_scatter_elements_of_whole_slices_set_what_put_along_axis_sets(axis: int) -> None:
+    """Indices equal across the non-axis dims (torchvision's scatter of an expanded index) take the
+    slice path; repeated slices, negative indices and partial dims are covered against
+    numpy.put_along_axis on the same arrays (the element-wise path)."""
+    from graphir.ops.openvino.gather_scatter import ScatterElementsUpdate, _scatter_slices
+
+    rng = np.random.default_rng(2)
+    data = rng.standard_normal((6, 5, 4), dtype=np.float32)
+    op = opset.make("ScatterElementsUpdate", opset.parameter([6, 5, 4], "f32"), opset.parameter([6, 5, 4], "i64"),
+                    opset.parameter([6, 5, 4], "f32"), opset.constant(np.int64(axis))).node.op
+    assert isinstance(op, ScatterElementsUpdate)
+    ax = axis % 3
+    size = data.shape[ax]
+    cases = {"slices": rng.permutation(size)[: size - 1] - size * rng.integers(0, 2, size - 1),  # some negative
+             "repeated": np.array([1, 1] + [0] * (size - 3)), "varying": None}
+    for name, rows in cases.items():
+        shape = list(data.shape)
+        shape[ax] = size - 1
+        if rows is None:
+            idx = rng.integers(0, size, shape)
+        else:
+            idx = np.broadcast_to(rows.reshape([-1 if d == ax else 1 for d in range(3)]), shape).astype(np.int64)
+        updates = rng.standard_normal(shape, dtype=np.float32)
+        want = data.copy()
+        np.put_along_axis(want, np.where(idx < 0, idx + size, idx), updates, axis=ax)
+        got = op.evaluate(data, idx, updates, np.int64(axis))[0]
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        assert _scatter_slices(data.copy(), idx, updates, ax) == (name == "slices")

@@ -106,3 +106,69 @@ def test_roi_align_rotated_shapes(ov, data: str, rois: str, indices: str) -> Non
                             lambda *a: _ov("opset15", "roi_align_rotated")(*a, 2, 3, 2, 0.5, False),
                             [Param(data), Param(rois), Param(indices, "i32")])
     assert shapes_of(g) == shapes_of(x)
+
+
+def _roi_align_per_box_copy(data, rois, indices, ph, pw, ratio, scale, mode):  # noqa: ANN001, ANN202
+    """The former formulation: each box copied its feature map, then gathered rows, then columns."""
+    from graphir.ops.openvino.roi import _samples, bilinear_axis
+
+    f = np.float32
+    out = np.zeros((len(rois), data.shape[1], ph, pw), np.float32)
+    for r in range(len(rois)):
+        x1, y1, x2, y2 = (f(v) * f(scale) for v in rois[r])
+        w, h = max(f(x2 - x1), f(1)), max(f(y2 - y1), f(1))
+        ys, ry = _samples(y1, h, ph, ratio)
+        xs, rx = _samples(x1, w, pw, ratio)
+        yl, yh, wyl, wyh, vy = bilinear_axis(ys, data.shape[2])
+        xl, xh, wxl, wxh, vx = bilinear_axis(xs, data.shape[3])
+        valid = (vy[:, None] & vx[None, :]).astype(np.float32)
+        fmap = data[int(indices[r])].astype(np.float32)
+        weights = [(wy[:, None] * wx[None, :] * valid).astype(np.float32) for wy in (wyl, wyh) for wx in (wxl, wxh)]
+        corners = [fmap[:, yy][:, :, xx] for yy in (yl, yh) for xx in (xl, xh)]
+        samples = corners[0] * weights[0] + corners[1] * weights[1] + corners[2] * weights[2] + corners[3] * weights[3]
+        grid = samples.reshape(data.shape[1], ph, ry, pw, rx)
+        if mode == "avg":
+            out[r] = (grid * f(f(1) / f(ry * rx))).sum(axis=(2, 4), dtype=np.float32)
+        else:
+            out[r] = np.maximum(grid.max(axis=(2, 4)), f(0))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["avg", "max"])
+def test_roi_align_gathers_give_the_bits_of_per_box_copies(mode: str) -> None:
+    """The gathers and the batched boxes (fixed sampling ratio) against the former per-box loop."""
+    from graphir.ops.openvino.roi import roi_align
+
+    rng = np.random.default_rng(4)
+    data = rng.standard_normal((2, 5, 23, 31), dtype=np.float32)
+    corners = rng.uniform(-8, 40, (40, 2, 2)).astype(np.float32)
+    rois = np.concatenate([corners.min(1), corners.max(1)], 1)  # x1, y1, x2, y2, some outside the map
+    indices = rng.integers(0, 2, 40)
+    data[0, 1] = -0.0  # a channel of negative zeros: an all -0 bin averages to +0 as numpy sums it
+    for ph, pw, ratio, scale in [(7, 7, 2, 0.5), (4, 3, 0, 1.0), (2, 5, 3, 0.25), (3, 3, 1, 0.5), (2, 2, 8, 1.0)]:
+        got = roi_align(data, rois, indices, ph, pw, ratio, scale, mode, 0.0, 0.0, True)
+        want = _roi_align_per_box_copy(data, rois, indices, ph, pw, ratio, scale, mode)
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+        one = roi_align(data[:, :1], rois, indices, ph, pw, ratio, scale, mode, 0.0, 0.0, True)
+        np.testing.assert_array_equal(one.view(np.uint32), _roi_align_per_box_copy(
+            data[:, :1], rois, indices, ph, pw, ratio, scale, mode).view(np.uint32))
+
+
+@pytest.mark.parametrize("offsets", [(0.5, -0.5, False), (0.0, -0.5, False), (0.0, 0.0, True)])
+def test_batched_roi_align_gives_the_per_box_loops_bits_in_every_aligned_mode(offsets, monkeypatch) -> None:  # noqa: ANN001
+    from graphir.ops.openvino import roi
+
+    rng = np.random.default_rng(12)
+    src, dst, widen = offsets
+    for _ in range(25):
+        data = rng.standard_normal((2, int(rng.integers(2, 6)), 17, 19)).astype(np.float32)
+        corners = rng.uniform(-10, 30, (40, 2, 2)).astype(np.float32)
+        rois = np.concatenate([corners.min(1), corners.max(1)], 1)
+        indices = rng.integers(0, 2, 40)
+        ph, pw, ratio = int(rng.integers(1, 6)), int(rng.integers(1, 6)), int(rng.integers(1, 5))
+        for mode in ("avg", "max"):
+            batched = roi.roi_align(data, rois, indices, ph, pw, ratio, 0.5, mode, src, dst, widen)
+            with monkeypatch.context() as patch:
+                patch.setattr(roi, "_MAX_BATCHED_RATIO", 0)  # the per-box loop
+                loop = roi.roi_align(data, rois, indices, ph, pw, ratio, 0.5, mode, src, dst, widen)
+            np.testing.assert_array_equal(batched.view(np.uint32), loop.view(np.uint32))

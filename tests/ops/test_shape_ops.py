@@ -371,3 +371,26 @@ def test_older_and_newer_versions_run_like_openvino_cpu(ov) -> None:
     for version in ("opset1", "opset3"):
         same(ov, "TopK", version, {"axis": 1, "mode": "min", "sort": "value", "index_element_type": "i32"},
              [Param("[5,4]"), Const(np.int64(2))], [np.arange(20, dtype=np.float32)[::-1].reshape(5, 4).copy()])
+
+
+def test_large_repeating_broadcast_is_a_read_only_view_with_the_copied_values() -> None:
+    from graphir.interpreter import run
+    from graphir.model import Model
+    from graphir.ops.openvino.shape_ops import BROADCAST_VIEW_BYTES
+
+    rows = np.arange(1000, dtype=np.int64).reshape(1000, 1, 1, 1)
+    target = np.array([1000, 256, 7, 7], np.int64)
+    p = opset.parameter([1000, 1, 1, 1], "i64")
+    b = opset.make("Broadcast", p, opset.constant(target))
+    doubled = opset.make("Add", b, b)
+    out = run(Model([b, doubled], [p.node]), [rows])
+    got, twice = out.values()
+    assert got.nbytes >= BROADCAST_VIEW_BYTES and not got.flags.writeable and got.base is not None
+    np.testing.assert_array_equal(got, np.broadcast_to(rows, (1000, 256, 7, 7)))
+    np.testing.assert_array_equal(twice, 2 * np.broadcast_to(rows, (1000, 256, 7, 7)))
+    small = run(Model([opset.make("Broadcast", p, opset.constant(np.array([1000, 2, 1, 1], np.int64)))], [p.node]), [rows])
+    assert next(iter(small.values())).flags.writeable  # small outputs stay copies
+    both = opset.make("Broadcast", p, opset.constant(np.array([1, 256, 7, 7], np.int64)), mode="bidirectional")
+    got = next(iter(run(Model([both], [p.node]), [rows]).values()))  # integers: x * 1 is x, a view
+    assert not got.flags.writeable
+    np.testing.assert_array_equal(got, rows * np.ones((1, 256, 7, 7), np.int64))

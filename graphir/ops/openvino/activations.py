@@ -105,7 +105,17 @@ class Swish(Op):
 
     def evaluate(self, x: np.ndarray, beta: np.ndarray | None = None) -> list[np.ndarray]:
         b = 1.0 if beta is None else float(np.asarray(beta, np.float64).reshape(-1)[0])
-        return [compute_real(np.asarray(x), lambda v: v / (1.0 + np.exp(-b * v)))]
+        return [compute_real(np.asarray(x), lambda v: _swish(v, b))]
+
+
+def _swish(v: np.ndarray, beta: float) -> np.ndarray:
+    """``v / (1 + exp(-beta * v))`` in ``v``'s own precision (beta rounded to it), in one buffer."""
+    if v.dtype.kind != "f":
+        return v / (1.0 + np.exp(-beta * v))
+    gate = np.multiply(v, v.dtype.type(-beta))
+    np.exp(gate, out=gate)
+    np.add(gate, v.dtype.type(1.0), out=gate)
+    return np.divide(v, gate, out=gate)
 
 
 class HSwish(UnaryElementwise):
@@ -123,11 +133,13 @@ class HSwish(UnaryElementwise):
 
 
 def _hswish_f32(v: np.ndarray) -> np.ndarray:
+    """In place in one output buffer (five passes, no ``where``: ~3x faster, the same bits)."""
     f = np.float32
-    gate = (v * f(1 / 6)).astype(f) + f(0.5)
-    gate = np.where(gate < f(1), gate, f(1))  # x86 minps/maxps: NaN takes the constant
-    gate = np.where(gate > f(0), gate, f(0))
-    return (v * gate).astype(f)
+    gate = np.multiply(v, f(1 / 6))
+    np.add(gate, f(0.5), out=gate)
+    np.fmin(gate, f(1), out=gate)  # x86 minps: NaN takes the constant (fmin returns the non-NaN)
+    np.maximum(gate, f(0), out=gate)  # no NaN left; the sum is never -0.0
+    return np.multiply(v, gate, out=gate)
 
 
 class HSigmoid(UnaryElementwise):
@@ -149,11 +161,12 @@ _SIXTH_DOWN = np.array(0x3e2aaaaa, np.uint32).view(np.float32)[()]
 
 
 def _hsigmoid_f32(v: np.ndarray) -> np.ndarray:
+    """In place in one output buffer (no ``where``), the same bits."""
     f = np.float32
-    shifted = (v + f(3)).astype(f)
-    shifted = np.where(shifted > f(0), shifted, f(0))
-    shifted = np.where(shifted < f(6), shifted, f(6))
-    return (shifted * _SIXTH_DOWN).astype(f)
+    shifted = np.add(v, f(3))
+    np.fmax(shifted, f(0), out=shifted)  # x86 maxps: NaN takes the constant
+    np.minimum(shifted, f(6), out=shifted)
+    return np.multiply(shifted, _SIXTH_DOWN, out=shifted)
 
 
 class SoftPlus(UnaryElementwise):

@@ -22,7 +22,7 @@ from pydantic import Field
 
 from graphir.broadcast import AutoBroadcastSpec, broadcast_merge, numpy_merge
 from graphir.errors import GraphirError
-from graphir.ops.base import NodeSignature, Op, Port, TensorType
+from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
@@ -186,7 +186,8 @@ class BinaryElementwise(Op):
             return self.evaluate
         if dtype.kind not in self.ufunc_kinds or dtype.kind == "V":
             return self.evaluate
-        return lambda a, b: [ufunc(a, b)]
+        return writes_into(lambda a, b: [ufunc(a, b)], lambda a, b: [ufunc(a, b, out=a)],
+                           lambda a, b: [ufunc(a, b, out=b)])
 
 
 class BinaryArithmetic(BinaryElementwise):

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from graphir.kernels.conv import ConvKernel
-from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType
+from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.shapes import Dimension, PartialShape
 
 AutoPad = Literal["explicit", "notset", "same_upper", "same_lower", "valid"]
@@ -93,6 +93,9 @@ def grouped_conv(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: li
 def grouped_conv_transpose(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int],
                            pads_begin: list[int], pads_end: list[int], output_padding: list[int]) -> np.ndarray:
     """``x [N, G*Ci, D...]`` with ``w [G, Ci, Co, K...]``: the gradient of a strided convolution."""
+    direct = _tiled_transpose(x, w, strides, dilations, pads_begin, pads_end, output_padding)
+    if direct is not None:
+        return direct
     n, c = x.shape[:2]
     spatial = x.shape[2:]
     dilated = np.zeros((n, c) + tuple((d - 1) * s + 1 for d, s in zip(spatial, strides)), dtype=x.dtype)
@@ -103,6 +106,35 @@ def grouped_conv_transpose(x: np.ndarray, w: np.ndarray, strides: list[int], dil
     end = [f - e + op for f, e, op in zip(full, pads_end, output_padding)]
     flipped = np.flip(w, axis=tuple(range(3, w.ndim))).swapaxes(1, 2)
     return grouped_conv(dilated, np.ascontiguousarray(flipped), [1] * len(strides), dilations, begin, end)
+
+
+#: multiply-accumulates per image from which a tiling transposed convolution is one product:
+#: past OpenBLAS's small-matrix kernels its sums run in input-channel order with FMAs, as OpenVINO's
+#: CPU deconvolution does (bit for bit, tests/test_conv_kernel.py)
+TILED_TRANSPOSE_MIN_MACS = 1 << 21
+
+
+def _tiled_transpose(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int], pads_begin: list[int],
+                     pads_end: list[int], output_padding: list[int]) -> np.ndarray | None:
+    """A 2-D transposed convolution whose windows tile the output (kernel == stride, no padding or
+    dilation, one group, f32: Mask R-CNN's 2x2 stride-2 mask upsampling) as one product per image:
+    ``[Co*K, Ci] @ [Ci, H*W]``, each input pixel spreading over its own output tile. The zero-
+    dilated input's im2col (the general path) does Ci*K products per output for Ci that count and
+    rounds differently; this one gives OpenVINO's bits. None when it does not apply."""
+    kernel = list(w.shape[3:])
+    if (w.shape[0] != 1 or x.ndim != 4 or x.dtype != np.float32 or w.dtype != np.float32 or kernel != list(strides)
+            or any(d != 1 for d in dilations) or any(pads_begin) or any(pads_end) or any(output_padding)):
+        return None
+    n, ci, h, wd = x.shape
+    co, (kh, kw) = w.shape[2], kernel
+    if co * kh * kw * ci * h * wd < TILED_TRANSPOSE_MIN_MACS or co * kh * kw < 2 or h * wd < 2:
+        return None
+    weights = np.ascontiguousarray(w[0].transpose(1, 2, 3, 0).reshape(co * kh * kw, ci))
+    out = np.empty((n, co, h * kh, wd * kw), np.float32)
+    for image in range(n):
+        tiles = np.matmul(weights, x[image].reshape(ci, h * wd)).reshape(co, kh, kw, h, wd)
+        out[image].reshape(co, h, kh, wd, kw)[...] = tiles.transpose(0, 3, 1, 4, 2)
+    return out
 
 
 # --- shared validation -------------------------------------------------------------------------
@@ -205,9 +237,9 @@ class Convolution(_ConvBase):
         kernel = self._kernel(tuple(x.shape.to_shape()), np.dtype(x.element_type.numpy_dtype), tuple(w.shape.to_shape()))
         grouped = self._grouped
         if constants[1] is None:
-            return lambda x, w: [kernel(x, kernel.weights(grouped(w)))]
+            return fresh_output(lambda x, w: [kernel(x, kernel.weights(grouped(w)))])
         laid_out = kernel.weights(grouped(constants[1]))
-        return lambda x, w: [kernel(x, laid_out)]
+        return fresh_output(lambda x, w: [kernel(x, laid_out)])  # every strategy returns a new array
 
     def _grouped(self, w: np.ndarray) -> np.ndarray:
         return w[None] if not self.groups_in_filter else w

@@ -52,6 +52,76 @@ def iou_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
         return (inter / ((area_a + area_o) - inter)).astype(np.float32)
 
 
+#: overlapping pairs past which the sparse hard NMS gives way to the box-by-box loop (memory)
+_MAX_SPARSE_PAIRS = 1 << 22
+
+
+def hard_nms_loop(corners: np.ndarray, order: np.ndarray, max_out: int, iou_threshold: np.float32) -> list[int]:
+    """Greedy hard NMS box by box over ``order`` (box indices, best first): the kept indices."""
+    kept: list[int] = []
+    for idx in order:
+        if len(kept) >= max_out:
+            break
+        if kept and bool((iou_many(corners[idx], corners[kept]) >= iou_threshold).any()):  # NaN never suppresses
+            continue
+        kept.append(int(idx))
+    return kept
+
+
+def hard_nms_sparse(corners: np.ndarray, order: np.ndarray, max_out: int, iou_threshold: np.float32) -> list[int] | None:
+    """Greedy hard NMS over ``order`` (box indices, best first) when ``iou_threshold > 0``: the
+    kept box indices in selection order, the same as :func:`hard_nms_loop` (on SSDlite's 2,725
+    boxes ~5 ms against ~45-80 ms: the loop indexes the kept boxes anew for every candidate).
+
+    With a positive threshold only boxes that overlap can suppress each other, and finite boxes
+    overlap only if their y ranges do: those pairs are found by sorting on ``ymin``, their IoU is
+    computed at once with :func:`iou_many`'s f32 arithmetic (IoU is symmetric bit for bit: each
+    step commutes), then one pass in score order keeps a box unless a kept one suppressed it.
+    None (use the loop) for thresholds <= 0 or NaN, non-finite boxes, or too many pairs."""
+    n = len(order)
+    if not iou_threshold > 0 or n == 0:
+        return None
+    boxes = corners[order]
+    if not np.isfinite(boxes).all():
+        return None
+    by_y = np.argsort(boxes[:, 0], kind="stable")
+    y0 = boxes[by_y, 0]
+    ends = np.searchsorted(y0, boxes[by_y, 2], side="left")  # partners: sorted positions p+1 .. end-1
+    counts = np.maximum(ends - np.arange(1, n + 1), 0)
+    total = int(counts.sum())
+    if total > _MAX_SPARSE_PAIRS:
+        return None
+    kept: list[int] = []
+    if total:
+        first = np.repeat(np.arange(n), counts)
+        offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+        a, b = by_y[first], by_y[first + 1 + offsets]  # ranks (positions in order) of each pair
+        area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+        inter = np.maximum(np.minimum(boxes[a, 2], boxes[b, 2]) - np.maximum(boxes[a, 0], boxes[b, 0]), np.float32(0)) * \
+            np.maximum(np.minimum(boxes[a, 3], boxes[b, 3]) - np.maximum(boxes[a, 1], boxes[b, 1]), np.float32(0))
+        with np.errstate(all="ignore"):
+            iou = inter / ((area[a] + area[b]) - inter)
+        hit = iou >= iou_threshold  # NaN never suppresses
+        earlier, later = np.minimum(a[hit], b[hit]), np.maximum(a[hit], b[hit])
+        by_earlier = np.argsort(earlier, kind="stable")
+        earlier, later = earlier[by_earlier], later[by_earlier]
+        bounds = np.searchsorted(earlier, np.arange(n + 1), side="left").tolist()
+        victims = later.tolist()
+    else:
+        bounds, victims = [0] * (n + 1), []
+    suppressed = bytearray(n)  # plain Python in the loop: numpy's per-item indexing costs ~10x more
+    ranks = order.tolist()
+    for rank in range(n):
+        if suppressed[rank]:
+            continue
+        kept.append(int(ranks[rank]))
+        if len(kept) >= max_out:
+            break
+        for victim in victims[bounds[rank]:bounds[rank + 1]]:
+            suppressed[victim] = 1
+    return kept
+
+
 def select_boxes(corners: np.ndarray, scores: np.ndarray, max_out: int, iou_threshold: float,
                  score_threshold: float, sigma: float = 0.0) -> list[tuple[float, int]]:
     """One class of one batch: (score, box index) of the selected boxes, in selection order."""
@@ -64,13 +134,9 @@ def select_boxes(corners: np.ndarray, scores: np.ndarray, max_out: int, iou_thre
     candidates = np.nonzero(scores > thr)[0]
     if sigma <= 0:  # hard NMS: scores never change, so the heap order is the sorted order
         order = candidates[np.lexsort((candidates, -scores[candidates]))]
-        kept: list[int] = []
-        for idx in order:
-            if len(kept) >= max_out:
-                break
-            if kept and bool((iou_many(corners[idx], corners[kept]) >= iou_thr).any()):  # NaN never suppresses
-                continue
-            kept.append(int(idx))
+        kept = hard_nms_sparse(corners, order, max_out, iou_thr)
+        if kept is None:
+            kept = hard_nms_loop(corners, order, max_out, iou_thr)
         return [(float(scores[i]), i) for i in kept]
     scale = np.float32(-0.5) / np.float32(sigma)
     # max-heap on score, ties to the lower index: entries (-score, index, suppress_begin)

@@ -110,6 +110,10 @@ def roi_align(data: np.ndarray, rois: np.ndarray, indices: np.ndarray, ph: int, 
     f = np.float32
     n_rois, channels = len(rois), data.shape[1]
     height, width = data.shape[2], data.shape[3]
+    if 0 < sampling_ratio <= _MAX_BATCHED_RATIO and data.ndim == 4 and n_rois and channels > 1:
+        # (one channel: the loop's samples are not channels-last and numpy sums them row by row)
+        return _roi_align_batched(data, rois, indices, ph, pw, sampling_ratio, spatial_scale, mode, offset_src,
+                                  offset_dst, widen)
     out = np.zeros((n_rois, channels, ph, pw), dtype=np.float32)
     scale = f(spatial_scale)
     for r in range(n_rois):
@@ -125,9 +129,11 @@ def roi_align(data: np.ndarray, rois: np.ndarray, indices: np.ndarray, ph: int, 
         yl, yh, wyl, wyh, vy = bilinear_axis(ys, height)
         xl, xh, wxl, wxh, vx = bilinear_axis(xs, width)
         valid = (vy[:, None] & vx[None, :]).astype(np.float32)
-        fmap = data[int(indices[r])].astype(np.float32)
+        fmap = data[int(indices[r])].astype(np.float32, copy=False).reshape(channels, height * width)
         weights = [(wy[:, None] * wx[None, :] * valid).astype(np.float32) for wy in (wyl, wyh) for wx in (wxl, wxh)]
-        corners = [fmap[:, yy][:, :, xx] for yy in (yl, yh) for xx in (xl, xh)]
+        # one gather per corner (the map is not copied per box; rows then columns copied C x len(ys) x W)
+        corners = [fmap[:, (yy[:, None] * width + xx[None, :]).reshape(-1)].reshape(channels, len(yy), len(xx))
+                   for yy in (yl, yh) for xx in (xl, xh)]
         samples = corners[0] * weights[0] + corners[1] * weights[1] + corners[2] * weights[2] + corners[3] * weights[3]
         grid = samples.reshape(channels, ph, ry, pw, rx)
         if mode == "avg":
@@ -135,6 +141,67 @@ def roi_align(data: np.ndarray, rois: np.ndarray, indices: np.ndarray, ph: int, 
         else:  # the CPU plugin starts the max at 0: a bin of negative samples gives 0
             out[r] = np.maximum(grid.max(axis=(2, 4)), f(0))
     return out
+
+
+#: fixed sampling ratios up to this take the batched ROIAlign (its sums are written out in the
+#: order numpy's reduction takes in the per-box loop, tested up to here)
+_MAX_BATCHED_RATIO = 8
+#: boxes computed together by the batched ROIAlign
+_BOX_CHUNK = 32
+
+
+def _roi_align_batched(data: np.ndarray, rois: np.ndarray, indices: np.ndarray, ph: int, pw: int, ratio: int,
+                       spatial_scale: float, mode: str, offset_src: float, offset_dst: float,
+                       widen: bool) -> np.ndarray:
+    """:func:`roi_align` with a fixed sampling ratio, boxes in chunks: the same f32 operations
+    element by element (the per-box scalars become arrays), each sample's channels gathered as
+    one row of a channels-last copy of the map, and the bin average summed as numpy's reduction
+    of the per-box loop sums it (its samples are channels-last in memory: one sample after the
+    other, row by row, from +0), so the bits are the loop's (tests/ops/test_roi.py)."""
+    f = np.float32
+    n_rois, channels, height, width = len(rois), data.shape[1], data.shape[2], data.shape[3]
+    box = (np.asarray(rois, np.float32) + f(offset_src)) * f(spatial_scale) + f(offset_dst)
+    x1, y1, x2, y2 = box[:, 0], box[:, 1], box[:, 2], box[:, 3]
+    w, h = (x2 - x1).astype(f), (y2 - y1).astype(f)
+    if widen:  # max(v, 1) of the loop: v unless 1 is larger (NaN stays)
+        w, h = np.where(f(1) > w, f(1), w), np.where(f(1) > h, f(1), h)
+    ys = _batched_samples(y1, h, ph, ratio)
+    xs = _batched_samples(x1, w, pw, ratio)
+    yl, yh, wyl, wyh, vy = bilinear_axis(ys, height)
+    xl, xh, wxl, wxh, vx = bilinear_axis(xs, width)
+    valid = (vy[:, :, None] & vx[:, None, :]).astype(np.float32)
+    weights = [(wy[:, :, None] * wx[:, None, :] * valid).astype(np.float32)[..., None]
+               for wy in (wyl, wyh) for wx in (wxl, wxh)]
+    rows = [(yy[:, :, None] * width + xx[:, None, :]) for yy in (yl, yh) for xx in (xl, xh)]
+    maps = np.ascontiguousarray(data.astype(np.float32, copy=False).reshape(data.shape[0], channels, -1).transpose(0, 2, 1))
+    batch = np.asarray(indices).astype(np.int64).reshape(-1, 1, 1)
+    out = np.empty((n_rois, channels, ph, pw), np.float32)
+    third = f(f(1) / f(ratio * ratio))
+    for start in range(0, n_rois, _BOX_CHUNK):
+        part = slice(start, min(n_rois, start + _BOX_CHUNK))
+        corners = [maps[batch[part], idx[part]] for idx in rows]  # [boxes, Y, X, C]
+        ws = [wt[part] for wt in weights]
+        samples = corners[0] * ws[0] + corners[1] * ws[1] + corners[2] * ws[2] + corners[3] * ws[3]
+        grid = samples.reshape(samples.shape[0], ph, ratio, pw, ratio, channels)
+        if mode == "avg":
+            grid = grid * third
+            total = grid[:, :, 0, :, 0]
+            for i, j in [(i, j) for i in range(ratio) for j in range(ratio)][1:]:
+                total = total + grid[:, :, i, :, j]
+            pooled = total + f(0)  # numpy's reduction starts from +0: an all -0 bin gives +0
+        else:  # the CPU plugin starts the max at 0: a bin of negative samples gives 0
+            pooled = np.maximum(grid.max(axis=(2, 4)), f(0))
+        out[part] = pooled.transpose(0, 3, 1, 2)
+    return out
+
+
+def _batched_samples(start: np.ndarray, length: np.ndarray, bins: int, ratio: int) -> np.ndarray:
+    """:func:`_samples` for every box at once: ``[boxes, bins * ratio]``."""
+    bin_size = (length / np.float32(bins)).astype(np.float32)
+    step = (bin_size / np.float32(ratio)).astype(np.float32)
+    grid = start[:, None, None] + np.arange(bins, dtype=np.float32)[None, :, None] * bin_size[:, None, None] + \
+        (np.arange(ratio, dtype=np.float32)[None, None, :] + np.float32(0.5)) * step[:, None, None]
+    return grid.astype(np.float32).reshape(len(start), -1)
 
 
 class ROIAlign9(ROIAlign):

@@ -437,6 +437,11 @@ class Concat(Op):
 
 
 # --- Broadcast -------------------------------------------------------------------------------
+#: Broadcast outputs from this size on that repeat their data are returned as read-only views
+#: (numpy's broadcast_to, no copy), the way Constant outputs are read-only arrays
+BROADCAST_VIEW_BYTES = 1 << 20
+
+
 class Broadcast3(Op):
     """Broadcast-3: ``mode`` numpy (data fits the target), bidirectional (both broadcast),
     explicit (``axes_mapping`` places data dims) or pdpd."""
@@ -542,6 +547,10 @@ class Broadcast3(Op):
         shape = tuple(int(v) for v in np.asarray(target).reshape(-1))
         if self.mode == "bidirectional":
             check_tensor(np.broadcast_shapes(x.shape, shape) if all(d >= 0 for d in shape) else shape, x.dtype)
+            if x.dtype.kind in "iu" and all(d >= 0 for d in shape):  # x * 1 is x: a view when large
+                view = np.broadcast_to(x, np.broadcast_shapes(x.shape, shape))
+                if view.nbytes >= BROADCAST_VIEW_BYTES and view.size >= 2 * x.size:
+                    return [view]
             return [x * np.ones(shape, dtype=x.dtype) if x.dtype != np.bool_ else
                     np.logical_and(x, np.ones(shape, dtype=bool))]
         if self.mode == "explicit" and mapping is not None:
@@ -552,7 +561,10 @@ class Broadcast3(Op):
                 expanded[a] = x.shape[i]
             x = x.reshape(expanded)
         check_tensor(shape, x.dtype)
-        return [np.broadcast_to(x, shape).copy()]
+        view = np.broadcast_to(x, shape)
+        if view.nbytes >= BROADCAST_VIEW_BYTES and view.size >= 2 * x.size:
+            return [view]  # read-only; ops never write their inputs (Mask R-CNN: 100 MB index expands)
+        return [view.copy()]
 
 
 class Broadcast(Broadcast3):
