@@ -1,6 +1,7 @@
 """DFT-7/IDFT-7 values bit for bit as OpenVINO 2026.4's CPU plugin computes them (graphir/ops/openvino/cpu_dft.py):
-its twiddle table (C library cosf/sinf of f32 phases), its JIT kernel's summation order, and fft.py's use of
-them (whole op replayed within the budget; past it, BLAS plus replayed cancelling components), in-place memory."""
+its naive DFT's twiddle table (C library cosf/sinf of f32 phases) and JIT kernel's summation order, its radix-2
+FFT's table and butterflies, and fft.py's use of them (whole op replayed within the budget; past it, BLAS plus
+replayed cancelling components), in place in blocks."""
 from __future__ import annotations
 
 import tracemalloc
@@ -69,7 +70,17 @@ def test_replayed_sums_equal_openvino_bit_for_bit(ov, n: int, inverse: bool) -> 
 
 
 @pytest.mark.parametrize("inverse", [False, True])
-@pytest.mark.parametrize("shape,axes,sizes", [((3, 10, 30, 2), [0, 1, 2], None),
+@pytest.mark.parametrize("n", [2, 4, 8, 64, 256, 1024])
+def test_radix2_fft_equals_openvino_bit_for_bit(ov, n: int, inverse: bool) -> None:
+    x = RNG.uniform(-1, 1, (24, n, 2)).astype(np.float32)
+    re, im = cpu_dft.fft_lines(x[..., 0], x[..., 1], inverse, cpu_dft.jit_lanes())
+    assert np.array_equal(np.stack([re, im], axis=-1), _ov_dft(ov, x, [1], inverse=inverse))
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+@pytest.mark.parametrize("shape,axes,sizes", [((8, 12, 16, 2), [0, 1, 2], None),  # FFT, DFT, FFT
+                                              ((4, 30, 2), [1], [64]),
+                                              ((3, 10, 30, 2), [0, 1, 2], None),
                                               ((5, 12, 9, 2), [2, 0], [11, -1]),
                                               ((7, 50, 4, 40, 2), [3, 0, 1], [60, -1, 40]),
                                               ((6, 20, 2), [-1], [24])])  # 24: naive; 6/20 untouched

@@ -153,3 +153,63 @@ def _combine(re_cos: np.ndarray, im_sin: np.ndarray, im_cos: np.ndarray, re_sin:
         scale = _F32(1) / _F32(n_len)
         re, im = re * scale, im * scale
     return re, im
+
+
+@functools.lru_cache(maxsize=8)
+def fft_twiddles(n: int, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The plugin's radix-2 table for length ``n`` (a power of two), as (cos, +-sin) f32 ``[n - 1]``:
+    stage ``B`` (1, 2, 4, ... blocks) holds block ``b``'s twiddle at ``B - 1 + b``: ``(1, -0)`` for stage 1;
+    then even blocks repeat the previous stage's ``b / 2``, odd ones are ``angle = f32(pi) * b / B`` in f32."""
+    libm = _libm()
+
+    def cos_sin(angle: np.float32) -> tuple[np.float32, np.float32]:
+        if libm is None:
+            return _F32(np.cos(_F64(angle))), _F32(np.sin(_F64(angle)))
+        return _F32(libm[0](float(angle))), _F32(libm[1](float(angle)))
+
+    sign = _F32(1) if inverse else _F32(-1)
+    cos, sin = [_F32(1)], [_F32(-0.0)]
+    blocks = 1
+    while len(cos) < n - 1:
+        blocks *= 2
+        for b in range(blocks):
+            if b % 2 == 0:
+                cos.append(cos[blocks // 2 - 1 + b // 2])
+                sin.append(sin[blocks // 2 - 1 + b // 2])
+            else:
+                c, s = cos_sin(_F32(np.pi) * _F32(b) / _F32(blocks))
+                cos.append(c)
+                sin.append(s * sign)
+    return np.array(cos[:max(n - 1, 1)], _F32), np.array(sin[:max(n - 1, 1)], _F32)
+
+
+def fft_lines(re: np.ndarray, im: np.ndarray, inverse: bool, lanes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The plugin's radix-2 FFT (``DFT::fft`` with its JIT butterfly) of each line: ``re``, ``im`` f32
+    ``[L, N]``, N a power of two. Stage ``B`` splits the input into B blocks of 2h (h = N / 2B) and writes
+    ``even + w_b * odd`` to ``out[b*h + p]`` and ``even - w_b * odd`` to ``out[N/2 + b*h + p]``; the twiddled
+    odd value is one fused multiply-add on AVX-512 (``re = o.re*w.re - f32(o.im*w.im)``, ``im = o.im*w.re +
+    f32(o.re*w.im)``), separately rounded products with AVX2/SSE4.1. IFFT divides by N at the end."""
+    n_len = re.shape[1]
+    cos, sin = fft_twiddles(n_len, inverse)
+    fused = lanes == 4
+    lines = re.shape[0]
+    blocks = 1
+    while blocks < n_len:
+        h = n_len // (2 * blocks)
+        w_re = cos[blocks - 1:2 * blocks - 1][None, :, None].astype(_F64)
+        w_im = sin[blocks - 1:2 * blocks - 1][None, :, None].astype(_F64)
+        r4, i4 = re.reshape(lines, blocks, 2, h), im.reshape(lines, blocks, 2, h)
+        even_re, even_im = r4[:, :, 0], i4[:, :, 0]
+        odd_re, odd_im = r4[:, :, 1].astype(_F64), i4[:, :, 1].astype(_F64)
+        if fused:
+            t_re = (odd_re * w_re - (odd_im * w_im).astype(_F32)).astype(_F32)
+            t_im = (odd_im * w_re + (odd_re * w_im).astype(_F32)).astype(_F32)
+        else:
+            t_re = (odd_re * w_re).astype(_F32) - (odd_im * w_im).astype(_F32)
+            t_im = (odd_im * w_re).astype(_F32) + (odd_re * w_im).astype(_F32)
+        re = np.concatenate([(even_re + t_re).reshape(lines, -1), (even_re - t_re).reshape(lines, -1)], axis=1)
+        im = np.concatenate([(even_im + t_im).reshape(lines, -1), (even_im - t_im).reshape(lines, -1)], axis=1)
+        blocks *= 2
+    if inverse:
+        re, im = re / _F32(n_len), im / _F32(n_len)
+    return re, im

@@ -10,8 +10,8 @@ power of two is the plugin's naive DFT (``cpu_dft``: its twiddle table, whose f3
 kernel's summation order), replayed exactly while an op's replay budget lasts (about 20 s of numpy;
 OpenVINO's DFT of 21.8M outputs over lengths 7, 40 and 600 fits), then as a BLAS product with the
 same twiddles whose nearly cancelling components alone are replayed (they are where the summation
-order shows). Power-of-two axes are exact FFTs (the plugin's radix-2 FFT is within f32 rounding of
-them). Memory: the output, plus blocks of ``_BLOCK_ELEMENTS`` lines' elements.
+order shows). Power-of-two axes replay the plugin's radix-2 FFT (its butterflies and twiddle table),
+cheap enough to do always. Memory: the output, plus blocks of ``_BLOCK_ELEMENTS`` lines' elements.
 """
 from __future__ import annotations
 
@@ -142,16 +142,18 @@ class _Budget:
 def _dft_axis(z: np.ndarray, axis: int, inverse: bool, budget: _Budget) -> None:
     """Transforms complex64 ``z`` (C-contiguous) in place along ``axis``, as the CPU plugin does, in f32.
 
-    Power-of-two lengths (the plugin's radix-2 FFT, within f32 rounding of an exact FFT) and lengths
-    past ``_MAX_TWIDDLE_LENGTH`` are exact FFTs. Other lengths use the plugin's twiddles: the whole
-    axis replays the plugin's sums (``cpu_dft``) when that fits the budget; otherwise a BLAS product
-    with those twiddles, whose nearly cancelling components are then replayed while the budget lasts."""
+    Power-of-two lengths replay the plugin's radix-2 FFT (``cpu_dft.fft_lines``, N log N: always);
+    other lengths past ``_MAX_TWIDDLE_LENGTH`` are exact FFTs (the plugin's N*N table would not fit).
+    Other lengths use the plugin's naive DFT: the whole axis replays its sums (``cpu_dft``) when that
+    fits the budget; otherwise a BLAS product with its twiddles, whose nearly cancelling components
+    are then replayed while the budget lasts."""
     n = z.shape[axis]
     if n <= 1 or z.size == 0:
         return
     outer, inner = int(np.prod(z.shape[:axis], dtype=np.int64)), int(np.prod(z.shape[axis + 1:], dtype=np.int64))
     cube = z.reshape(outer, n, inner)
-    naive = n & (n - 1) != 0 and n <= _MAX_TWIDDLE_LENGTH
+    radix2 = n & (n - 1) == 0
+    naive = not radix2 and n <= _MAX_TWIDDLE_LENGTH
     replay = naive and n <= _MAX_REPLAY_LENGTH and budget.take(4.0 * z.size * n)
     lanes = cpu_dft.jit_lanes()
     table = None
@@ -165,7 +167,10 @@ def _dft_axis(z: np.ndarray, axis: int, inverse: bool, budget: _Budget) -> None:
         for i in range(0, inner, per_inner):
             part = cube[o:o + per_outer, :, i:i + per_inner]
             flat = part.transpose(0, 2, 1).reshape(-1, n)
-            if not naive:
+            if radix2:
+                re, im = cpu_dft.fft_lines(flat.real, flat.imag, inverse, lanes)
+                out = re + np.complex64(1j) * im
+            elif not naive:
                 out = (np.fft.ifft(flat, axis=-1) if inverse else np.fft.fft(flat, axis=-1)).astype(np.complex64)
             elif replay:
                 re, im = cpu_dft.dft_lines(flat.real, flat.imag, inverse, lanes)
