@@ -16,7 +16,9 @@ remaining ``N mod 2L`` elements are accumulated one by one into that sum, and th
 ``re = sum(re*tr) - sum(im*ti)``, ``im = sum(im*tr) + sum(re*ti)`` (times ``f32(1/N)`` for IDFT).
 
 Replaying that is exact (tests/ops/test_cpu_dft.py: bit-equal to OpenVINO 2026.4 on AVX-512) but costs
-one numpy pass per element and term; ``fft.py`` decides where it is worth it.
+one numpy pass per element and term; ``fft.py`` decides where it is worth it. (On a CPU with SSE4.1 but
+no FMA the kernel rounds each product before adding it; that case is not replayed.) Power-of-two lengths
+take the plugin's radix-2 FFT instead (``fft_lines``), replayed always.
 """
 from __future__ import annotations
 

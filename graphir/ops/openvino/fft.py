@@ -185,8 +185,10 @@ def _dft_axis(z: np.ndarray, axis: int, inverse: bool, budget: _Budget) -> None:
 
 def _replay_cancelling(flat: np.ndarray, out: np.ndarray, inverse: bool, lanes: int, budget: _Budget) -> None:
     """Replaces the nearly cancelling components of ``out`` (lines x frequencies) by the plugin's sums."""
-    scale = (np.abs(flat.real) + np.abs(flat.imag)).sum(axis=-1, dtype=np.float32)[:, None] * np.float32(_CANCELLING)
     n = flat.shape[1]
+    # ``out`` is already divided by n for IDFT: so is the threshold
+    factor = np.float32(_CANCELLING / n if inverse else _CANCELLING)
+    scale = (np.abs(flat.real) + np.abs(flat.imag)).sum(axis=-1, dtype=np.float32)[:, None] * factor
     for real_part, values in ((True, out.real), (False, out.imag)):
         lines, freqs = np.nonzero(np.abs(values) < scale)
         if len(lines) and budget.take(2.0 * len(lines) * n):
