@@ -60,37 +60,75 @@ def decompressions(order: Sequence["Node"]) -> dict[int, Callable[[], np.ndarray
 def _f32_value(out: "Output", scaled: list[bool]) -> Callable[[], np.ndarray] | None:
     """A function computing the value of a half-precision decompression step in f32; None when
     ``out`` is not one (``scaled[0]`` is set once a Multiply by a scale is seen: without it nothing
-    is folded)."""
-    node = out.node
+    is folded). The subgraph is walked and computed in topological order with an explicit stack,
+    each node once: a file decides how long and how shared its chains are."""
+    order: list["Node"] = []
+    state: dict[int, bool] = {}  # node id -> False: its inputs are being walked; True: placed in order
+    stack: list["Node"] = [out.node]
+    while stack:
+        node = stack[-1]
+        done = state.get(node.id)
+        if done:
+            stack.pop()
+            continue
+        if done is None:
+            inputs = _step_inputs(node)
+            if inputs is None:
+                return None
+            state[node.id] = False
+            stack += [n for n in inputs if n.id not in state]
+            continue
+        stack.pop()
+        state[node.id] = True
+        order.append(node)
+    if any(n.type_name == "Multiply" for n in order):
+        scaled[0] = True
+    last = out.node.id
+
+    def compute() -> np.ndarray:
+        values: dict[int, np.ndarray] = {}
+        for node in order:
+            values[node.id] = _f32_step(node, values)
+        return values[last]
+
+    return compute
+
+
+def _step_inputs(node: "Node") -> "list[Node] | None":
+    """The nodes a decompression step of ``node`` reads (computed first); None when ``node`` is no
+    such step."""
     kind = node.type_name
     if kind == "Convert":
         const = node.input_value(0).node
-        if const.type_name != "Constant":
-            return None
-        from graphir.ops.openvino.conversion import convert_array
-
-        return lambda: convert_array(_attrs(const).value, ElementType.f32, _attrs(const).element_type)
+        return [] if const.type_name == "Constant" else None
     if kind == "Constant":
-        op = _attrs(node)
-        return (lambda: np.asarray(op.value, dtype=np.float32)) if op.element_type in _HALF else None
+        return [] if _attrs(node).element_type in _HALF else None
     if kind in ("Subtract", "Multiply"):
-        a = _f32_value(node.input_value(0), scaled)
-        b = _f32_value(node.input_value(1), scaled) if a is not None else None
-        if a is None or b is None:
-            return None
-        if kind == "Multiply":
-            scaled[0] = True
-            return lambda: a() * b()
-        return lambda: a() - b()
+        return [node.input_value(0).node, node.input_value(1).node]
     if kind in _LAYOUT:
         rest = [s.node for s in node.inputs[1:] if s is not None]
         if not all(n.type_name == "Constant" for n in rest):
             return None
-        data = _f32_value(node.input_value(0), scaled)
-        if data is None:
-            return None
-        return lambda: np.asarray(node.op.evaluate(data(), *[_attrs(n).value for n in rest])[0], dtype=np.float32)
+        return [node.input_value(0).node]
     return None
+
+
+def _f32_step(node: "Node", values: dict[int, np.ndarray]) -> np.ndarray:
+    """The f32 value of one decompression step, its inputs' values in ``values``."""
+    kind = node.type_name
+    if kind == "Convert":
+        from graphir.ops.openvino.conversion import convert_array
+
+        const = _attrs(node.input_value(0).node)
+        return convert_array(const.value, ElementType.f32, const.element_type)
+    if kind == "Constant":
+        return np.asarray(_attrs(node).value, dtype=np.float32)
+    if kind == "Multiply":
+        return values[node.input_value(0).node.id] * values[node.input_value(1).node.id]
+    if kind == "Subtract":
+        return values[node.input_value(0).node.id] - values[node.input_value(1).node.id]
+    rest = [_attrs(s.node).value for s in node.inputs[1:] if s is not None]
+    return np.asarray(node.op.evaluate(values[node.input_value(0).node.id], *rest)[0], dtype=np.float32)
 
 
 def absorbed_nodes(order: Sequence["Node"], folded: Mapping[int, Any], roots: Sequence["Node"]) -> set[int]:

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
+from graphir.ops import base as _ops_base
 from graphir.ops.base import TensorType, same_type
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import PartialShape
+from graphir.trampoline import Task, drive
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -260,23 +262,31 @@ def _restore_bodies(saved: list[tuple[Any, list[tuple[Any, Any, Any, Any]]]]) ->
                 if isinstance(node.op, Parameter):
                     node.op.element_type, node.op.shape = element_type, shape
             body._plan = None
+            body.__dict__.pop("_inferred_from", None)  # its types are no longer those of its last inference
 
 
 def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> list[TensorType]:
     """Infer a subgraph body given the types its Parameters receive; returns its Result types.
 
-    For ops with bodies (TensorIterator, Loop, If): call from ``infer``. The body's Parameters take
-    the given element types and shapes (values are kept, so folding reaches into bodies); any
-    inconsistency raises an InferenceError that names ``where`` and the inner node.
+    The body's Parameters take the given element types and shapes (values are kept, so folding
+    reaches into bodies); any inconsistency raises an InferenceError that names ``where`` and the
+    inner node. Ops with bodies (TensorIterator, Loop, If) yield :func:`infer_body_task` from their
+    ``infer_task`` instead, so nested bodies infer without nested calls.
     """
+    return drive(infer_body_task(body, input_types, where=where))
+
+
+def infer_body_task(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> Task[list[TensorType]]:
+    """:func:`infer_body` as a task (graphir.trampoline): a node with bodies in the body yields its
+    ``infer_task``."""
     params = body.get_parameters()
     if len(input_types) != len(params):
         raise InferenceError(f"{where}: has {len(params)} parameters, given {len(input_types)} input types")
-    inferred = body.__dict__.pop("_inferred_from", None)
-    if (inferred is not None and inferred[0] == body._version and not body._dirty
-            and all(_same_input(a, b) for a, b in zip(inferred[1], input_types))):
-        return [r.output_types[0] for r in body.get_results()]
+    from graphir import model as model_module
     from graphir.model import quiet_edits
+
+    if _inferred_from(body, input_types):
+        return [r.output_types[0] for r in body.get_results()]
 
     with quiet_edits():  # the outer op's inference sets them: not an edit of the body
         for param, t in zip(params, input_types):
@@ -290,21 +300,39 @@ def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str =
         for node in body.get_ordered_ops():
             if isinstance(node.op, Parameter):
                 continue
-            types_ = node.infer()
+            types_ = (yield node.infer_task()) if node.op.has_bodies else node.infer()
             if not isinstance(node.op, _NOT_FOLDED):
                 fold_node(node, types_)
     except InferenceError as exc:
         raise InferenceError(f"{where}: {exc}") from None
+    body._inferred_from = (model_module.edits, _ops_base.attribute_epoch, list(input_types))  # type: ignore[attr-defined]
     return [r.output_types[0] for r in body.get_results()]
+
+
+def _inferred_from(body: "Model", input_types: Sequence[TensorType]) -> bool:
+    """Whether ``body``'s types are already those of ``input_types``: its last inference was given
+    the same types (element type, shape, the same value and bounds objects) and no model or op
+    was edited since. A Loop infers its body several times per inference (relaxing merged
+    inputs, then with the iteration count): without this, Loops nested n deep would infer the
+    innermost body 4^n times."""
+    from graphir import model as model_module
+
+    inferred = body.__dict__.get("_inferred_from")
+    return (inferred is not None and inferred[0] == model_module.edits and inferred[1] == _ops_base.attribute_epoch
+            and not body._dirty and len(inferred[2]) == len(input_types)
+            and all(_same_input(a, b) for a, b in zip(inferred[2], input_types)))
 
 
 def mark_body_inferred(body: "Model") -> None:
     """Note that every node of ``body`` was just inferred from its Parameters' own types (the IR
-    reader builds bodies innermost first, inferring each node as it is built). The next
-    :func:`infer_body` given those same types (element type, shape, the same value and bounds
-    objects), with no edit in between, takes the types as they are, once, instead of inferring the
-    body again: so reading bodies nested hundreds deep does not recurse through every level."""
-    body._inferred_from = (body._version, [p.output_types[0] for p in body.get_parameters()])  # type: ignore[attr-defined]
+    reader builds bodies innermost first, inferring each node as it is built): the next
+    :func:`infer_body` given those same types, with no edit in between, takes the types as they
+    are instead of inferring the body again, so reading bodies nested hundreds deep does not
+    infer every level again."""
+    from graphir import model as model_module
+
+    body._inferred_from = (model_module.edits, _ops_base.attribute_epoch,  # type: ignore[attr-defined]
+                           [p.output_types[0] for p in body.get_parameters()])
 
 
 def _same_input(a: TensorType, b: TensorType) -> bool:

@@ -26,6 +26,7 @@ from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
                                  constant_cache_bytes, generic_evaluate, signature_types, specialize)
+from graphir.trampoline import Task
 from graphir.variables import VariableStore, model_variables
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ class RunPlan:
     state_slot: int = -1
     #: the model's variables by id (see graphir.variables), for the stores of its requests
     variables: dict[str, Any] = field(default_factory=dict)
+    #: ``steps`` cut where an op with bodies runs (see :func:`steps_task`), made on first use
+    segments: "list[tuple[bool, Any]] | None" = None
 
 
 @dataclass
@@ -518,6 +521,45 @@ def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
             tick(1)
 
 
+def steps_task(owner: "RunPlan | Specialization", values: list[Any]) -> Task[None]:
+    """Run ``owner.steps`` on ``values`` as a task (graphir.trampoline): runs of plain steps go
+    through :func:`_run_steps`; a step whose op has bodies yields the op's ``evaluate_task``, so
+    its bodies run as inner tasks instead of nested calls."""
+    segments = owner.segments
+    if segments is None:
+        segments = owner.segments = _segments(owner.steps)
+    for has_bodies, part in segments:
+        if not has_bodies:
+            _run_steps(part, values)
+            continue
+        _, _, _, _, _, ins, base, count, release, node = part
+        args = [values[s] for s in ins]
+        try:
+            outs = yield node.op.evaluate_task(*args)
+            values[base:base + count] = _outputs(outs, count)
+        except Exception as exc:
+            _reraise(node, args, exc)
+        for s in release:
+            values[s] = None
+
+
+def _segments(steps: list[Step]) -> list[tuple[bool, Any]]:
+    """``steps`` as (False, a run of steps without bodies) and (True, one step of an op with bodies)."""
+    out: list[tuple[bool, Any]] = []
+    plain: list[Step] = []
+    for step in steps:
+        if step[-1].op.has_bodies:
+            if plain:
+                out.append((False, plain))
+                plain = []
+            out.append((True, step))
+        else:
+            plain.append(step)
+    if plain:
+        out.append((False, plain))
+    return out
+
+
 def _outputs(outs: Any, count: int) -> list[Any]:
     """The ``count`` outputs of an evaluate call; a TypeError when it returned something else."""
     if not isinstance(outs, (list, tuple)):
@@ -546,40 +588,59 @@ def _run_profiled(steps: list[Step], values: list[Any]) -> list[NodeProfile]:
 
 
 class BodiesTooDeepError(EvaluationError):
-    """Python's recursion limit, reached while running bodies nested in bodies (each If, Loop or
-    TensorIterator body runs by a nested call). Named once, at the outermost node, with the depth
-    reached, instead of one wrapped message per level."""
+    """Python's recursion limit, reached while running a node. Bodies nested in bodies run as
+    tasks without nested calls (graphir.trampoline), so this is reached only when the caller's own
+    stack is nearly full; named once, at the outermost node."""
 
     def __init__(self, node: "Node", levels: int) -> None:
         self.levels = levels
         where = f"{levels} nested bodies below this node" if levels else "in this node"
-        super().__init__(f"{node.describe()}: bodies nested too deep to run: Python's recursion limit was "
-                         f"reached {where} (graphir runs each If/Loop/TensorIterator body by a nested call)")
+        super().__init__(f"{node.describe()}: Python's recursion limit was reached {where} "
+                         "(the caller's stack was nearly full)")
+
+
+#: a failure inside bodies nested deeper than this names the outermost and the innermost node only
+_SHOWN_BODY_LEVELS = 4
 
 
 def _reraise(node: "Node", args: Sequence[Any], exc: Exception) -> None:
-    """Re-raise a node's failure as a graphir error naming the node and its inputs."""
+    """Re-raise a node's failure as a graphir error naming the node and its inputs.
+
+    A failure inside a body is wrapped by each node with bodies around it; past
+    ``_SHOWN_BODY_LEVELS`` levels the message names the outermost node, the depth and the innermost
+    failure, not every level between (bodies may nest hundreds deep)."""
     if isinstance(exc, UnsupportedOpError):
         raise exc
     if isinstance(exc, RecursionError):
         raise BodiesTooDeepError(node, 0) from None
     if isinstance(exc, BodiesTooDeepError):
         raise BodiesTooDeepError(node, exc.levels + 1) from None
-    message = describe_failure(node, args, exc)
-    if isinstance(exc, ResourceLimitError):
-        raise ResourceLimitError(message) from None
+    innermost: str | None = getattr(exc, "innermost", None)
+    levels: int = getattr(exc, "body_levels", -1) + 1
+    if innermost is not None and levels > _SHOWN_BODY_LEVELS:
+        message = f"{describe_inputs(node, args)}: {levels} nested bodies down: {innermost}"
+    else:
+        message = describe_failure(node, args, exc)
+    error = ResourceLimitError(message) if isinstance(exc, ResourceLimitError) else EvaluationError(message)
+    setattr(error, "body_levels", levels)  # read when a node with bodies around this one wraps it
+    setattr(error, "innermost", innermost if innermost is not None else message)
     if isinstance(exc, GraphirError):
-        raise EvaluationError(message) from None
-    raise EvaluationError(message) from exc
+        raise error from None
+    raise error from exc
+
+
+def describe_inputs(node: "Node", args: Sequence[Any]) -> str:
+    """``node 5 'sel' (Select-opset1) failed on inputs (bool[2], f32[3])``."""
+    shown = ", ".join(
+        f"{getattr(a, 'dtype', type(a).__name__)}{list(getattr(a, 'shape', ()))}" for a in args
+    )
+    return f"{node.describe()} failed on inputs ({shown})"
 
 
 def describe_failure(node: "Node", args: Sequence[Any], exc: Exception) -> str:
     """``node 5 'sel' (Select-opset1) failed on inputs (bool[2], f32[3]): ...``."""
-    shown = ", ".join(
-        f"{getattr(a, 'dtype', type(a).__name__)}{list(getattr(a, 'shape', ()))}" for a in args
-    )
     detail = str(exc) if isinstance(exc, GraphirError) else f"{type(exc).__name__}: {exc}"
-    return f"{node.describe()} failed on inputs ({shown}): {detail}"
+    return f"{describe_inputs(node, args)}: {detail}"
 
 
 def _progress_bar(total: int, progress: bool | None) -> Any:

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 _LIVE: "weakref.WeakSet[Model]" = weakref.WeakSet()
 
 
+#: how many edits any model has seen (a body's inference is remembered while this stays: an edit
+#: inside a body nested in the body moves only the inner body's own version)
+edits = 0
+
+
 def models_holding(node: Node) -> "list[Model]":
     """The live models that hold ``node`` (usually one; none for a node not placed in a model)."""
     return [m for m in list(_LIVE) if m._nodes.get(node.id) is node]
@@ -175,6 +180,8 @@ class Model:
 
     def _touch(self, *edited: Node) -> None:
         """An edit: move the version on, drop the derived structure, and note the nodes to re-infer."""
+        global edits
+        edits += 1
         self._version += 1
         self._invalidate()
         if edited:
@@ -208,6 +215,8 @@ class Model:
     def _touch_inputs(self) -> None:
         """The Parameters' shapes changed (a reshape): the version moves on and the run plan is
         dropped; the structure (order, graph) stays what it is."""
+        global edits
+        edits += 1
         self._version += 1
         self._plan = None
 
@@ -530,12 +539,21 @@ class Model:
         return _run(self, inputs, profile=profile, progress=progress, state=state, max_tensor_bytes=max_tensor_bytes)  # imported once below: an import per call costs ~2-15 us
 
     def clone(self) -> "Model":
-        """A deep copy: new nodes with equal ops, names, ids and connections; constants shared."""
+        """A deep copy: new nodes with equal ops, names, ids and connections; constants shared.
+        Bodies are cloned innermost first (no recursion, however deep they nest)."""
+        clones: dict[int, Model] = {}
+        for model in reversed(nested_models(self)):
+            clones[id(model)] = model._clone_alone(clones)
+        return clones[id(self)]
+
+    def _clone_alone(self, clones: "dict[int, Model]") -> "Model":
+        """This model copied, its nodes' bodies taken from ``clones`` (by id of the original)."""
         mapping: dict[int, Node] = {}
         for node in self.get_ordered_ops():
             clone = Node.__new__(Node)
             clone.id, clone.name = node.id, node.name
-            clone.op = copy.deepcopy(node.op)
+            memo = {id(body): clones[id(body)] for _, body in named_bodies(node.op)}
+            clone.op = copy.deepcopy(node.op, memo)
             clone.inputs = [None if s is None else Output(mapping[s.node.id], s.index) for s in node.inputs]
             clone.output_types = list(node.output_types)
             clone._memo = None
@@ -597,6 +615,24 @@ class Model:
         ins = ", ".join(f"{p.name}: {p.output_types[0]}" for p in self._parameters)
         outs = ", ".join(str(r.output_types[0]) for r in self._results)
         return f"<Model '{self.name}' ({ins}) -> ({outs}), {len(self._nodes)} nodes>"
+
+
+def named_bodies(op: Any) -> "list[tuple[str, Model]]":
+    """(field or child name, body) for each subgraph of an op (If/Loop/TensorIterator fields, an
+    opaque layer's children), in field order."""
+    items = list(op.attributes().items()) + list((getattr(op, "children", None) or {}).items())
+    return [(name, value) for name, value in items if isinstance(value, Model)]
+
+
+def nested_models(model: Model) -> list[Model]:
+    """``model`` and every body in it at any depth, outermost first (walked without recursion)."""
+    order = [model]
+    i = 0
+    while i < len(order):
+        for node in order[i].nodes():
+            order.extend(body for _, body in named_bodies(node.op))
+        i += 1
+    return order
 
 
 from graphir.interpreter import run as _run  # noqa: E402 - after Model; interpreter does not import model

@@ -17,7 +17,7 @@ from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
 if TYPE_CHECKING:
-    pass
+    from graphir.trampoline import Task
 
 _ids = itertools.count()
 _reserved: set[int] = set()
@@ -324,40 +324,66 @@ class Node:
                 self.output_types = list(memo[3 + n:])
                 return self.output_types
         result = self.infer_types(inputs)
+        self._take_outputs(result)
+        cls = type(self.op)
+        self._memo = (epoch, self.op, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
+        return self.output_types
+
+    def infer_task(self) -> "Task[list[TensorType]]":
+        """:meth:`infer` as a task (graphir.trampoline) for a node whose op has bodies: the op's
+        ``infer_task`` is yielded, so bodies nested in bodies infer without nested calls. (Such
+        ops have no ``pure_infer``: nothing is remembered.)"""
+        inputs = self.input_types()
+        self._check_input_count(inputs)
+        try:
+            result = list((yield self.op.infer_task(inputs)))  # type: ignore[attr-defined]
+        except Exception as exc:
+            raise self._infer_failure(inputs, exc)
+        self._take_outputs(result)
+        self._memo = None
+        return self.output_types
+
+    def _take_outputs(self, result: list[TensorType]) -> None:
         names = self._output_names
         if names is not None and len(names) != len(result):
             self._output_names = (names + [set() for _ in result])[: len(result)]
         self.output_types = list(result)
-        cls = type(self.op)
-        self._memo = (epoch, self.op, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
-        return self.output_types
 
     def infer_types(self, inputs: list[TensorType], *, run: bool = False) -> list[TensorType]:
         """The output types this node would have for ``inputs`` (the node is not changed); an
         InferenceError names this node and ``inputs``. ``run``: also the checks a run makes
         beyond shape inference (``Op.check_run``)."""
+        self._check_input_count(inputs)
+        try:
+            result = list(self.op.infer(inputs))
+            if run:
+                self.op.check_run(inputs)
+            return result
+        except Exception as exc:
+            raise self._infer_failure(inputs, exc)
+
+    def _check_input_count(self, inputs: list[TensorType]) -> None:
         low, high = self.op.input_count_range()
         if len(inputs) < low or (high is not None and len(inputs) > high):
             expected = f"{low}" if low == high else f"{low} to {high if high is not None else 'any'}"
             raise InferenceError(
                 f"{self.describe()}: expects {expected} inputs, got {len(inputs)}"
             )
-        try:
-            result = list(self.op.infer(inputs))
-            if run:
-                self.op.check_run(inputs)
-            return result
-        except UnsupportedOpError:
-            raise
-        except GraphirError as exc:
-            raise InferenceError(f"{self.describe()}, inputs ({_list(inputs)}): {_strip(exc)}") from None
-        except RecursionError:
-            raise  # bodies nested too deep: the caller names it once (wrapping it at every level costs)
-        except Exception as exc:  # a bug in an op's infer: still name the place
-            raise InferenceError(
-                f"{self.describe()}, inputs ({_list(inputs)}): shape inference failed: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
+
+    def _infer_failure(self, inputs: list[TensorType], exc: Exception) -> Exception:
+        """The error to raise for ``exc`` from the op's inference: an InferenceError naming this
+        node and its inputs (UnsupportedOpError and RecursionError pass as they are)."""
+        if isinstance(exc, (UnsupportedOpError, RecursionError)):
+            return exc
+        if isinstance(exc, GraphirError):
+            error = InferenceError(f"{self.describe()}, inputs ({_list(inputs)}): {_strip(exc)}")
+            error.__suppress_context__ = True  # as ``raise ... from None``
+            return error
+        # a bug in an op's infer: still name the place
+        error = InferenceError(f"{self.describe()}, inputs ({_list(inputs)}): shape inference failed: "
+                               f"{type(exc).__name__}: {exc}")
+        error.__cause__ = exc
+        return error
 
     def copy(self, inputs: Sequence["Output | None"] | None = None) -> "Node":
         """A new node with a copy of the op (same attributes), same name, new id."""

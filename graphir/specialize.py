@@ -77,6 +77,8 @@ class Specialization:
     template: list[Any]
     #: the largest output of any node of the signature: (bytes, node, output index, its type)
     largest_output: "tuple[int, Node | None, int, TensorType | None]" = (0, None, -1, None)
+    #: ``steps`` cut where an op with bodies runs (see graphir.interpreter.steps_task), made on first use
+    segments: "list[tuple[bool, Any]] | None" = None
 
 
 def static_dims(t: "TensorType") -> tuple[int, ...] | None:

@@ -443,19 +443,20 @@ def two_parameters_with_one_tensor_name(directory: Path) -> str:
     return " ".join(str(sorted(p.output_names[0])) for p in model.get_parameters())
 
 
-def _nested_ifs(directory: Path, depth: int) -> Path:
-    """If-8 nested ``depth`` deep in then-bodies, written by OpenVINO (which reads 400 levels)."""
+def _nested_ifs(directory: Path, depth: int, size: int = 2, innermost: Any = None) -> Path:
+    """If-8 nested ``depth`` deep in then-bodies, written by OpenVINO (which reads 400 levels); the
+    innermost body computes Relu (or ``innermost(x)``) of an f32[size] input."""
     import numpy as np
     import openvino as ov
     import openvino.opset8 as ops
 
     model = None
     for level in range(depth + 1):
-        x = ops.parameter([2], np.float32, name=f"x{level}")
+        x = ops.parameter([size], np.float32, name=f"x{level}")
         if model is None:
-            out = ops.relu(x)
+            out = ops.relu(x) if innermost is None else innermost(x)
         else:
-            xe = ops.parameter([2], np.float32)
+            xe = ops.parameter([size], np.float32)
             other = ov.Model([ops.result(ops.negative(xe))], [xe])
             branch = ops.if_op(ops.constant(True))
             branch.set_then_body(model)
@@ -466,6 +467,16 @@ def _nested_ifs(directory: Path, depth: int) -> Path:
     path = directory / f"nested{depth}.xml"
     ov.save_model(model, str(path))
     return path
+
+
+def _nesting_depth(model: Any, type_name: str = "If", body: str = "then_body") -> int:
+    """How many ``type_name`` ops nest in one another, following the first one's ``body``."""
+    depth = 0
+    while True:
+        found = [n for n in model.nodes() if n.type_name == type_name]
+        if not found:
+            return depth
+        depth, model = depth + 1, getattr(found[0].op, body)
 
 
 @case("ok", "[1.0, 0.0]", seconds=40)
@@ -484,26 +495,79 @@ def if_bodies_nested_400_deep(directory: Path) -> str:
     import graphir
 
     model = graphir.read_model(_nested_ifs(directory, 400))
-    depth, body = 0, model
-    while True:
-        ifs = [n for n in body.nodes() if n.type_name == "If"]
-        if not ifs:
-            break
-        depth, body = depth + 1, ifs[0].op.then_body
-    return f"{depth} Ifs, output {model.get_results()[0].output_types[0]}"
+    return f"{_nesting_depth(model)} Ifs, output {model.get_results()[0].output_types[0]}"
 
 
-@case("BodiesTooDeepError", "node 2 'If_", "(If-opset8): bodies nested too deep to run",
-      "nested bodies below this node", "by a nested call", seconds=60)
-def if_bodies_nested_400_deep_run(directory: Path) -> str:
-    """Read, but running bodies nests Python calls: past the recursion limit one named error at the
-    outermost If (not one wrapped message per level, as before)."""
+@case("ok", "run [1.0, 0.0]", "reshaped [1.0, 0.0, 3.0]", "re-read [1.0, 0.0, 3.0]", "clone [1.0, 0.0, 3.0]",
+      "590 Ifs", seconds=90)
+def if_bodies_nested_590_deep_run_reshape_save_clone(directory: Path) -> str:
+    """Bodies nested just under MAX_BODY_NESTING run, reshape, save, re-read and clone: each walks
+    the bodies as tasks or with an explicit stack (graphir.trampoline), never by nested calls (a
+    run hit Python's recursion limit at 328 levels, a save at ~200, a clone at ~150)."""
     import numpy as np
 
     import graphir
 
-    model = graphir.read_model(_nested_ifs(directory, 400))
-    return str(model.run({"x400": np.array([1, -2], np.float32)}))
+    model = graphir.read_model(_nested_ifs(directory, 590))
+    first = model.run({"x590": np.array([1, -2], np.float32)})
+    model.reshape({"x590": [3]})
+    x = np.array([1, -2, 3], np.float32)
+    reshaped = model.run({"x590": x})
+    graphir.save_model(model, directory / "saved.xml")
+    again = graphir.read_model(directory / "saved.xml").run({"x590": x})
+    copy = model.clone().run({"x590": x})
+    depth = _nesting_depth(model.clone())
+    values = [next(iter(out.values())).tolist() for out in (first, reshaped, again, copy)]
+    return (f"run {values[0]}, reshaped {values[1]}, re-read {values[2]}, clone {values[3]}, "
+            f"{depth} Ifs in the clone")
+
+
+@case("EvaluationError", "node 2 'If_", "(If-opset8) failed on inputs (bool[], float32[3]): 300 nested bodies down: ",
+      "(Divide-opset1) failed on inputs (int32[3], int32[3]): ", "integer division by zero", seconds=60)
+def if_bodies_nested_300_deep_failing_inside(directory: Path) -> str:
+    """A failure 300 bodies down names the outermost node, the depth and the innermost node, not
+    every level between."""
+    import numpy as np
+    import openvino.opset8 as ops
+
+    import graphir
+
+    def integer_division(x: Any) -> Any:  # f32 -> i32 x // x -> f32: fails where x holds a zero
+        as_int = ops.convert(x, "i32")
+        return ops.convert(ops.divide(as_int, as_int), "f32")
+
+    path = _nested_ifs(directory, 300, size=3, innermost=integer_division)
+    return str(graphir.read_model(path).run({"x300": np.array([1, 0, 2], np.float32)}))
+
+
+@case("ok", "30 Loops", "[1.0, 0.0, 4.0]", seconds=40)
+def loops_nested_30_deep(directory: Path) -> str:
+    """Loop inference infers its body several times (relaxing merged inputs, then with the known
+    trip count): bodies nested n deep took 4^n body inferences (10 levels: 32 s) before a body
+    remembered its last inference; now reading and reshaping are linear in the depth."""
+    import numpy as np
+    import openvino as ov
+    import openvino.opset8 as ops
+
+    body = None
+    for level in range(31):
+        x = ops.parameter([2], np.float32, name=f"x{level}")
+        if body is None:
+            out = ops.relu(x)
+        else:
+            loop = ops.loop(ops.constant(np.int64(1)), ops.constant(True))
+            loop.set_function(body)
+            loop.set_merged_input(body.get_parameters()[0], x.output(0), body.get_results()[0].output(0))
+            loop.set_special_body_ports([-1, 1])
+            out = loop.get_iter_value(body.get_results()[0].output(0), -1)
+        body = ov.Model([ops.result(out), ops.result(ops.constant(True))], [x], f"m{level}")
+    ov.save_model(ov.Model([body.get_results()[0]], body.get_parameters(), "top"), str(directory / "loops.xml"))
+    import graphir
+
+    model = graphir.read_model(directory / "loops.xml")
+    model.reshape({"x30": [3]})
+    out = next(iter(model.run({"x30": np.array([1, -2, 4], np.float32)}).values()))
+    return f"{_nesting_depth(model, 'Loop', 'body')} Loops, {out.tolist()}"
 
 
 @case("SerializationError", "nested8.xml", "nested more than 5 levels deep", "graphir reads at most 5")
@@ -531,6 +595,25 @@ def parameters_20000_with_one_tensor_name(directory: Path) -> str:
     names = [sorted(p.output_names[0]) for p in graphir.read_model(directory / "many.xml").get_parameters()]
     assert names[:3] == [["a"], ["a_1"], ["a_2"]] and len({n[0] for n in names}) == 20_000
     return names[-1][0]
+
+
+@case("ok", "[2.0, 3.0]", seconds=30)
+def decompression_chain_5000_long_and_shared(directory: Path) -> str:
+    """An f16 constant squared 5,000 times (each Multiply reading one node twice), converted to f32
+    and added to the input: a weight-decompression subgraph to the run plan, which computes it in
+    f32. It was walked by recursion, once per path: 2^5000 paths (and past the recursion limit);
+    now once per node, with an explicit stack."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    x = opset.parameter([2], "f32", name="x")
+    c = opset.constant(np.ones(2, np.float16))
+    for _ in range(5_000):
+        c = opset.multiply(c, c)
+    model = graphir.Model([opset.add(x, opset.convert(c, destination_type="f32"))], [x])
+    return str(next(iter(model.run({"x": np.array([1, 2], np.float32)}).values())).tolist())
 
 
 # ============================================================== real files, mutated ==
@@ -1074,3 +1157,4 @@ def run_all(out: Path, workdir: Path, names: "list[str] | None" = None, parallel
 if __name__ == "__main__":
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run_all(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:] or None)
+

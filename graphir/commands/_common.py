@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphir.cli import UsageError
 from graphir.errors import GraphirError
+from graphir.model import named_bodies
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -79,31 +80,28 @@ def input_types(node: "Node") -> list["TensorType"]:
 
 
 def not_runnable_reason(node: "Node") -> str | None:
-    """Why graphir cannot run ``node`` (an opaque op, or an op with no numpy semantics), or None."""
-    op = node.op
+    """Why graphir cannot run ``node`` (an opaque op, or an op with no numpy semantics, or a body
+    at any depth holding such a node), or None."""
+    reason = _own_reason(node.op)
+    if reason:
+        return reason
+    from graphir.model import nested_models
+
+    for body in [b for _, b in named_bodies(node.op)]:
+        for model in nested_models(body):  # bodies in bodies: walked without recursion
+            for inner in model.get_ordered_ops():
+                reason = _own_reason(inner.op)
+                if reason:
+                    return f"its body holds {inner.describe()}, which cannot run: {reason}"
+    return None
+
+
+def _own_reason(op: Any) -> str | None:
     if type(op).__name__ == "OpaqueOp" or any(c.__name__ == "OpaqueOp" for c in type(op).__mro__):
         return "not implemented in graphir (kept as an opaque layer)"
     if not type(op).runnable:
         return "no numpy semantics in graphir (shape inference only)"
-    for body in _bodies(op):
-        for inner in body.get_ordered_ops():
-            reason = not_runnable_reason(inner)
-            if reason:
-                return f"its body holds {inner.describe()}, which cannot run: {reason}"
     return None
-
-
-def _bodies(op: Any) -> list[Any]:
-    """Subgraph bodies of an op (If/Loop/TensorIterator fields, or an opaque layer's children)."""
-    return [body for _, body in named_bodies(op)]
-
-
-def named_bodies(op: Any) -> list[tuple[str, Any]]:
-    """(field or child name, body) for each subgraph of an op, in field order."""
-    from graphir.model import Model
-
-    items = list(op.attributes().items()) + list((getattr(op, "children", None) or {}).items())
-    return [(name, value) for name, value in items if isinstance(value, Model)]
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "") -> str:

@@ -5,6 +5,7 @@ import re
 from html import escape
 
 from graphir.drawing.scene import Box, Scene
+from graphir.trampoline import Task, drive
 
 #: fills by op type (overlays take precedence)
 TYPE_FILLS = {"Parameter": "#dff3e4", "Result": "#e8e8e8"}
@@ -66,7 +67,7 @@ def to_dot(scene: Scene) -> str:
     for box in scene.boxes.values():
         members.setdefault(box.cluster, []).append(box)
 
-    def emit(cluster: str | None, indent: str) -> None:
+    def emit(cluster: str | None, indent: str) -> Task[None]:  # a task: clusters nest as deep as bodies
         for box in members.get(cluster, []):
             lines.append(_node_line(box, indent))
         for child in children.get(cluster, []):
@@ -74,10 +75,10 @@ def to_dot(scene: Scene) -> str:
             lines.append(f"{indent}subgraph {child} {{")
             lines.append(f'{indent}  graph [id={dot_string(child)}, label={dot_string(c.label)}, '
                          'style="rounded,dashed", color="#8896ab", fontsize=9, labeljust=l];')
-            emit(child, indent + "  ")
+            yield emit(child, indent + "  ")
             lines.append(f"{indent}}}")
 
-    emit(None, "  ")
+    drive(emit(None, "  "))
     for edge in scene.edges:
         # xlabel: placed after the layout; as a real label every edge would add a rank of virtual
         # nodes, which made dot 5x slower on a 2,000-layer model

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from graphir.trampoline import Task, drive
+
 if TYPE_CHECKING:
     from graphir.model import Model
     from graphir.node import Node
@@ -95,7 +97,7 @@ def attribute_text(value: Any) -> str:
 def build_scene(model: "Model") -> Scene:
     """The scene of ``model``: every node except Constants, every edge between them, bodies nested."""
     scene = Scene(name=model.name or "model")
-    _add_graph(scene, model, prefix="n", cluster=None, owner=None)
+    drive(_add_graph(scene, model, prefix="n", cluster=None, owner=None))
     return scene
 
 
@@ -105,8 +107,10 @@ def _is_constant(node: "Node") -> bool:
     return isinstance(node.op, Constant)
 
 
-def _add_graph(scene: Scene, model: "Model", prefix: str, cluster: str | None, owner: str | None) -> None:
-    from graphir.commands._common import named_bodies
+def _add_graph(scene: Scene, model: "Model", prefix: str, cluster: str | None, owner: str | None) -> Task[None]:
+    """Add ``model``'s boxes and edges; a body's, at its node, by an inner task (graphir.trampoline:
+    bodies nested any depth draw without nested calls)."""
+    from graphir.model import named_bodies
 
     keys: dict[int, str] = {}
     for node in model.get_ordered_ops():
@@ -131,7 +135,7 @@ def _add_graph(scene: Scene, model: "Model", prefix: str, cluster: str | None, o
         for name, body in named_bodies(node.op):
             body_key = f"{key}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}"  # a DOT id and an HTML id
             scene.clusters[f"cluster_{body_key}"] = Cluster(f"cluster_{body_key}", f"{node.name}: {name}", cluster)
-            _add_graph(scene, body, prefix=f"{body_key}_", cluster=f"cluster_{body_key}", owner=key)
+            yield _add_graph(scene, body, prefix=f"{body_key}_", cluster=f"cluster_{body_key}", owner=key)
     for node in model.get_ordered_ops():
         if node.id not in keys:
             continue

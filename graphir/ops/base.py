@@ -170,6 +170,10 @@ class Op(BaseModel):
     #: may keep its outputs while its inputs are the same (False for ops with subgraph bodies:
     #: a body may be edited while the op's inputs stay)
     pure_infer: ClassVar[bool] = True
+    #: True for ops with subgraph bodies: they define ``infer_task``/``evaluate_task`` (generators,
+    #: see graphir.trampoline), which the body runner and body inference yield instead of calling
+    #: ``infer``/``evaluate``, so bodies nested any depth never nest Python calls
+    has_bodies: ClassVar[bool] = False
 
     def __init__(self, **data: Any) -> None:
         try:

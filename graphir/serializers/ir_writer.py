@@ -29,6 +29,7 @@ from graphir.serializers.ir_constants import pack
 from graphir.serializers.ir_rt_info import attribute_rt_info_lines, net_rt_info_lines
 from graphir.serializers.xml_text import PUGIXML_CLOSE, Lines, checked_name, escape, indent, start_tag
 from graphir.shapes import PartialShape
+from graphir.trampoline import Task, drive
 from graphir.types import ElementType
 
 _BODY_TAGS = ("body", "then_body", "else_body")
@@ -61,6 +62,11 @@ class _Writer:
     def graph(self, model: Model, depth: int, out: list[str]) -> None:
         """Append ``<layers>`` and ``<edges>`` of ``model`` to ``out``, as children of an element at
         ``depth - 1``."""
+        drive(self.graph_task(model, depth, out))
+
+    def graph_task(self, model: Model, depth: int, out: list[str]) -> Task[None]:
+        """:meth:`graph` as a task (graphir.trampoline): a layer with bodies is written by an inner
+        task, so bodies nested any depth are written without nested calls."""
         order = self.order(model)
         result_names: dict[tuple[int, int], set[str]] = {}
         for node in order:
@@ -78,7 +84,10 @@ class _Writer:
         else:
             out.append(indent(depth) + "<layers" + self.close)
         for here, node in enumerate(order):
-            self.layer(node, depth + 1, result_names, out)
+            if _has_body(node):
+                yield self.layer_task(node, depth + 1, result_names, out)
+            else:
+                self.layer(node, depth + 1, result_names, out)
             nid = node.id
             for i, src in enumerate(node.inputs):
                 if src is not None:
@@ -100,32 +109,47 @@ class _Writer:
     def layer(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]) -> None:
         """Append the ``<layer>`` of ``node`` to ``out``."""
         try:
-            self._layer(node, depth, result_names, out)
+            if _may_have_children(node) or "ir_child_order" in node.extra:
+                drive(self._layer_with_children(node, depth, result_names, out))
+            else:
+                self._layer(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
             raise not_xml(exc, f"node {node.id} {clip_repr(node.name)} ({node.type_name})",
                           "a name, attribute or rt_info value holds") from None
 
+    def layer_task(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]
+                   ) -> Task[None]:
+        """:meth:`layer` as a task (graphir.trampoline), for a layer with bodies."""
+        try:
+            yield self._layer_with_children(node, depth, result_names, out)
+        except (ValueError, UnicodeError) as exc:
+            raise not_xml(exc, f"node {node.id} {clip_repr(node.name)} ({node.type_name})",
+                          "a name, attribute or rt_info value holds") from None
+
+    def _layer_with_children(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]],
+                             out: list[str]) -> Task[None]:
+        """A layer with bodies, port maps or kept subelements (in the order the file had them), as a task."""
+        is_result = isinstance(node.op, Result)
+        start = self.layer_start(node, is_result)
+        pad = indent(depth)
+        blocks: list[tuple[str, list[str]]] = []
+        self._layer_parts(node, depth, result_names, is_result, blocks)
+        yield self.children_task(node, depth + 1, blocks)
+        order = node.extra.get("ir_child_order")
+        rank = _CHILD_RANK if order is None else {tag: i for i, tag in enumerate(order)}
+        blocks.sort(key=lambda b: rank.get(b[0], len(rank)))  # stable: as the file had them
+        if not blocks:
+            out.append(pad + start + self.close)
+            return
+        out.append(pad + start + ">")
+        for _, block in blocks:
+            out += block
+        out.append(pad + "</layer>")
+
     def _layer(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]) -> None:
-        op = node.op
-        extra = node.extra
-        is_result = isinstance(op, Result)
+        is_result = isinstance(node.op, Result)
         start = self.layer_start(node, is_result)
         pad, inner, close = indent(depth), indent(depth + 1), self.close
-        if _may_have_children(node) or "ir_child_order" in extra:
-            blocks: list[tuple[str, list[str]]] = []
-            self._layer_parts(node, depth, result_names, is_result, blocks)
-            self.children(node, depth + 1, blocks)
-            order = extra.get("ir_child_order")
-            rank = _CHILD_RANK if order is None else {tag: i for i, tag in enumerate(order)}
-            blocks.sort(key=lambda b: rank.get(b[0], len(rank)))  # stable: as the file had them
-            if not blocks:
-                out.append(pad + start + close)
-                return
-            out.append(pad + start + ">")
-            for _, block in blocks:
-                out += block
-            out.append(pad + "</layer>")
-            return
         # the usual layer: data, rt_info, input, output, in this order, appended as they are made
         mark = len(out)
         out.append("")
@@ -256,15 +280,20 @@ class _Writer:
 
     def collect_blobs(self, model: Model) -> BinWriter:
         """The first pass: every Constant's blob, in the order the layers are written (bodies after
-        their layer's own data), so the .bin can be written while the XML is being made."""
-        for node in self.order(model):
+        their layer's own data), so the .bin can be written while the XML is being made. Bodies
+        are walked with an explicit stack (no recursion, however deep they nest)."""
+        stack = [iter(self.order(model))]
+        while stack:
+            node = next(stack[-1], None)
+            if node is None:
+                stack.pop()
+                continue
             op = node.op
             if isinstance(op, Constant):
                 self._blobs[id(node)] = (node, *self.constant_blob(node, op))
             if _may_have_children(node):
-                for _, content in self.child_items(node):
-                    if isinstance(content, Model):
-                        self.collect_blobs(content)
+                bodies = [content for _, content in self.child_items(node) if isinstance(content, Model)]
+                stack += [iter(self.order(body)) for body in reversed(bodies)]
         return self.bin
 
     def constant_blob(self, node: Node, op: Constant) -> tuple[int, int]:
@@ -294,11 +323,11 @@ class _Writer:
         return start_tag("data", {"element_type": op.element_type.value, "shape": ", ".join(map(str, op.shape)),
                                   "offset": str(offset), "size": str(size), **unknown})
 
-    def children(self, node: Node, depth: int, blocks: list[tuple[str, list[str]]]) -> bool:
+    def children_task(self, node: Node, depth: int, blocks: list[tuple[str, list[str]]]) -> Task[bool]:
         """Add the layer's bodies, port maps and kept subelements to ``blocks``; whether there were any."""
         items = self.child_items(node)
         for tag, content in items:
-            blocks.append(self.child(depth, tag, content))
+            blocks.append((yield self.child_task(depth, tag, content)))
         return bool(items)
 
     @staticmethod
@@ -332,11 +361,11 @@ class _Writer:
         first = [(tag, items.pop(tag)) for tag in _FIRST_CHILDREN if tag in items]
         return first + list(items.items())
 
-    def child(self, depth: int, tag: str, content: Any) -> tuple[str, list[str]]:
+    def child_task(self, depth: int, tag: str, content: Any) -> Task[tuple[str, list[str]]]:
         """One subelement of a layer: a body, a port map, or raw XML kept from a file."""
         if isinstance(content, Model):
             lines = [indent(depth) + "<" + checked_name(tag) + ">"]
-            self.graph(content, depth + 1, lines)
+            yield self.graph_task(content, depth + 1, lines)
             lines += net_rt_info_lines(content.rt_info, depth + 1, self.close)
             lines.append(indent(depth) + "</" + tag + ">")
             return tag, lines
@@ -375,6 +404,12 @@ def _type_and_version(cls: type[Op]) -> tuple[str, str]:
 def _unescaped(text: str) -> str:
     return (text.replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&#9;", "\t")
             .replace("&#10;", "\n").replace("&#13;", "\r").replace("&amp;", "&"))
+
+
+def _has_body(node: Node) -> bool:
+    """Whether the layer of ``node`` holds a body (written by an inner task)."""
+    op = node.op
+    return op.has_bodies or (isinstance(op, OpaqueOp) and bool(op.children))
 
 
 def _may_have_children(node: Node) -> bool:

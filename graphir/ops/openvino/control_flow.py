@@ -21,13 +21,14 @@ from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from graphir.errors import EvaluationError, UnsupportedOpError
-from graphir.inference import infer_body
-from graphir.interpreter import _run_steps, get_plan, specialization
+from graphir.inference import infer_body_task
+from graphir.interpreter import get_plan, specialization, steps_task
 from graphir.limits import check_bytes
 from graphir.model import Model
 from graphir.ops.base import Op, Port, TensorType, types
 from graphir.ops.openvino.core import parameter_of
 from graphir.shapes import Dimension, PartialShape
+from graphir.trampoline import Task, drive
 from graphir.types import ElementType
 
 __all__ = ["TensorIterator", "Loop", "If", "run_body"]
@@ -37,29 +38,54 @@ _MAX_RELAX_ROUNDS = 4
 
 # ================================================================================ helpers ==
 def run_body(body: Model, args: list[np.ndarray]) -> list[np.ndarray]:
-    """Run ``body`` on arrays in Parameter order; its Result values in Result order.
+    """Run ``body`` on arrays in Parameter order; its Result values in Result order."""
+    with np.errstate(all="ignore"):  # as a run does (prepared elementwise steps rely on it)
+        return drive(run_body_task(body, args))
+
+
+def run_body_task(body: Model, args: list[np.ndarray]) -> Task[list[np.ndarray]]:
+    """:func:`run_body` as a task (see graphir.trampoline): bodies in the body run as inner tasks,
+    so bodies nested hundreds deep run without nesting Python calls.
 
     Skips the per-run input checks (the outer op already inferred the body with these types)."""
     plan = get_plan(body)
-    steps, template = plan.steps, plan.template
+    steps: Any = plan
     if not plan.dynamic and all(getattr(a, "shape", None) == s.static_shape for a, s in zip(args, plan.inputs)):
-        spec = specialization(body, plan, args)  # a static body: specialized once, run per iteration
-        steps, template = spec.steps, spec.template
-    values = template.copy()
+        steps = specialization(body, plan, args)  # a static body: specialized once, run per iteration
+    values = steps.template.copy()
     for slot, value in zip(plan.parameter_slots, args):
         values[slot] = value
-    with np.errstate(all="ignore"):  # as a run does (prepared elementwise steps rely on it)
-        _run_steps(steps, values)
+    yield steps_task(steps, values)
     return [values[s] for s in plan.result_slots]
 
 
-def _infer_body(body: Model, param_types: list[TensorType], where: str) -> list[TensorType]:
-    """:func:`infer_body`; a body holding an op graphir does not implement (loaded opaquely) keeps
-    the types its Results were read with, as the opaque op keeps its recorded ones."""
+def _infer_body(body: Model, param_types: list[TensorType], where: str) -> Task[list[TensorType]]:
+    """:func:`infer_body_task`; a body holding an op graphir does not implement (loaded opaquely)
+    keeps the types its Results were read with, as the opaque op keeps its recorded ones."""
     try:
-        return infer_body(body, param_types, where=where)
+        return (yield infer_body_task(body, param_types, where=where))  # type: ignore[no-any-return]
     except UnsupportedOpError:
         return [r.output_types[0] for r in body.get_results()]
+
+
+class _WithBodies(Op):
+    """An op with bodies: its inference and evaluation are tasks (graphir.trampoline), and the
+    plain ``infer``/``evaluate`` drive them."""
+
+    has_bodies: ClassVar[bool] = True
+
+    def infer_task(self, inputs: list[TensorType]) -> Task[list[TensorType]]:
+        raise NotImplementedError
+
+    def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
+        raise NotImplementedError
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return drive(self.infer_task(inputs))
+
+    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+        with np.errstate(all="ignore"):
+            return drive(self.evaluate_task(*arrays))
 
 
 def _index_of(nodes: list[Any], layer_id: Any, what: str, op: Op, where: str) -> int:
@@ -138,7 +164,7 @@ class _Slicing:
 
 
 # ===================================================================== TensorIterator/Loop ==
-class _Iterating(Op):
+class _Iterating(_WithBodies):
     """What TensorIterator and Loop share: a body, port maps, back edges."""
 
     body: SkipJsonSchema[Model | None] = Field(None, description="the body run on every iteration")
@@ -217,7 +243,8 @@ class _Iterating(Op):
         return -1
 
     # --- inference ------------------------------------------------------------------------
-    def _infer_iterating(self, inputs: list[TensorType], iterations: int | None) -> tuple[list[TensorType], list[TensorType]]:
+    def _infer_iterating(self, inputs: list[TensorType], iterations: int | None
+                         ) -> Task[tuple[list[TensorType], list[TensorType]]]:
         """Infer the body (relaxing merged inputs until stable); (outer outputs, body results)."""
         body = self._body()
         n_in = len(inputs)
@@ -240,7 +267,7 @@ class _Iterating(Op):
             param_types[p] = TensorType(param_types[p].element_type, param_types[p].shape)
         where = f"{self.type_name} body"
         for _ in range(_MAX_RELAX_ROUNDS):
-            results = _infer_body(body, param_types, where)
+            results = yield _infer_body(body, param_types, where)
             changed = False
             for r, p in edges:
                 relaxed = _relax(results[r], param_types[p])
@@ -249,7 +276,7 @@ class _Iterating(Op):
                     changed = True
             if not changed:
                 break
-        results = _infer_body(body, param_types, where)
+        results = yield _infer_body(body, param_types, where)
         outs: list[TensorType | None] = [None] * self.num_outputs()
         for ext, index, slicing in self._outputs_map(n_in):
             t = results[index]
@@ -267,7 +294,8 @@ class _Iterating(Op):
         return outs, results  # type: ignore[return-value]
 
     # --- evaluation -----------------------------------------------------------------------
-    def _iterate(self, arrays: tuple[np.ndarray, ...], count: int | None, condition: bool = True) -> list[np.ndarray]:
+    def _iterate(self, arrays: tuple[np.ndarray, ...], count: int | None, condition: bool = True
+                 ) -> Task[list[np.ndarray]]:
         """Run the body ``count`` times (None: until the body condition is false)."""
         body = self._body()
         n_in = len(arrays)
@@ -306,7 +334,7 @@ class _Iterating(Op):
             missing = [params[i].name for i, v in enumerate(current) if v is None]
             if missing:
                 raise EvaluationError(f"{self.describe()}: body parameters {missing} receive no value")
-            last = run_body(body, current)
+            last = yield run_body_task(body, current)
             for ext, index, slicing in outs:
                 if slicing is not None:
                     part = last[index]
@@ -380,15 +408,15 @@ class TensorIterator(_Iterating):
             found = n
         return found
 
-    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        outs, _ = self._infer_iterating(inputs, self.iterations([t.shape for t in inputs]))
-        return outs
+    def infer_task(self, inputs: list[TensorType]) -> Task[list[TensorType]]:
+        outs, _ = yield self._infer_iterating(inputs, self.iterations([t.shape for t in inputs]))
+        return outs  # type: ignore[no-any-return]
 
-    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+    def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
         count = self.iterations([PartialShape(list(np.shape(a))) for a in arrays])
         if count is None:
             raise EvaluationError(f"{self.describe()}: has no sliced input, so no iteration count")
-        return self._iterate(arrays, count)
+        return (yield self._iterate(arrays, count))  # type: ignore[no-any-return]
 
 
 class Loop(_Iterating):
@@ -417,7 +445,7 @@ class Loop(_Iterating):
         if t.shape.rank_is_static and (len(t.shape) > 1 or (len(t.shape) == 1 and not t.shape[0].contains(1))):
             raise self.fail(f"input {index} ('{self.inputs[index].name}') must be a scalar or [1], got {t}")
 
-    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+    def infer_task(self, inputs: list[TensorType]) -> Task[list[TensorType]]:
         self.check_input_types(inputs[:2])
         self._check_scalar(inputs[0], 0)
         self._check_scalar(inputs[1], 1)
@@ -425,10 +453,10 @@ class Loop(_Iterating):
         if condition_idx < 0:
             raise self.fail("the body has no execution_condition output (port_map purpose)")
         # the first pass finds out whether the body condition is a constant
-        _, results = self._infer_iterating(inputs, None)
+        _, results = yield self._infer_iterating(inputs, None)
         body_condition = self._passed_through_condition(inputs, condition_idx) or results[condition_idx]
-        outs, _ = self._infer_iterating(inputs, self._known_iterations(inputs, body_condition))
-        return outs
+        outs, _ = yield self._infer_iterating(inputs, self._known_iterations(inputs, body_condition))
+        return outs  # type: ignore[no-any-return]
 
     def _passed_through_condition(self, inputs: list[TensorType], condition_idx: int) -> TensorType | None:
         """The body condition when the body hands a Parameter straight back to itself (Result ->
@@ -462,15 +490,15 @@ class Loop(_Iterating):
             return int(_scalar(trip))
         return None
 
-    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+    def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
         trip = int(_scalar(arrays[0]))
         first = bool(_scalar(arrays[1]))
         # as OpenVINO: running out of a sliced input's parts before the loop ends is an error
-        return self._iterate(arrays, trip if trip >= 0 else None, first)
+        return (yield self._iterate(arrays, trip if trip >= 0 else None, first))  # type: ignore[no-any-return]
 
 
 # ======================================================================================= If ==
-class If(Op):
+class If(_WithBodies):
     """If-8: runs ``then_body`` when ``cond`` is true, else ``else_body``."""
 
     type_name: ClassVar[str] = "If"
@@ -523,31 +551,31 @@ class If(Op):
             raise self.fail(f"{which}_body maps {len(out_map)} of its {count} outputs")
         return body, in_map, out_map
 
-    def _infer_branch(self, which: str, inputs: list[TensorType]) -> list[TensorType]:
+    def _infer_branch(self, which: str, inputs: list[TensorType]) -> Task[list[TensorType]]:
         body, in_map, out_map = self._maps(which, len(inputs))
         params = body.get_parameters()
         param_types = [TensorType(parameter_of(p).element_type, parameter_of(p).shape) for p in params]
         for ext, index in in_map:
             param_types[index] = inputs[ext]
-        results = _infer_body(body, param_types, f"If {which}_body")
+        results = yield _infer_body(body, param_types, f"If {which}_body")
         outs: list[TensorType] = [results[0]] * self.num_outputs()
         for ext, index in out_map:
             outs[ext] = results[index]
         return outs
 
-    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+    def infer_task(self, inputs: list[TensorType]) -> Task[list[TensorType]]:
         self.check_input_types(inputs[:1])
         cond = inputs[0]
         if cond.shape.rank_is_static and len(cond.shape) > 1:  # OpenVINO 2026.4 checks the rank only ([0], [2] pass)
             raise self.fail(f"Rank of If condition input must be equal to 0 or 1, got {cond}")
-        then_types = self._infer_branch("then", inputs)
-        else_types = self._infer_branch("else", inputs)
+        then_types = yield self._infer_branch("then", inputs)
+        else_types = yield self._infer_branch("else", inputs)
         if cond.value is not None:
             chosen = then_types if bool(_scalar(cond.value)) else else_types
             return [TensorType(t.element_type, t.shape, t.value) for t in chosen]
         return [_hull(a, b, self, i) for i, (a, b) in enumerate(zip(then_types, else_types))]
 
-    def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
+    def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
         which = "then" if bool(_scalar(arrays[0])) else "else"
         body, in_map, out_map = self._maps(which, len(arrays))
         args: list[Any] = [None] * len(body.get_parameters())
@@ -556,7 +584,7 @@ class If(Op):
         missing = [body.get_parameters()[i].name for i, a in enumerate(args) if a is None]
         if missing:
             raise EvaluationError(f"{self.describe()}: {which}_body parameters {missing} receive no input")
-        results = run_body(body, args)
+        results = yield run_body_task(body, args)
         values: list[np.ndarray] = [results[0]] * self.num_outputs()
         for ext, index in out_map:
             values[ext] = results[index]
