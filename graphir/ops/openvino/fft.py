@@ -4,11 +4,14 @@
 
 Values are computed by numpy and rounded to the input type; the inverse transforms divide by the
 signal's element count, as OpenVINO does. DFT/IDFT transform one axis after another in increasing
-order, in f32 between axes, as OpenVINO's CPU plugin does; an axis whose length is not a power of two
-is a plain DFT with the plugin's twiddle factors (``_cpu_twiddles``: phases ``2*pi*n*k/N`` in f32,
-``n*k`` not reduced modulo ``N``, so their error grows with ``n*k``: up to 1e-3 on a length-180
-axis), which OpenVINO's own outputs carry; power-of-two axes are exact FFTs (the plugin's radix-2
-FFT is within f32 rounding of them).
+order, in place, in f32 between axes, as OpenVINO's CPU plugin does; an axis whose length is not a
+power of two is the plugin's naive DFT (``cpu_dft``: its twiddle table, whose f32 phases
+``2*pi*n*k/N`` carry errors growing with ``n*k``, up to 1e-3 on a length-180 axis, and its JIT
+kernel's summation order), replayed exactly while an op's replay budget lasts (about 20 s of numpy;
+OpenVINO's DFT of 21.8M outputs over lengths 7, 40 and 600 fits), then as a BLAS product with the
+same twiddles whose nearly cancelling components alone are replayed (they are where the summation
+order shows). Power-of-two axes replay the plugin's radix-2 FFT (its butterflies and twiddle table),
+cheap enough to do always. Memory: the output, plus blocks of ``_BLOCK_ELEMENTS`` lines' elements.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.ops.base import INDEX, Op, Port, TensorType, types
+from graphir.ops.openvino import cpu_dft
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
 from graphir.shapes import Dimension, PartialShape
@@ -111,37 +115,86 @@ class _FFT(Op):
 
 #: above this length an axis is transformed exactly (the plugin's N*N twiddle table would not fit)
 _MAX_TWIDDLE_LENGTH = 4096
-#: lines transformed per matrix product (bounds the temporary memory)
-_LINES_PER_BLOCK = 8192
+#: up to this length an axis may be replayed in full (its f64 table for the replay is 32*N*N bytes)
+_MAX_REPLAY_LENGTH = 1024
+#: complex elements per block of lines transformed at once (bounds the temporary memory)
+_BLOCK_ELEMENTS = 1 << 22
+#: products the exact replay of the plugin's sums may cost per op (about 20 s of numpy)
+_REPLAY_BUDGET = 8e9
+#: a component smaller than this fraction of its line's magnitude sum nearly cancels: the summation
+#: order decides its value, so it is replayed even where the whole axis is not
+_CANCELLING = 2.0 ** -10
 
 
-def _cpu_twiddles(n: int, inverse: bool) -> np.ndarray:
-    """``[k, m]`` factors ``exp(-+ i * phase)`` with ``phase = 2 * pi * (m * k) / n`` evaluated in f32
-    (so ``m * k`` is not reduced modulo ``n``), cos and sin in f32: OpenVINO's CPU DFT table."""
-    f = np.float32
-    idx = np.arange(n, dtype=np.int64)
-    phase = f(2.0) * f(np.pi) * np.outer(idx, idx).astype(f) / f(n)
-    sign = f(1) if inverse else f(-1)
-    return (np.cos(phase) + 1j * (np.sin(phase) * sign)).astype(np.complex64)
+class _Budget:
+    """Products of exact replay an op may still spend (replays are exact but slow)."""
+
+    def __init__(self, products: float) -> None:
+        self.left = products
+
+    def take(self, products: float) -> bool:
+        if products > self.left:
+            return False
+        self.left -= products
+        return True
 
 
-def _dft_axis(z: np.ndarray, axis: int, inverse: bool) -> np.ndarray:
-    """One axis of complex64 ``z`` transformed as the CPU plugin does it, in f32."""
+def _dft_axis(z: np.ndarray, axis: int, inverse: bool, budget: _Budget) -> None:
+    """Transforms complex64 ``z`` (C-contiguous) in place along ``axis``, as the CPU plugin does, in f32.
+
+    Power-of-two lengths replay the plugin's radix-2 FFT (``cpu_dft.fft_lines``, N log N: always);
+    other lengths past ``_MAX_TWIDDLE_LENGTH`` are exact FFTs (the plugin's N*N table would not fit).
+    Other lengths use the plugin's naive DFT: the whole axis replays its sums (``cpu_dft``) when that
+    fits the budget; otherwise a BLAS product with its twiddles, whose nearly cancelling components
+    are then replayed while the budget lasts."""
     n = z.shape[axis]
-    if n <= 1:
-        return z
-    if n & (n - 1) == 0 or n > _MAX_TWIDDLE_LENGTH:
-        out = np.fft.ifft(z, axis=axis) if inverse else np.fft.fft(z, axis=axis)
-        return out.astype(np.complex64)
-    table = _cpu_twiddles(n, inverse).T
-    lines = np.moveaxis(z, axis, -1)
-    flat = lines.reshape(-1, n)
-    out = np.empty_like(flat)
-    for start in range(0, len(flat), _LINES_PER_BLOCK):
-        out[start:start + _LINES_PER_BLOCK] = flat[start:start + _LINES_PER_BLOCK] @ table
-    if inverse:
-        out *= np.float32(np.float32(1) / np.float32(n))
-    return np.moveaxis(out.reshape(lines.shape), -1, axis)
+    if n <= 1 or z.size == 0:
+        return
+    outer, inner = int(np.prod(z.shape[:axis], dtype=np.int64)), int(np.prod(z.shape[axis + 1:], dtype=np.int64))
+    cube = z.reshape(outer, n, inner)
+    radix2 = n & (n - 1) == 0
+    naive = not radix2 and n <= _MAX_TWIDDLE_LENGTH
+    replay = naive and n <= _MAX_REPLAY_LENGTH and budget.take(4.0 * z.size * n)
+    lanes = cpu_dft.jit_lanes()
+    table = None
+    if naive and not replay:
+        cos, sin = cpu_dft.twiddles(n, inverse)
+        table = (cos + np.complex64(1j) * sin).T
+    # blocks of whole outer slices, or of part of one where a slice alone is larger than a block
+    per_outer = max(1, _BLOCK_ELEMENTS // (n * inner))
+    per_inner = min(inner, max(1, _BLOCK_ELEMENTS // n))
+    for o in range(0, outer, per_outer):
+        for i in range(0, inner, per_inner):
+            part = cube[o:o + per_outer, :, i:i + per_inner]
+            flat = part.transpose(0, 2, 1).reshape(-1, n)
+            if radix2:
+                re, im = cpu_dft.fft_lines(flat.real, flat.imag, inverse, lanes)
+                out = re + np.complex64(1j) * im
+            elif not naive:
+                out = (np.fft.ifft(flat, axis=-1) if inverse else np.fft.fft(flat, axis=-1)).astype(np.complex64)
+            elif replay:
+                re, im = cpu_dft.dft_lines(flat.real, flat.imag, inverse, lanes)
+                out = re + np.complex64(1j) * im
+            else:
+                out = flat @ table
+                if inverse:
+                    out *= np.float32(np.float32(1) / np.float32(n))
+                _replay_cancelling(flat, out, inverse, lanes, budget)
+            part[...] = out.reshape(part.shape[0], part.shape[2], n).transpose(0, 2, 1)
+
+
+def _replay_cancelling(flat: np.ndarray, out: np.ndarray, inverse: bool, lanes: int, budget: _Budget) -> None:
+    """Replaces the nearly cancelling components of ``out`` (lines x frequencies) by the plugin's sums."""
+    n = flat.shape[1]
+    # ``out`` is already divided by n for IDFT: so is the threshold
+    factor = np.float32(_CANCELLING / n if inverse else _CANCELLING)
+    scale = (np.abs(flat.real) + np.abs(flat.imag)).sum(axis=-1, dtype=np.float32)[:, None] * factor
+    for real_part, values in ((True, out.real), (False, out.imag)):
+        lines, freqs = np.nonzero(np.abs(values) < scale)
+        if len(lines) and budget.take(2.0 * len(lines) * n):
+            exact = cpu_dft.dft_entries(flat.real, flat.imag, lines, freqs, real_part, inverse, lanes)
+            part = out.real if real_part else out.imag
+            part[lines, freqs] = exact
 
 
 class DFT(_FFT):
@@ -153,24 +206,23 @@ class DFT(_FFT):
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
-        f = x.astype(np.float32)
-        ax, s = self._plan(f.shape[:-1], f.ndim - 1, axes, sizes)
-        z = _resized(f[..., 0] + np.complex64(1j) * f[..., 1], ax, s)
+        ax, s = self._plan(x.shape[:-1], x.ndim - 1, axes, sizes)
+        z = _resized(x, ax, s)
+        budget = _Budget(_REPLAY_BUDGET)
         for a in sorted(set(ax)):
-            z = _dft_axis(z, a, self.inverse)
-        return [self._split(z, x.dtype)]
+            _dft_axis(z, a, self.inverse, budget)
+        return [z.view(np.float32).reshape(*z.shape, 2).astype(x.dtype, copy=False)]
 
 
-def _resized(z: np.ndarray, axes: list[int], sizes: list[int]) -> np.ndarray:
-    """``z`` cut or zero-padded at the end of each axis to its signal size."""
-    shape = list(z.shape)
+def _resized(x: np.ndarray, axes: list[int], sizes: list[int]) -> np.ndarray:
+    """The complex64 signal of ``x`` (``[..., 2]``) cut or zero-padded at the end of each axis to its
+    signal size: a new C-contiguous array (transformed in place afterwards)."""
+    shape = list(x.shape[:-1])
     for a, n in zip(axes, sizes):
         shape[a] = n
-    if shape == list(z.shape):
-        return z.astype(np.complex64)
     out = np.zeros(shape, np.complex64)
-    common = tuple(slice(0, min(a, b)) for a, b in zip(z.shape, shape))
-    out[common] = z[common]
+    common = tuple(slice(0, min(a, b)) for a, b in zip(x.shape[:-1], shape))
+    out.view(np.float32).reshape(*shape, 2)[common] = x[common]
     return out
 
 
