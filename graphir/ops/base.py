@@ -206,8 +206,6 @@ class Op(BaseModel):
     #: see graphir.trampoline), which the body runner and body inference yield instead of calling
     #: ``infer``/``evaluate``, so bodies nested any depth never nest Python calls
     has_bodies: ClassVar[bool] = False
-    #: True for ops that read or write a request's variables (ReadValue, Assign)
-    stateful: ClassVar[bool] = False
 
     def __init__(self, **data: Any) -> None:
         try:
