@@ -43,6 +43,11 @@ def not_xml(exc: Exception, subject: str, holder: str) -> SerializationError:
                               f"control character or a lone surrogate): {clip(exc)}")
 
 
+def _not_xml_layer(node: Node, exc: Exception) -> SerializationError:
+    return not_xml(exc, f"node {node.id} {clip_repr(node.name)} ({node.type_name})",
+                   "a name, attribute or rt_info value holds")
+
+
 def join_names(names: set[str]) -> str:
     if len(names) == 1:
         for name in names:
@@ -108,23 +113,21 @@ class _Writer:
 
     def layer(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]) -> None:
         """Append the ``<layer>`` of ``node`` to ``out``."""
+        if _may_have_children(node) or "ir_child_order" in node.extra:
+            drive(self.layer_task(node, depth, result_names, out))
+            return
         try:
-            if _may_have_children(node) or "ir_child_order" in node.extra:
-                drive(self._layer_with_children(node, depth, result_names, out))
-            else:
-                self._layer(node, depth, result_names, out)
+            self._layer(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
-            raise not_xml(exc, f"node {node.id} {clip_repr(node.name)} ({node.type_name})",
-                          "a name, attribute or rt_info value holds") from None
+            raise _not_xml_layer(node, exc) from None
 
     def layer_task(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]
                    ) -> Task[None]:
-        """:meth:`layer` as a task (graphir.trampoline), for a layer with bodies."""
+        """:meth:`layer` as a task (graphir.trampoline), for a layer with subelements (bodies among them)."""
         try:
             yield self._layer_with_children(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
-            raise not_xml(exc, f"node {node.id} {clip_repr(node.name)} ({node.type_name})",
-                          "a name, attribute or rt_info value holds") from None
+            raise _not_xml_layer(node, exc) from None
 
     def _layer_with_children(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]],
                              out: list[str]) -> Task[None]:
