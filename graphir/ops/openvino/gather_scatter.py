@@ -47,7 +47,7 @@ class Gather(Op):
         data, indices, axis_t = inputs
         _index_check(self, indices, "Indices")
         _index_check(self, axis_t, "Axis")
-        if axis_t.shape.rank_is_static and axis_t.shape.is_static and int(np.prod(axis_t.shape.to_shape())) != 1:
+        if axis_t.shape.rank_is_static and axis_t.shape.is_static and math.prod(axis_t.shape.to_shape()) != 1:
             raise self.fail(f"Axes input must be scalar or have 1 element. But instead got: {axis_t.shape}")
         axis_items = sv.elements(axis_t)
         data_s, idx_s = data.shape, indices.shape

@@ -123,6 +123,10 @@ class Reshape(Op):
         return [out]
 
     def _output_shape(self, src: PartialShape, items: list[sv.Element]) -> PartialShape:
+        if src.is_static:
+            static = self._static_output_shape(src.to_shape(), items)
+            if static is not None:
+                return static
         dims: list[Dimension | None] = []
         copied: set[int] = set()  # special-zero dims: the same dim on both sides cancels out
         minus_one = None
@@ -158,6 +162,47 @@ class Reshape(Op):
             return PartialShape(dims)  # type: ignore[arg-type]
         dims[minus_one] = self._infer_minus_one(total, known, src, dims)
         return PartialShape(dims)  # type: ignore[arg-type]
+
+    def _static_output_shape(self, src: tuple[int, ...], items: list[sv.Element]) -> PartialShape | None:
+        """The output shape of a static input and a pattern of known integers, in plain integers;
+        None for the general path (which also words every error)."""
+        dims: list[int] = []
+        minus_one = None
+        total = known = 1
+        special_zero = self.special_zero
+        for i, item in enumerate(items):
+            if type(item) is not int:
+                return None
+            if item == -1:
+                if minus_one is not None:
+                    return None
+                minus_one = i
+                dims.append(-1)
+            elif item == 0 and special_zero:
+                if i >= len(src):
+                    return None
+                dims.append(src[i])  # copied: cancels out of both products
+            elif item < -1:
+                return None
+            else:
+                dims.append(item)
+                known *= item
+        copied = {i for i, item in enumerate(items) if item == 0 and special_zero}
+        for i, d in enumerate(src):
+            if i not in copied:
+                total *= d
+        if minus_one is None:
+            if total != known:
+                return None
+        elif known == 0:
+            if total != 0:
+                return None
+            dims[minus_one] = 1
+        else:
+            if total % known:
+                return None
+            dims[minus_one] = total // known
+        return PartialShape.of(tuple([Dimension.static(d) for d in dims]))
 
     def _infer_minus_one(self, total: Dimension, known: Dimension, src: PartialShape,
                          dims: list[Dimension | None]) -> Dimension:
@@ -350,7 +395,8 @@ class Transpose(Op):
         if items is None or not sv.is_known(items):
             return [TensorType(data.element_type, PartialShape.dynamic(len(data.shape)))]
         order = self._order([int(a) for a in items], data.shape)  # type: ignore[arg-type]
-        shape = PartialShape([data.shape[i] for i in order])
+        dims = data.shape.dims
+        shape = PartialShape.of(tuple([dims[i] for i in order]))  # type: ignore[index]
         return [with_value(self, inputs, data.element_type, shape)]
 
     def _order(self, order: list[int], shape: PartialShape) -> list[int]:
@@ -395,6 +441,43 @@ class Concat(Op):
                 listed = ", ".join(str(t) for t in inputs)
                 raise self.fail(f"Argument element types are inconsistent ({listed}).")
             et = merged
+        shape = self._static_shape(inputs)
+        if shape is None:
+            shape = self._partial_shape(inputs)
+        out = with_value(self, inputs, et, shape)
+        if out.value is None and shape.rank_is_static and len(shape) == 1 and shape.is_static:
+            parts = [sv.elements(t) for t in inputs]
+            if all(p is not None for p in parts):
+                return [sv.make(et, shape, [e for p in parts for e in p])]  # type: ignore[union-attr]
+        return [out]
+
+    def _static_shape(self, inputs: list[TensorType]) -> PartialShape | None:
+        """The output shape when every input shape is static and they agree off the axis, in plain
+        integers (DenseNet's concatenations of dozens of inputs); None for the general path."""
+        if not inputs[0].shape.is_static:
+            return None
+        first = inputs[0].shape.dims
+        if not first:
+            return None
+        rank = len(first)
+        axis = self.axis + rank if self.axis < 0 else self.axis
+        if not 0 <= axis < rank:
+            return None
+        total = 0
+        for t in inputs:
+            shape = t.shape
+            if not shape.is_static:
+                return None
+            dims = shape.dims
+            if len(dims) != rank:  # type: ignore[arg-type]
+                return None
+            for i in range(rank):
+                if i != axis and dims[i] is not first[i] and dims[i].min != first[i].min:  # type: ignore[index]
+                    return None
+            total += dims[axis].min  # type: ignore[index]
+        return PartialShape.of(first[:axis] + (Dimension.static(total),) + first[axis + 1:])
+
+    def _partial_shape(self, inputs: list[TensorType]) -> PartialShape:
         result: PartialShape | None = None
         axis_len = Dimension.static(0)
         for t in inputs:
@@ -415,17 +498,11 @@ class Concat(Op):
                 )
             result = merged_shape
         if result is None:
-            return [TensorType(et, PartialShape.dynamic())]
+            return PartialShape.dynamic()
         axis = axis_in_range(self, self.axis, len(result))
         if any(t.shape.rank_is_dynamic for t in inputs):
             axis_len = Dimension(axis_len.min, None)
-        shape = PartialShape([axis_len if i == axis else d for i, d in enumerate(result.dims)])
-        out = with_value(self, inputs, et, shape)
-        if out.value is None and len(shape) == 1 and shape.is_static:
-            parts = [sv.elements(t) for t in inputs]
-            if all(p is not None for p in parts):
-                return [sv.make(et, shape, [e for p in parts for e in p])]  # type: ignore[union-attr]
-        return [out]
+        return PartialShape([axis_len if i == axis else d for i, d in enumerate(result.dims)])
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         arrays_ = [np.asarray(a) for a in arrays]
