@@ -86,11 +86,23 @@ class _RecurrentAttrs(Op):
         """One step in the arithmetic of ``q``; ``fns``: the activations (``_fns()``, decoded once by a sequence)."""
         raise NotImplementedError
 
-    def _merge_dim(self, what: str, current: Dimension, new: Dimension, shapes: str) -> Dimension:
+    def _merge_dim(self, what: str, current: Dimension, new: Dimension, shapes: "_InputShapes") -> Dimension:
         merged = current.merge(new)
         if merged is None:
             raise self.fail(f"{what} mismatch: {current} vs {new} ({shapes})")
         return merged
+
+
+class _InputShapes:
+    """The input shapes as an error message lists them, worded only when one is raised."""
+
+    __slots__ = ("inputs",)
+
+    def __init__(self, inputs: list[TensorType]) -> None:
+        self.inputs = inputs
+
+    def __str__(self) -> str:
+        return ", ".join(str(t.shape) for t in self.inputs)
 
 
 class _RNNStep:
@@ -158,7 +170,7 @@ def _check_input_size(op: Op, x: PartialShape, w: PartialShape, inputs: list[Ten
         return
     size, cols = x.dims[-1], w.dims[-1]
     if size.is_static and cols.is_static and size.min != cols.min:
-        shapes = ", ".join(str(t.shape) for t in inputs)
+        shapes = _InputShapes(inputs)  # worded only in an error
         raise op.fail(f"X's input_size {size.min} does not match W's columns {cols.min} ({shapes})")
 
 
@@ -176,7 +188,7 @@ class _Cell(_RecurrentAttrs):
         k = 3 if self.has_cell_state else 2
         x, h = inputs[0].shape, inputs[1].shape
         w, r = inputs[k].shape, inputs[k + 1].shape
-        shapes = ", ".join(str(t.shape) for t in inputs)
+        shapes = _InputShapes(inputs)  # worded only in an error
         batch, hidden = Dimension.dynamic(), Dimension.static(self.hidden_size)
         g = self.gates
         for name, s, rank in (("X", x, 2), ("initial_hidden_state", h, 2), ("W", w, 2), ("R", r, 2)):
@@ -268,7 +280,7 @@ class _Sequence(_RecurrentAttrs):
         k = 3 if self.has_cell_state else 2  # index of sequence_lengths
         et = self.merge_types(inputs, tuple(i for i in range(len(inputs)) if i != k))
         self._check_activations()
-        shapes = ", ".join(str(t.shape) for t in inputs)
+        shapes = _InputShapes(inputs)  # worded only in an error
         nd = Dimension.static(2 if self.direction == "bidirectional" else 1)
         hidden = Dimension.static(self.hidden_size)
         batch, seq = Dimension.dynamic(), Dimension.dynamic()
