@@ -67,6 +67,9 @@ class ConstantCache:
     used: int = 0
     #: node id -> its output values (None: tried and not folded: over the budget or it failed)
     values: dict[int, "list[Any] | None"] = field(default_factory=dict)
+    #: last node of a folded chain of constant Adds/Multiplies -> its folded constant
+    #: (graphir.linear_chains; None: over the budget)
+    chains: dict[int, "np.ndarray | None"] = field(default_factory=dict)
 
 
 @dataclass
@@ -261,6 +264,11 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
             nodes.append((node, ins, generic_evaluate(node)))  # (TopK: dynamic shapes pick the CPU's sort)
             continue
         nodes.append((node, ins, node.op.prepare(NodeSignature(in_types, consts, outs_types, used))))
+    if prepare:
+        from graphir.linear_chains import fold_constant_chains
+
+        nodes = fold_constant_chains(plan, types, nodes, template, constant, cache)
+        known.extend([True] * (len(template) - len(known)))
     keep = set(plan.result_slots) | {s for s, k in enumerate(known) if k}
     if prepare:
         _write_into_dead_inputs(plan, types, nodes, keep)
