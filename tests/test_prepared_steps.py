@@ -1,0 +1,99 @@
+"""Prepared evaluates added for the small nets of issue 17 give the generic evaluate's bits.
+
+Each case builds a small model, runs it through the specialized plan (``Op.prepare``) and through
+every op's generic ``evaluate`` (``specialize=False``) on the same random inputs, asserts the same
+bytes, and asserts that the prepared path was really taken (the step's evaluate is not the
+generic one), so a silent fall-back cannot pass for the fast path."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphir import opset
+from graphir.interpreter import get_plan, run, specialization
+from graphir.model import Model
+
+
+def assert_same_bits(model: Model, values: list[np.ndarray]) -> dict[str, np.ndarray]:
+    got, want = run(model, values), run(model, values, specialize=False)
+    assert list(got) == list(want)
+    for key in want:
+        assert (got[key].dtype, got[key].shape) == (want[key].dtype, want[key].shape), key
+        assert got[key].tobytes() == want[key].tobytes(), f"output {key!r} differs from the generic evaluate"
+    return got
+
+
+def prepared_types(model: Model, values: list[np.ndarray]) -> dict[str, bool]:
+    """Op type -> whether every step of that type runs a prepared evaluate (not ``evaluate``)."""
+    spec = specialization(model, get_plan(model), values)
+    out: dict[str, bool] = {}
+    for step in spec.steps:
+        node = step[-1]
+        name = getattr(step[0], "__name__", "")
+        out[node.op.type_name] = out.get(node.op.type_name, True) and name not in ("evaluate", "evaluate_state")
+    return out
+
+
+def _lstm(rng: np.random.Generator, batch: int, seq: int, direction: str, lengths: list[int] | None = None,
+          clip: float = 0.0, n: int = 24, size: int = 12) -> tuple[Model, list[np.ndarray]]:
+    dirs = 2 if direction == "bidirectional" else 1
+    x = opset.parameter([batch, seq, size], "f32", name="x")
+    h0 = opset.parameter([batch, dirs, n], "f32", name="h0")
+    c0 = opset.parameter([batch, dirs, n], "f32", name="c0")
+    w = (rng.standard_normal((dirs, 4 * n, size)) * 0.4).astype(np.float32)
+    r = (rng.standard_normal((dirs, 4 * n, n)) * 0.4).astype(np.float32)
+    b = rng.standard_normal((dirs, 4 * n)).astype(np.float32)
+    lens = opset.constant(np.array(lengths if lengths is not None else [seq] * batch, np.int32))
+    out = opset.lstm_sequence(x, h0, c0, lens, opset.constant(w), opset.constant(r), opset.constant(b),
+                              hidden_size=n, direction=direction, clip=clip)
+    model = Model(list(out), [x.node, h0.node, c0.node])
+    values = [(rng.standard_normal((batch, seq, size)) * 2).astype(np.float32),
+              rng.standard_normal((batch, dirs, n)).astype(np.float32),
+              rng.standard_normal((batch, dirs, n)).astype(np.float32)]
+    return model, values
+
+
+@pytest.mark.parametrize("batch,seq,direction", [(1, 20, "forward"), (3, 7, "forward"), (2, 5, "reverse"),
+                                                 (3, 9, "bidirectional")])
+def test_lstm_sequence_f32_prepared_gives_the_generic_bits(batch: int, seq: int, direction: str) -> None:
+    model, values = _lstm(np.random.default_rng(batch * seq), batch, seq, direction)
+    assert prepared_types(model, values)["LSTMSequence"]
+    got = assert_same_bits(model, values)
+    y = next(iter(got.values()))
+    assert y.shape == (batch, 2 if direction == "bidirectional" else 1, seq, 24)
+    assert np.isfinite(y).all() and np.abs(y).max() > 0.1  # the cell ran, not a zero output
+
+
+@pytest.mark.parametrize("case", ["short-lengths", "clip"])
+def test_lstm_sequence_cases_outside_the_fast_path_keep_the_generic_bits(case: str) -> None:
+    """Sequences shorter than the input (masked steps) and clipped gates take the generic step."""
+    rng = np.random.default_rng(11)
+    if case == "short-lengths":
+        model, values = _lstm(rng, 3, 6, "bidirectional", lengths=[6, 2, 0])
+    else:
+        model, values = _lstm(rng, 2, 6, "forward", clip=0.5)
+        assert not prepared_types(model, values)["LSTMSequence"]
+    assert_same_bits(model, values)
+
+
+def test_lstm_sequence_f32_prepared_with_a_lengths_input_per_call() -> None:
+    """Lengths given at run time: full ones take the fast path, short ones the generic one; both exact."""
+    rng = np.random.default_rng(12)
+    n, size, batch, seq = 16, 8, 2, 5
+    x = opset.parameter([batch, seq, size], "f32", name="x")
+    h0 = opset.parameter([batch, 1, n], "f32", name="h0")
+    c0 = opset.parameter([batch, 1, n], "f32", name="c0")
+    lens = opset.parameter([batch], "i32", name="lens")
+    w, r, b = ((rng.standard_normal(s) * 0.4).astype(np.float32) for s in ((1, 4 * n, size), (1, 4 * n, n), (1, 4 * n)))
+    out = opset.lstm_sequence(x, h0, c0, lens, opset.constant(w), opset.constant(r), opset.constant(b), hidden_size=n)
+    model = Model(list(out), [x.node, h0.node, c0.node, lens.node])
+    base: list[Any] = [rng.standard_normal((batch, seq, size)).astype(np.float32),
+                       rng.standard_normal((batch, 1, n)).astype(np.float32),
+                       rng.standard_normal((batch, 1, n)).astype(np.float32)]
+    full = assert_same_bits(model, base + [np.array([seq, seq], np.int32)])
+    short = assert_same_bits(model, base + [np.array([seq, 3], np.int32)])
+    first = next(iter(full))
+    assert full[first][0].tobytes() == short[first][0].tobytes()  # entry 0 ran full length both times
+    assert not np.array_equal(full[first][1], short[first][1])
