@@ -133,12 +133,14 @@ class HSwish(UnaryElementwise):
 
 
 def _hswish_f32(v: np.ndarray) -> np.ndarray:
-    """In place in one output buffer (five passes, no ``where``: ~3x faster, the same bits)."""
+    """In place in one output buffer (four passes, no ``where``, the same bits). x86's minps
+    gives the gate 1 where it is NaN, ``clip`` keeps the NaN: either way ``v * gate`` is v's NaN
+    (v is NaN exactly when the gate is; a product of two NaNs is its first operand's); the sum is
+    never -0.0. ``clip`` is one pass (numpy's fmin/maximum with a scalar cost 1.5x an add each)."""
     f = np.float32
     gate = np.multiply(v, f(1 / 6))
     np.add(gate, f(0.5), out=gate)
-    np.fmin(gate, f(1), out=gate)  # x86 minps: NaN takes the constant (fmin returns the non-NaN)
-    np.maximum(gate, f(0), out=gate)  # no NaN left; the sum is never -0.0
+    np.clip(gate, f(0), f(1), out=gate)
     return np.multiply(v, gate, out=gate)
 
 
