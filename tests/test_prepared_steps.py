@@ -25,15 +25,18 @@ def assert_same_bits(model: Model, values: list[np.ndarray]) -> dict[str, np.nda
     return got
 
 
+def step_names(model: Model, values: list[np.ndarray]) -> dict[str, set[str]]:
+    """Op type -> the names of the functions its steps run."""
+    spec = specialization(model, get_plan(model), values)
+    out: dict[str, set[str]] = {}
+    for step in spec.steps:
+        out.setdefault(step[-1].op.type_name, set()).add(getattr(step[0], "__name__", ""))
+    return out
+
+
 def prepared_types(model: Model, values: list[np.ndarray]) -> dict[str, bool]:
     """Op type -> whether every step of that type runs a prepared evaluate (not ``evaluate``)."""
-    spec = specialization(model, get_plan(model), values)
-    out: dict[str, bool] = {}
-    for step in spec.steps:
-        node = step[-1]
-        name = getattr(step[0], "__name__", "")
-        out[node.op.type_name] = out.get(node.op.type_name, True) and name not in ("evaluate", "evaluate_state")
-    return out
+    return {k: not names & {"evaluate", "evaluate_state"} for k, names in step_names(model, values).items()}
 
 
 def _lstm(rng: np.random.Generator, batch: int, seq: int, direction: str, lengths: list[int] | None = None,
@@ -97,3 +100,28 @@ def test_lstm_sequence_f32_prepared_with_a_lengths_input_per_call() -> None:
     first = next(iter(full))
     assert full[first][0].tobytes() == short[first][0].tobytes()  # entry 0 ran full length both times
     assert not np.array_equal(full[first][1], short[first][1])
+
+
+@pytest.mark.parametrize("shape,axes,keep", [((1, 16, 56, 56), [2, 3], True), ((1, 96, 7, 7), [-1, -2], True),
+                                             ((2, 17, 64), [2], True), ((2, 17, 64), [-1], False),
+                                             ((3, 5, 7, 11), [0, 2], False), ((4, 33, 5), [1, 0], True)])
+def test_reduce_mean_f32_prepared_gives_the_generic_bits(shape: tuple[int, ...], axes: list[int], keep: bool) -> None:
+    rng = np.random.default_rng(len(shape) * 7 + len(axes))
+    x = opset.parameter(list(shape), "f32", name="x")
+    model = Model([opset.reduce_mean(x, opset.constant(np.array(axes, np.int64)), keep_dims=keep)], [x.node])
+    values = [(rng.standard_normal(shape) * rng.uniform(1, 1e4, shape)).astype(np.float32)]
+    assert step_names(model, values)["ReduceMean"] == {"mean"}
+    got = assert_same_bits(model, values)
+    out = next(iter(got.values()))
+    want = np.mean(values[0], axis=tuple(axes), keepdims=keep)
+    assert out.dtype == np.float32 and out.tobytes() == want.tobytes()
+
+
+def test_reduce_mean_over_every_axis_and_f16_keep_the_generic_path() -> None:
+    rng = np.random.default_rng(3)
+    for dtype, axes in (("f32", [0, 1]), ("f16", [1])):
+        x = opset.parameter([3, 10], dtype, name="x")
+        model = Model([opset.reduce_mean(x, opset.constant(np.array(axes, np.int64)))], [x.node])
+        values = [rng.standard_normal((3, 10)).astype(np.float32 if dtype == "f32" else np.float16)]
+        assert "mean" not in step_names(model, values)["ReduceMean"]
+        assert_same_bits(model, values)
