@@ -125,3 +125,44 @@ def test_reduce_mean_over_every_axis_and_f16_keep_the_generic_path() -> None:
         values = [rng.standard_normal((3, 10)).astype(np.float32 if dtype == "f32" else np.float16)]
         assert "mean" not in step_names(model, values)["ReduceMean"]
         assert_same_bits(model, values)
+
+
+BIG = np.iinfo(np.int64).max
+SLICES = [  # start, stop, step, axes (None: the leading axes)
+    ([0], [8], [1], [2]),
+    ([1, -BIG], [BIG, 5], [2, 1], [-1, 1]),
+    ([-1], [-BIG], [-1], [0]),
+    ([5, 0, 3], [1, 4, BIG], [-2, 3, 1], None),
+    ([2], [2], [1], [1]),  # empty
+]
+
+
+@pytest.mark.parametrize("start,stop,step,axes", SLICES)
+def test_slice_prepared_gives_the_generic_bits(start: list[int], stop: list[int], step: list[int],
+                                               axes: list[int] | None) -> None:
+    rng = np.random.default_rng(len(start))
+    x = opset.parameter([6, 7, 16], "f32", name="x")
+    args = [opset.constant(np.array(v, np.int64)) for v in (start, stop, step)]
+    if axes is not None:
+        args.append(opset.constant(np.array(axes, np.int64)))
+    y = opset.slice(x, *args)
+    model = Model([opset.add(y, opset.constant(np.float32(1)))], [x.node])  # writes into the Slice's copy
+    values = [rng.standard_normal((6, 7, 16)).astype(np.float32)]
+    before = values[0].copy()
+    assert prepared_types(model, values)["Slice"]
+    (got,) = assert_same_bits(model, values).values()
+    index = [slice(None)] * 3
+    for i, a in enumerate(axes if axes is not None else range(len(start))):
+        index[a] = slice(start[i], stop[i], step[i])
+    assert got.tobytes() == (before[tuple(index)] + np.float32(1)).tobytes()
+    assert values[0].tobytes() == before.tobytes()  # the input itself is never written
+
+
+def test_slice_with_a_run_time_stop_keeps_the_generic_path() -> None:
+    x = opset.parameter([4, 5], "f32", name="x")
+    stop = opset.parameter([1], "i64", name="stop")
+    model = Model([opset.slice(x, opset.constant(np.array([1])), stop, opset.constant(np.array([1])))],
+                  [x.node, stop.node])
+    values = [np.arange(20, dtype=np.float32).reshape(4, 5), np.array([3])]
+    assert not prepared_types(model, values)["Slice"]
+    assert next(iter(assert_same_bits(model, values).values())).tobytes() == values[0][1:3].tobytes()

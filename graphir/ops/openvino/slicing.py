@@ -7,11 +7,12 @@ begin/end values are unknown a sliced dim becomes ``..d``, as OpenVINO infers it
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 
-from graphir.ops.base import INTEGRAL, Op, Port, TensorType
+from graphir.ops.base import INTEGRAL, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino.shape_ops import axis_in_range
@@ -273,6 +274,24 @@ class Slice(Op):
         for i, a in enumerate(ax):
             index[a % x.ndim] = slice(_clip(st[i]), _clip(sp[i]), sd[i])
         return [np.array(x[tuple(index)], copy=True)]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Constant start/stop/step/axes and a known rank: the index built once, then the copy
+        ``evaluate`` makes (a zero step or an axis out of range keeps ``evaluate``, which reports it)."""
+        data = node.inputs[0]
+        values = node.constants[1:]
+        if not data.shape.rank_is_static or any(v is None for v in values[:3]) or (len(values) > 3 and values[3] is None):
+            return self.evaluate
+        rank = len(data.shape)
+        st, sp, sd = (list(map(int, np.asarray(v).reshape(-1))) for v in values[:3])
+        ax = list(map(int, np.asarray(values[3]).reshape(-1))) if len(values) > 3 else list(range(len(st)))
+        if rank == 0 or 0 in sd or not len(st) == len(sp) == len(sd) == len(ax) or any(not -rank <= a < rank for a in ax):
+            return self.evaluate
+        index: list[slice] = [slice(None)] * rank
+        for i, a in enumerate(ax):
+            index[a % rank] = slice(_clip(st[i]), _clip(sp[i]), sd[i])
+        key = tuple(index)
+        return fresh_output(lambda x, *_: [np.array(x[key], copy=True)])
 
 
 # --- Split / VariadicSplit -------------------------------------------------------------------
