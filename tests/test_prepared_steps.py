@@ -166,3 +166,53 @@ def test_slice_with_a_run_time_stop_keeps_the_generic_path() -> None:
     values = [np.arange(20, dtype=np.float32).reshape(4, 5), np.array([3])]
     assert not prepared_types(model, values)["Slice"]
     assert next(iter(assert_same_bits(model, values).values())).tobytes() == values[0][1:3].tobytes()
+
+
+def _kv_like(pattern: list[int], dtype: str = "f32") -> tuple[Model, Any]:
+    """Dims known only at run time (a Slice to a stop given per call, as a KV cache's length):
+    Unsqueeze -> Broadcast (bidirectional, target per call) -> Reshape -> Gather (indices per call)."""
+    x = opset.parameter([6, 4, 8], dtype, name="x")
+    stop = opset.parameter([1], "i64", name="stop")
+    target = opset.parameter([4], "i64", name="target")
+    index = opset.parameter([-1], "i32", name="index")
+    part = opset.slice(x, opset.constant(np.array([0])), stop, opset.constant(np.array([1])), opset.constant(np.array([0])))
+    grown = opset.unsqueeze(part, opset.constant(np.array([-3])))
+    spread = opset.broadcast(grown, target, mode="bidirectional")
+    flat = opset.reshape(spread, opset.constant(np.array(pattern)), special_zero=True)
+    picked = opset.gather(flat, index, opset.constant(np.array(0)))
+    return Model([picked, spread], [x.node, stop.node, target.node, index.node]), dtype
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_shape_steps_with_dims_known_only_per_call_give_the_generic_bits(dtype: str) -> None:
+    model, _ = _kv_like([0, -1, 8], dtype)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((6, 4, 8)).astype(np.float32 if dtype == "f32" else np.float16)
+    x.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
+    for stop, target, index in (([5], [1, 3, 1, 1], [4, 0, 2]), ([2], [1, 1, 4, 8], [1, 1]), ([6], [6, 2, 1, 8], [])):
+        values = [x, np.array(stop), np.array(target), np.array(index, np.int32)]
+        names = step_names(model, values)
+        assert (names["Unsqueeze"], names["Broadcast"], names["Reshape"], names["Gather"]) == (
+            {"unsqueeze"}, {"broadcast"}, {"reshape"}, {"gather"})
+        picked, spread = assert_same_bits(model, values).values()
+        want = np.broadcast_to(x[:stop[0], None], np.broadcast_shapes((stop[0], 1, 4, 8), tuple(target)))
+        assert spread.tobytes() == want.tobytes()
+        assert picked.tobytes() == want.reshape(want.shape[0], -1, 8)[index].tobytes()
+
+
+def test_shape_steps_outside_their_fast_path_report_as_evaluate_does() -> None:
+    """A pattern the data cannot take, an index out of range: the prepared steps hand over to
+    ``evaluate``, so the error is the generic path's."""
+    from graphir.errors import GraphirError
+
+    model, _ = _kv_like([0, 5, -1])
+    x = np.zeros((6, 4, 8), np.float32)
+    bad_reshape = [x, np.array([3]), np.array([1, 1, 4, 8]), np.array([0], np.int32)]  # 3*32 into [3, 5, -1]
+    bad_index = [x, np.array([3]), np.array([1, 1, 4, 8]), np.array([7], np.int32)]
+    for values in (bad_reshape, bad_index):
+        messages = []
+        for specialize in (True, False):
+            with pytest.raises(GraphirError) as caught:
+                run(model, values, specialize=specialize)
+            messages.append(str(caught.value))
+        assert messages[0] == messages[1]
