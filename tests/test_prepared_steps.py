@@ -216,3 +216,48 @@ def test_shape_steps_outside_their_fast_path_report_as_evaluate_does() -> None:
                 run(model, values, specialize=specialize)
             messages.append(str(caught.value))
         assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("mask_kind", ["none", "bool", "float", "causal", "scale"])
+def test_attention_f32_prepared_gives_the_generic_bits(mask_kind: str) -> None:
+    """Query/key/value as transposed views (as a model's Transpose steps give them)."""
+    rng = np.random.default_rng(len(mask_kind))
+    q, k, v = (opset.parameter([1, 9, 3, 16], "f32", name=n) for n in "qkv")
+    order = opset.constant(np.array([0, 2, 1, 3]))
+    args: list[Any] = [opset.transpose(t, order) for t in (q, k, v)]
+    params = [q.node, k.node, v.node]
+    values = [rng.standard_normal((1, 9, 3, 16)).astype(np.float32) * 3 for _ in range(3)]
+    causal = mask_kind == "causal"
+    if mask_kind in ("bool", "float", "scale"):
+        m = opset.parameter([1, 1, 9, 9], "boolean" if mask_kind == "bool" else "f32", name="mask")
+        params.append(m.node)
+        args.append(m)
+        values.append(rng.random((1, 1, 9, 9)) > 0.3 if mask_kind == "bool" else rng.standard_normal((1, 1, 9, 9)).astype(np.float32))
+        if mask_kind == "scale":
+            args.append(opset.constant(np.float32(0.37)))
+    if mask_kind == "bool":
+        values[-1][..., 0] = False  # a fully masked row: the peak is -inf
+        values[-1][0, 0, 1] = False
+    out = opset.scaled_dot_product_attention(*args, causal=causal)
+    model = Model([out], params)
+    assert step_names(model, values)["ScaledDotProductAttention"] == {"attention"}
+    (got,) = assert_same_bits(model, values).values()
+    assert got.shape == (1, 3, 9, 16) and (np.isfinite(got).all() or mask_kind == "bool")
+
+
+def test_variadic_split_prepared_gives_the_generic_bits() -> None:
+    x = opset.parameter([2, 10, 3], "f32", name="x")
+    stop = opset.parameter([1], "i64", name="stop")
+    part = opset.slice(x, opset.constant(np.array([0])), stop, opset.constant(np.array([1])), opset.constant(np.array([1])))
+    pieces = opset.variadic_split(part, opset.constant(np.array(-2)), opset.constant(np.array([2, -1, 1])))
+    model = Model(list(pieces), [x.node, stop.node])
+    data = np.random.default_rng(2).standard_normal((2, 10, 3)).astype(np.float32)
+    for n in (10, 3):
+        values = [data, np.array([n])]
+        assert step_names(model, values)["VariadicSplit"] == {"split"}
+        got = list(assert_same_bits(model, values).values())
+        assert [g.tobytes() for g in got] == [data[:, :2].tobytes(), data[:, 2:n - 1].tobytes(), data[:, n - 1:n].tobytes()]
+    from graphir.errors import GraphirError
+
+    with pytest.raises(GraphirError, match="exceeds the length"):  # 3 + the -1 part cannot fit 2
+        run(model, [data, np.array([2])])

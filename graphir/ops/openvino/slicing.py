@@ -418,3 +418,33 @@ class VariadicSplit(Op):
                             PartialShape(list(x.shape)))
         cuts = np.cumsum([p.min for p in parts])[:-1]
         return [np.array(p, copy=True) for p in np.split(x, cuts, axis=ax)]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Constant axis and lengths, a known rank: the lengths checked once; per call the part
+        bounds (a ``-1`` part takes the rest of the axis) and the copies ``evaluate`` makes.
+        Lengths that do not fit the axis go through ``evaluate``, which reports them."""
+        data, axis, lengths = node.inputs[0], node.constants[1], node.constants[2]
+        if axis is None or lengths is None or not data.shape.rank_is_static or not len(data.shape):
+            return self.evaluate
+        rank = len(data.shape)
+        ax = int(np.asarray(axis).reshape(-1)[0])
+        items = [int(v) for v in np.asarray(lengths).reshape(-1)]
+        if not -rank <= ax < rank or items.count(-1) > 1 or any(v < -1 for v in items):
+            return self.evaluate
+        ax %= rank
+        known, rest = sum(v for v in items if v != -1), -1 in items
+        lead = (slice(None),) * ax
+        generic = self.evaluate
+
+        def split(x: np.ndarray, axis_: np.ndarray, lengths_: np.ndarray) -> list[np.ndarray]:
+            d = x.shape[ax]
+            if (known > d) if rest else (known != d):
+                return generic(x, axis_, lengths_)
+            out, start = [], 0
+            for v in items:
+                stop = start + (d - known if v == -1 else v)
+                out.append(np.array(x[lead + (slice(start, stop),)], copy=True))
+                start = stop
+            return out
+
+        return split
