@@ -261,3 +261,48 @@ def test_variadic_split_prepared_gives_the_generic_bits() -> None:
 
     with pytest.raises(GraphirError, match="exceeds the length"):  # 3 + the -1 part cannot fit 2
         run(model, [data, np.array([2])])
+
+
+UNARY = [("exp", {}), ("log", {}), ("sqrt", {}), ("tanh", {}), ("sin", {}), ("cos", {}), ("sigmoid", {}),
+         ("gelu", {}), ("gelu", {"approximation_mode": "tanh"}), ("h_swish", {}), ("h_sigmoid", {}), ("swish", {}),
+         ("swish-beta", {})]
+
+
+def _special(dtype: str, rng: np.random.Generator) -> np.ndarray:
+    """Random values over a wide range and every special kind (NaN payloads, +-0, +-inf, subnormals)."""
+    np_type = np.float32 if dtype == "f32" else np.float64
+    x = (rng.standard_normal(4096) * np.exp(rng.uniform(-8, 4, 4096))).astype(np_type)
+    with np.errstate(invalid="ignore"):  # signalling NaNs widened to f64
+        bits = rng.integers(0, 2**32, 512, dtype=np.uint64).astype(np.uint32).view(np.float32).astype(np_type)
+    special = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1e-40, -1e-40, 3.0, -3.0], np_type)
+    return np.concatenate([x, bits, special]).reshape(2, -1)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("name,attrs", UNARY, ids=[f"{n}-{a.get('approximation_mode', '')}" for n, a in UNARY])
+def test_unary_prepared_gives_the_generic_bits(name: str, attrs: dict[str, Any], dtype: str) -> None:
+    x = opset.parameter([2, 2309], dtype, name="x")
+    if name == "swish-beta":
+        y = opset.swish(x, opset.constant(np.asarray(0.75, np.float32 if dtype == "f32" else np.float64)))
+    else:
+        y = getattr(opset, name)(x, **attrs)
+    model = Model([y], [x.node])
+    values = [_special(dtype, np.random.default_rng(len(name)))]
+    names = next(iter(step_names(model, values).values()))
+    fast = dtype == "f32" or name not in ("sigmoid", "h_swish", "h_sigmoid")  # those use their f64 formulas
+    assert names == ({"swish"} if name.startswith("swish") else {"unary"}) if fast else names == {"evaluate"}
+    with np.errstate(all="ignore"):
+        assert_same_bits(model, values)
+
+
+def test_power_f32_prepared_gives_the_generic_bits_and_integers_keep_evaluate() -> None:
+    rng = np.random.default_rng(9)
+    for dtype, exponent in (("f32", np.float32(2.0)), ("f32", np.float32(-0.5)), ("i32", np.int32(-1))):
+        x = opset.parameter([3, 50], dtype, name="x")
+        model = Model([opset.power(x, opset.constant(exponent))], [x.node])
+        value = _special("f32", rng).reshape(-1)[-150:].reshape(3, 50) if dtype == "f32" else \
+            rng.integers(-3, 4, (3, 50)).astype(np.int32)
+        names = step_names(model, [value])["Power"]
+        assert (names == {"evaluate"}) == (dtype == "i32")
+        with np.errstate(all="ignore"):
+            assert_same_bits(model, [value])

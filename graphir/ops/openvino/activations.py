@@ -7,12 +7,13 @@ f32/f64, SoftPlus and Mish any real type, Relu anything but boolean, Elu/Softmax
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import field_validator
 
-from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.base import NodeSignature, Op, Port, TensorType
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino.unary import UnaryElementwise, compute_real, erf
 from graphir.shapes import PartialShape
@@ -57,6 +58,8 @@ class Gelu(_GeluBase):
     type_name: ClassVar[str] = "Gelu"
     version: ClassVar[str] = "opset2"
 
+    real_fn: ClassVar[Any] = gelu_erf
+
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, gelu_erf)
 
@@ -73,6 +76,11 @@ class Gelu7(_GeluBase):
     @classmethod
     def _upper(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    def real_kernel(self, dtype: np.dtype) -> Any:
+        if dtype not in (np.float32, np.float64):
+            return None
+        return gelu_tanh if self.approximation_mode == "TANH" else gelu_erf
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, gelu_tanh if self.approximation_mode == "TANH" else gelu_erf)
@@ -107,6 +115,22 @@ class Swish(Op):
         b = 1.0 if beta is None else float(np.asarray(beta, np.float64).reshape(-1)[0])
         return [compute_real(np.asarray(x), lambda v: _swish(v, b))]
 
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """f32/f64 with no beta or a constant one: :func:`_swish` with beta decoded once."""
+        et = node.inputs[0].element_type
+        beta = node.constants[1] if len(node.constants) > 1 else None
+        if et not in (ElementType.f32, ElementType.f64) or (len(node.inputs) > 1 and beta is None):
+            return self.evaluate
+        b = 1.0 if beta is None else float(np.asarray(beta, np.float64).reshape(-1)[0])
+        dtype, generic = np.dtype(et.numpy_dtype), self.evaluate
+
+        def swish(x: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+            if x.dtype != dtype:
+                return generic(x, *rest)
+            return [np.asarray(_swish(x, b), dtype=dtype)]
+
+        return swish
+
 
 def _swish(v: np.ndarray, beta: float) -> np.ndarray:
     """``v / (1 + exp(-beta * v))`` in ``v``'s own precision (beta rounded to it), in one buffer."""
@@ -125,6 +149,9 @@ class HSwish(UnaryElementwise):
 
     type_name: ClassVar[str] = "HSwish"
     version: ClassVar[str] = "opset4"
+
+    def real_kernel(self, dtype: np.dtype) -> Any:
+        return _hswish_f32 if dtype == np.float32 else None
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         if x.dtype == np.float64 or np.issubdtype(x.dtype, np.integer):
@@ -151,6 +178,9 @@ class HSigmoid(UnaryElementwise):
 
     type_name: ClassVar[str] = "HSigmoid"
     version: ClassVar[str] = "opset5"
+
+    def real_kernel(self, dtype: np.dtype) -> Any:
+        return _hsigmoid_f32 if dtype == np.float32 else None
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         if x.dtype == np.float64 or np.issubdtype(x.dtype, np.integer):
