@@ -306,3 +306,18 @@ def test_power_f32_prepared_gives_the_generic_bits_and_integers_keep_evaluate() 
         assert (names == {"evaluate"}) == (dtype == "i32")
         with np.errstate(all="ignore"):
             assert_same_bits(model, [value])
+
+
+@pytest.mark.parametrize("variance,mode,axes", [(True, "inside_sqrt", [-1]), (True, "outside_sqrt", [1, 2]),
+                                                (False, "inside_sqrt", [2])])
+def test_mvn_f32_prepared_gives_the_generic_bits(variance: bool, mode: str, axes: list[int]) -> None:
+    rng = np.random.default_rng(len(axes))
+    x = opset.parameter([2, 65, 48], "f32", name="x")
+    t = opset.transpose(x, opset.constant(np.array([0, 1, 2])))  # a view in: MVN must not write it
+    y = opset.mvn(t, opset.constant(np.array(axes)), normalize_variance=variance, eps=1e-5, eps_mode=mode)
+    model = Model([y, t], [x.node])
+    values = [(rng.standard_normal((2, 65, 48)) * 7 + 3).astype(np.float32)]
+    before = values[0].copy()
+    assert "<lambda>" in step_names(model, values)["MVN"]
+    got = assert_same_bits(model, values)
+    assert values[0].tobytes() == before.tobytes() and list(got.values())[1].tobytes() == before.tobytes()
