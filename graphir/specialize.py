@@ -303,7 +303,7 @@ def _write_into_dead_inputs(plan: "RunPlan", types: "Mapping[tuple[int, int], Te
             fresh.add(plan.slot_of[(node.id, 0)])
     for index, (node, ins, evaluate) in enumerate(nodes):
         variants = getattr(evaluate, "into_inputs", None)
-        if variants is None or len(ins) != 2 or not node.output_types:
+        if variants is None or len(ins) != len(variants) or not node.output_types:
             continue
         out_type = types.get((node.id, 0), node.output_types[0])
         out_dims = static_dims(out_type)

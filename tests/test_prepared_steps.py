@@ -321,3 +321,24 @@ def test_mvn_f32_prepared_gives_the_generic_bits(variance: bool, mode: str, axes
     assert "<lambda>" in step_names(model, values)["MVN"]
     got = assert_same_bits(model, values)
     assert values[0].tobytes() == before.tobytes() and list(got.values())[1].tobytes() == before.tobytes()
+
+
+@pytest.mark.parametrize("second_reader", [False, True])
+def test_unary_steps_write_into_fresh_inputs_only_they_read(second_reader: bool) -> None:
+    """Add -> Relu -> Sqrt -> Tanh: each writes into the previous fresh result when it alone reads
+    it; a second reader (a Result) of the Add keeps the Relu out of its buffer."""
+    rng = np.random.default_rng(8)
+    x = opset.parameter([4, 300], "f32", name="x")
+    bias = rng.standard_normal(300).astype(np.float32)
+    added = opset.add(x, opset.constant(bias))
+    out = opset.tanh(opset.sqrt(opset.relu(added)))
+    model = Model([out, added] if second_reader else [out], [x.node])
+    values = [rng.standard_normal((4, 300)).astype(np.float32)]
+    before = values[0].copy()
+    names = step_names(model, values)
+    assert names["Relu"] == ({"relu"} if second_reader else {"relu_into"})
+    assert names["Sqrt"] == names["Tanh"] == {"into_input"}
+    got = assert_same_bits(model, values)
+    assert values[0].tobytes() == before.tobytes()
+    want = np.tanh(np.sqrt(np.maximum(before + bias, np.float32(0))))
+    assert next(iter(got.values())).tobytes() == want.tobytes()

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import field_validator
 
-from graphir.ops.base import NodeSignature, Op, Port, TensorType
+from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino.unary import UnaryElementwise, compute_real, erf
 from graphir.shapes import PartialShape
@@ -33,6 +33,28 @@ class Relu(UnaryElementwise):
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         return np.maximum(x, np.zeros((), x.dtype)).astype(x.dtype, copy=False)
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Numeric types: ``compute``'s one ``maximum``; into its input when that is a fresh array
+        only this step reads (a Convolution's, an Add's)."""
+        et = node.inputs[0].element_type
+        if et.is_dynamic or et in self.rejected:
+            return self.evaluate
+        try:
+            dtype = np.dtype(et.numpy_dtype)
+        except (TypeError, ValueError):
+            return self.evaluate
+        if dtype.kind not in "fiu":
+            return self.evaluate
+        zero, generic = np.zeros((), dtype), self.evaluate
+
+        def relu(x: np.ndarray) -> list[np.ndarray]:
+            return [np.maximum(x, zero)] if x.dtype == dtype else generic(x)
+
+        def relu_into(x: np.ndarray) -> list[np.ndarray]:
+            return [np.maximum(x, zero, out=x)] if x.dtype == dtype else generic(x)
+
+        return writes_into(relu, relu_into)
 
 
 def gelu_erf(v: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from graphir.ops.base import NodeSignature, Op, Port, TensorType
+from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
 from graphir.ops.openvino import cpu_exp
 from graphir.ops.openvino.binary import fold
 from graphir.types import ElementType
@@ -122,7 +122,16 @@ class UnaryElementwise(Op):
                 return generic(x)
             return [np.asarray(kernel(x), dtype=dtype)]
 
-        return unary
+        if not isinstance(kernel, np.ufunc):
+            return unary
+        ufunc = kernel
+
+        def into_input(x: np.ndarray) -> list[np.ndarray]:  # x: a fresh array only this step reads
+            if x.dtype != dtype:
+                return generic(x)
+            return [ufunc(x, out=x)]
+
+        return writes_into(unary, into_input)
 
 
 class Abs(UnaryElementwise):
