@@ -34,7 +34,7 @@ import numpy as np
 
 from graphir.errors import ResourceLimitError
 from graphir.limits import parse_byte_count
-from graphir.ops.base import NodeSignature
+from graphir.ops.base import NodeSignature, Op
 
 if TYPE_CHECKING:
     from graphir.interpreter import RunPlan, Step
@@ -260,8 +260,9 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
         consts = [template[s] if known[s] else None for s in ins]
         in_types = [types.get((s.node.id, s.index), s.node.output_types[s.index]) for s in node.inputs if s is not None]
         used = [plan.slot_of[(node.id, i)] in plan.read_slots for i in range(len(outs_types))]
-        if getattr(node.op, "specialize", None) is not None:  # evaluate depends on the model's own types
-            nodes.append((node, ins, generic_evaluate(node)))  # (TopK: dynamic shapes pick the CPU's sort)
+        if getattr(node.op, "specialize", None) is not None and type(node.op).prepare is Op.prepare:
+            # evaluate depends on the model's own types (TopK: dynamic shapes pick the CPU's sort)
+            nodes.append((node, ins, generic_evaluate(node)))
             continue
         nodes.append((node, ins, node.op.prepare(NodeSignature(in_types, consts, outs_types, used))))
     if prepare:

@@ -342,3 +342,30 @@ def test_unary_steps_write_into_fresh_inputs_only_they_read(second_reader: bool)
     assert values[0].tobytes() == before.tobytes()
     want = np.tanh(np.sqrt(np.maximum(before + bias, np.float32(0))))
     assert next(iter(got.values())).tobytes() == want.tobytes()
+
+
+CONVERTS = [("f32", "f16"), ("f16", "f32"), ("i64", "i32"), ("i32", "f32"), ("boolean", "f32"), ("u8", "i8"),
+            ("f64", "f32"), ("f32", "i32"), ("f32", "boolean"), ("i32", "u4")]
+
+
+@pytest.mark.parametrize("source,target", CONVERTS)
+def test_convert_prepared_gives_the_generic_bits(source: str, target: str) -> None:
+    """Plain casts take one astype; real to integer, to boolean and sub-byte types keep evaluate."""
+    from graphir.types import ElementType
+
+    rng = np.random.default_rng(len(source) + len(target))
+    x = opset.parameter([3, 40], source, name="x")
+    model = Model([opset.convert(x, destination_type=target)], [x.node])
+    raw = rng.standard_normal((3, 40)) * 2e4
+    if source == "boolean":
+        value = raw > 0
+    else:
+        dtype = np.dtype(ElementType.parse(source).numpy_dtype)
+        value = raw.astype(dtype) if dtype.kind == "f" else rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max,
+                                                                           (3, 40), dtype=dtype, endpoint=True)
+        if dtype.kind == "f":
+            value.reshape(-1)[:4] = [np.nan, np.inf, -0.0, 6e4]
+    fast = (source, target) not in (("f32", "i32"), ("f32", "boolean"), ("i32", "u4"))
+    assert (step_names(model, [value])["Convert"] == {"convert"}) == fast
+    with np.errstate(all="ignore"):
+        assert_same_bits(model, [value])
