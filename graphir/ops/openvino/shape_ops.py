@@ -237,7 +237,40 @@ class Reshape(Op):
         return [x.reshape(shape.to_shape())]
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        return prepared_reshape(self, node)
+        """A static output shape: one ``reshape``; else, a constant pattern and a known input rank
+        (a KV cache's length unknown until the call): the pattern decoded once, the copied (``0``)
+        and inferred (``-1``) dims taken from the input per call. Whatever the pattern cannot give
+        exactly (no room for ``-1``, a size mismatch) goes through ``evaluate``, which reports it."""
+        fast = prepared_reshape(self, node)
+        pattern, data = node.constants[1], node.inputs[0]
+        if fast != self.evaluate or pattern is None or not data.shape.rank_is_static:
+            return fast
+        items = [int(v) for v in np.asarray(pattern).reshape(-1)]
+        rank = len(data.shape)
+        copied = [i for i, v in enumerate(items) if v == 0 and self.special_zero]
+        if any(v < -1 for v in items) or items.count(-1) > 1 or any(i >= rank for i in copied):
+            return fast
+        minus = items.index(-1) if -1 in items else None
+        fixed = math.prod(v for i, v in enumerate(items) if i not in copied and v != -1)
+        kept = [i for i in range(rank) if i not in copied]
+        generic = self.evaluate
+
+        def reshape(x: np.ndarray, p: np.ndarray) -> list[np.ndarray]:
+            dims = x.shape
+            shape = list(items)
+            for i in copied:
+                shape[i] = dims[i]
+            if minus is not None:
+                total = math.prod([dims[i] for i in kept])
+                if fixed == 0 or total % fixed:
+                    return generic(x, p)
+                shape[minus] = total // fixed
+            try:
+                return [x.reshape(shape)]
+            except ValueError:
+                return generic(x, p)
+
+        return reshape
 
 
 def _product(dims) -> Dimension:
@@ -364,7 +397,27 @@ class Unsqueeze(Op):
         return [x.reshape(shape.to_shape())]
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        return prepared_reshape(self, node)
+        """A static output shape: one ``reshape``; else constant axes and a known input rank: the
+        positions of the new 1s found once, inserted into the input's shape per call."""
+        fast = prepared_reshape(self, node)
+        axes, data = node.constants[1], node.inputs[0]
+        if fast != self.evaluate or axes is None or not data.shape.rank_is_static:
+            return fast
+        items = [int(a) for a in np.asarray(axes).reshape(-1)]
+        out_rank = len(data.shape) + len(set(items))
+        if any(not -out_rank <= a < out_rank for a in items):
+            return fast
+        positions = sorted({a % out_rank for a in items})
+        if len(positions) != len(set(items)):
+            return fast
+
+        def unsqueeze(x: np.ndarray, _: np.ndarray) -> list[np.ndarray]:
+            shape = list(x.shape)
+            for i in positions:
+                shape.insert(i, 1)
+            return [x.reshape(shape)]
+
+        return unsqueeze
 
 
 # --- Transpose -------------------------------------------------------------------------------
@@ -642,6 +695,25 @@ class Broadcast3(Op):
         if view.nbytes >= BROADCAST_VIEW_BYTES and view.size >= 2 * x.size:
             return [view]  # read-only; ops never write their inputs (Mask R-CNN: 100 MB index expands)
         return [view.copy()]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Bidirectional mode on f32/f16 data (an LLM's KV heads repeated to the query heads, the
+        target shape computed per call): ``x * 1`` over the broadcast shape, as ``evaluate``'s
+        ``x * ones(target)`` (the same products, without building the ones)."""
+        if self.mode != "bidirectional" or node.inputs[0].element_type not in (ElementType.f32, ElementType.f16):
+            return self.evaluate
+        generic, dtype = self.evaluate, np.dtype(node.inputs[0].element_type.numpy_dtype)
+        one = dtype.type(1)
+
+        def broadcast(x: np.ndarray, target: np.ndarray) -> list[np.ndarray]:
+            shape = tuple(target.reshape(-1).tolist())
+            if x.dtype != dtype or any(d < 0 for d in shape):
+                return generic(x, target)
+            out = np.broadcast_shapes(x.shape, shape)
+            check_tensor(out, x.dtype)
+            return [np.multiply(np.broadcast_to(x, out), one)]
+
+        return broadcast
 
 
 class Broadcast(Broadcast3):
