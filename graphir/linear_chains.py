@@ -65,7 +65,7 @@ def _exact_type(t: TensorType) -> bool:
 
 def _link(node: "Node", ins: tuple[int, ...], constant: Sequence[bool]) -> int | None:
     """The data port of a constant Add/Multiply step (its other input constant), else None."""
-    if type(node.op) not in _KINDS or len(ins) != 2 or node.op.auto_broadcast != "numpy":
+    if type(node.op) not in _KINDS or len(ins) != 2 or getattr(node.op, "auto_broadcast", None) != "numpy":
         return None
     first, second = constant[ins[0]], constant[ins[1]]
     if first == second:
@@ -127,7 +127,12 @@ def fold_constant_chains(plan: "RunPlan", types: "dict[tuple[int, int], TensorTy
         for link in chain[:-1]:
             replaced[link.index] = None
         replaced[chain[-1].index] = fused
-    return [replaced.get(i, step) for i, step in enumerate(steps) if replaced.get(i, step) is not None]
+    kept: list[PendingStep] = []
+    for i, step in enumerate(steps):
+        new = replaced.get(i, step)
+        if new is not None:
+            kept.append(new)
+    return kept
 
 
 def _type_of(types: Any, node: "Node", index: int) -> TensorType:
@@ -180,15 +185,20 @@ def _folded_constant(plan: "RunPlan", steps: list[PendingStep], chain: list[_Lin
     if key in cache.chains:
         return cache.chains[key]
     value: np.ndarray | None = None
-    for link in chain:
-        node, ins, _ = steps[link.index]
-        c = np.asarray(template[ins[1 - link.data_port]])
-        if value is None:
-            value = c
-        else:
-            with np.errstate(all="ignore"):  # numpy broadcasting, as the op's evaluate does
-                value = np.asarray(node.op.evaluate(value, c)[0])
-    assert value is not None
+    try:
+        for link in chain:
+            node, ins, _ = steps[link.index]
+            c = np.asarray(template[ins[1 - link.data_port]])
+            if value is None:
+                value = c
+            else:
+                with np.errstate(all="ignore"):  # numpy broadcasting, as the op's evaluate does
+                    value = np.asarray(node.op.evaluate(value, c)[0])
+    except Exception:  # noqa: BLE001 - the chain then runs as written and reports there
+        value = None
+    if value is None:
+        cache.chains[key] = None
+        return None
     if cache.used + value.nbytes > cache.budget:
         cache.chains[key] = None
         return None

@@ -118,7 +118,8 @@ def writes_into(step: _Step, *into: Callable[..., Any]) -> _Step:
     computing the same values into input 0, input 1, ... (numpy ``out=``; one per input). A run
     plan uses one when that input is a fresh array (:func:`fresh_output`) this node alone reads:
     no allocation, the same bits. All of them give fresh outputs."""
-    for fn in (step, *into):
+    fresh_output(step)
+    for fn in into:
         fresh_output(fn)
     step.into_inputs = into  # type: ignore[attr-defined]
     return step

@@ -422,7 +422,7 @@ class LSTMSequence(_LSTMStep, _Sequence):
                 or self.clip > 0):
             return self.evaluate
         generic = self.evaluate
-        dirs = ["forward", "reverse"] if self.direction == "bidirectional" else [self.direction]
+        dirs: list[str] = ["forward", "reverse"] if self.direction == "bidirectional" else [self.direction]
         n = self.hidden_size
 
         def run(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, lengths: np.ndarray, w: np.ndarray,
@@ -433,7 +433,8 @@ class LSTMSequence(_LSTMStep, _Sequence):
             seq = x.shape[1]
             if not bool((np.clip(np.asarray(lengths).astype(np.int64), 0, seq) == seq).all()):
                 return generic(*arrays)
-            return _lstm_f32(*(np.ascontiguousarray(a) for a in (x, h0, c0, w, r, b)), dirs, n)
+            c = np.ascontiguousarray
+            return _lstm_f32(c(x), c(h0), c(c0), c(w), c(r), c(b), dirs, n)
 
         return run
 

@@ -138,7 +138,7 @@ class ReduceMean(_Reduce):
         def mean(x: np.ndarray, axes_value: np.ndarray) -> list[np.ndarray]:
             if x.dtype != f32:
                 return generic(x, axes_value)
-            total = add(x, ax, None, None, keep)
+            total = add(x, axis=ax, keepdims=True) if keep else add(x, axis=ax)
             return [divide(total, items, out=total, casting="unsafe")]
 
         return mean
