@@ -101,3 +101,21 @@ def test_if_unites_its_branches_as_openvino_does(ov, tmp_path: Path, then_shape:
     assert str(out.get_partial_shape()).replace(" ", "") == expected
     model = ov.Model([ops.result(out)], [cond, x, y])
     _same_shapes_as_openvino(ov, model, tmp_path)
+
+
+@pytest.mark.parametrize("op_name", ["add", "subtract", "multiply", "divide", "minimum", "maximum"])
+def test_arithmetic_on_an_unbounded_shape_value_knows_nothing_of_it(ov, tmp_path: Path, op_name: str) -> None:
+    """OpenVINO's bounds arithmetic keeps no lower bound for an element without an upper one
+    (``[5..] + 16`` is ``?``, ``min([5..], 2)`` too; the LLM exports' causal mask ``past + 16``),
+    while bounded elements combine as intervals."""
+    import openvino.opset13 as ops
+
+    x = ops.parameter([ov.Dimension(5, -1), 3, ov.Dimension(2, 9)], np.float32, name="x")
+    combined = getattr(ops, op_name)(ops.shape_of(x), ops.constant(np.array([2, 2, 2], np.int64)), name="combined")
+    target = ops.broadcast(ops.constant(np.float32(1)), combined, name="target")
+    mask = ops.parameter([-1, -1, -1], np.float32, name="mask")
+    both = ops.broadcast(mask, combined, broadcast_spec="BIDIRECTIONAL", name="both")  # the causal mask's
+    model = ov.Model([target.output(0), both.output(0)], [x, mask])
+    assert str(target.get_output_partial_shape(0)).startswith("[?,")
+    assert str(both.get_output_partial_shape(0)).startswith("[?,")
+    assert _same_shapes_as_openvino(ov, model, tmp_path) >= 5
