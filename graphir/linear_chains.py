@@ -129,9 +129,9 @@ def fold_constant_chains(plan: "RunPlan", types: "dict[tuple[int, int], TensorTy
         replaced[chain[-1].index] = fused
     kept: list[PendingStep] = []
     for i, step in enumerate(steps):
-        new = replaced.get(i, step)
-        if new is not None:
-            kept.append(new)
+        now = replaced.get(i, step)
+        if now is not None:
+            kept.append(now)
     return kept
 
 

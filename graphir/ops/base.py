@@ -211,6 +211,9 @@ class Op(BaseModel):
     #: see graphir.trampoline), which the body runner and body inference yield instead of calling
     #: ``infer``/``evaluate``, so bodies nested any depth never nest Python calls
     has_bodies: ClassVar[bool] = False
+    #: the IR keys of the attributes in the order OpenVINO's serializer writes them (its
+    #: ``visit_attributes`` order), where that is not the fields' order; keys not listed follow
+    ir_attribute_order: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **data: Any) -> None:
         try:
