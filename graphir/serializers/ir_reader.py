@@ -441,6 +441,61 @@ def unique_parameter_names(params: list[Node]) -> None:
         node.output_names[0] = renamed
 
 
+#: known input values up to this many elements of an integer or boolean type take part in the
+#: inference memo by content (see _Reader._infer); others by identity
+_CONTENT_KEY_SIZE = 64
+
+
+def _known_key(t: TensorType) -> Any:
+    """What a memo key holds for an input type's known value and bounds (see _Reader._infer): their
+    content when small (the dtype, shape and bytes of an integer/bool array; bound items as ints or
+    (min, max) pairs), else their identity. Keys that agree give the same inference."""
+    value, bounds = t.value, t.bounds
+    if value is None and bounds is None:
+        return None
+    if type(value) is np.ndarray and value.dtype.kind in "iub" and value.size <= _CONTENT_KEY_SIZE:
+        value_key: Any = (value.dtype.str, value.shape, value.tobytes())
+    else:
+        value_key = id(value)
+    if bounds is None:
+        return value_key, None
+    if type(bounds) in (list, tuple) and len(bounds) <= _CONTENT_KEY_SIZE:
+        items = []
+        for x in bounds:
+            if type(x) is int:
+                items.append(x)
+            elif type(x) is Dimension:
+                items.append((x.min, x.max))
+            else:
+                return value_key, id(bounds)
+        return value_key, type(bounds), tuple(items)
+    return value_key, id(bounds)
+
+
+def _copyable_type(t: TensorType) -> bool:
+    """A type whose value is None or a numeric/bool numpy array and whose bounds are None or a
+    list/tuple (of immutable ints and Dimensions): _fresh_type makes an independent equal copy."""
+    value, bounds = t.value, t.bounds
+    return ((value is None or (type(value) is np.ndarray and value.dtype.kind in "biufc"))
+            and (bounds is None or type(bounds) in (list, tuple)))
+
+
+def _fresh_type(t: TensorType) -> TensorType:
+    """An equal TensorType with its own copy of the value (read-only when the original is) and of
+    the bounds list; a type without either is immutable and returned as it is."""
+    value, bounds = t.value, t.bounds
+    if value is None and bounds is None:
+        return t
+    if value is not None:
+        copy = value.copy()
+        if not value.flags.writeable:
+            copy.setflags(write=False)
+        value = copy
+    if type(bounds) is list:
+        bounds = list(bounds)
+    return TensorType(t.element_type, t.shape, value, bounds)
+
+
 class _Reader:
     """Builds one Model from a ``<net>`` (:meth:`read_net`) or a ``<body>`` element.
 
@@ -454,7 +509,8 @@ class _Reader:
         self.file = file
         self.text = text  # the document's bytes, when known (see dims_are_valid)
         self.bin = bin_source
-        self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
+        #: memo key -> (output types, whether they carry values: handed out as copies)
+        self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
         #: small Constants' types (with their read-only values) per blob (offset, size, type, shape)
         #: of this read's .bin: Constants over the same blob share the value and the type, so
@@ -755,31 +811,37 @@ class _Reader:
     def _infer(self, node: Node, key: "tuple[Any, ...] | None", where: Callable[[], str]) -> None:
         """``node.infer()``, memoized per (attribute text, input types) within one read: the same op
         on the same types infers the same outputs, and large files repeat both. Input types with
-        known values (values are not part of TensorType equality) take part by the identity of
-        their value (one shared Constant feeding a chain of Adds); outputs with values are not
-        remembered."""
+        known values (values are not part of TensorType equality) take part by their content when
+        small integer tensors (the shape subgraphs a real export repeats per block: swin_t's 1,355
+        folding nodes have 480 distinct cases) and by the identity of their value otherwise (one
+        shared Constant feeding a chain of Adds). Outputs with values are remembered as private
+        copies and handed out as fresh copies (see _fresh_type): no two nodes share a value."""
         memo_key = None
         if key is not None:
             in_types = tuple([src.node.output_types[src.index] for src in node.inputs])  # type: ignore[union-attr]
             known = None
             for t in in_types:
                 if t.value is not None or t.bounds is not None:
-                    known = tuple([(id(t.value), id(t.bounds)) for t in in_types])  # kept alive by in_types
+                    known = tuple([_known_key(t) for t in in_types])  # ids: kept alive by in_types
                     break
             memo_key = (key, in_types, known)
             hit = self._inferred.get(memo_key)
             if hit is not None:
-                node.output_types = list(hit)
+                types, with_values = hit
+                node.output_types = [_fresh_type(t) for t in types] if with_values else list(types)
                 names = node._output_names
-                if names is not None and len(names) != len(hit):
-                    node.output_names = (names + [set() for _ in hit])[: len(hit)]
+                if names is not None and len(names) != len(types):
+                    node.output_names = (names + [set() for _ in types])[: len(types)]
                 return
         try:
             outputs = node.infer()
         except GraphirError as exc:
             raise file_error(f"{where()}: {exc}", exc) from None
-        if memo_key is not None and all(t.value is None and t.bounds is None for t in outputs):
-            self._inferred[memo_key] = tuple(outputs)
+        if memo_key is not None:
+            if all(t.value is None and t.bounds is None for t in outputs):
+                self._inferred[memo_key] = (tuple(outputs), False)
+            elif all(_copyable_type(t) for t in outputs):
+                self._inferred[memo_key] = (tuple([_fresh_type(t) for t in outputs]), True)
 
     def _op(self, layer: _Layer) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
