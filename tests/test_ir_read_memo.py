@@ -1,9 +1,10 @@
-"""The IR reader's inference memo (graphir/serializers/ir_reader.py, ``_Reader._infer``) changes nothing a read gives.
+"""The IR reader's economies (graphir/serializers/ir_reader.py) change nothing a read gives.
 
-Known input values of small integer tensors key the memo by content, and outputs with values are
-remembered and handed out as copies: reads with and without that must give the same models
-(every node's op state, inputs, output types with their values, bounds and read-only flags, names,
-extras), and no two nodes may share a value array.
+Known input values of small integer tensors key the inference memo (``_Reader._infer``) by content,
+outputs with values are remembered and handed out as copies, and equal port groups of a read are
+one tuple (``_parse_ports``): reads with and without these must give the same models (every node's
+op state, inputs, output types with their values, bounds and read-only flags, names, extras), and
+no two nodes may share a value array.
 """
 from __future__ import annotations
 
@@ -58,9 +59,12 @@ def full_dump(model: graphir.Model) -> tuple:
 
 
 def _memo_by_identity_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The memo as it was: known values by identity, outputs with values never remembered."""
+    """The reader as it was: known values by identity, outputs with values never remembered, each
+    layer's port groups its own tuples."""
     monkeypatch.setattr(ir_reader, "_CONTENT_KEY_SIZE", -1)
     monkeypatch.setattr(ir_reader, "_copyable_type", lambda t: False)
+    parse_ports = ir_reader._parse_ports
+    monkeypatch.setattr(ir_reader, "_parse_ports", lambda *args: parse_ports(*args[:4]))
 
 
 def _read_or_error(path: Path) -> Any:
@@ -122,3 +126,20 @@ def test_a_repeated_shape_subgraph_is_inferred_once_and_gets_its_own_values(
     reference = read_ir(tmp_path / "two.xml")
     assert len(calls) == 2
     assert dump == pickle.dumps(full_dump(reference))  # node ids come from the file: comparable
+
+
+def test_equal_port_groups_are_one_tuple_unless_they_hold_dims_names_or_rt_info() -> None:
+    from lxml import etree
+
+    groups: dict = {}
+    where = ("F", "1", "a", "Add")
+    plain = etree.fromstring('<input><port id="0" precision="FP32"><dim>2</dim></port>'
+                             '<port id="1" precision="FP32"/></input>')
+    first = ir_reader._parse_ports(plain, where, set(), False, groups)
+    again = ir_reader._parse_ports(etree.fromstring(etree.tostring(plain)), where, set(), False, groups)
+    assert first is again and first == (("0", "FP32", None, None, None), ("1", "FP32", (), None, None))
+    named = etree.fromstring('<output><port id="2" precision="FP32" names="y"><dim>2</dim></port></output>')
+    assert ir_reader._parse_ports(named, where, set(), False, groups) == (("2", "FP32", None, "y", None),)
+    opaque = ir_reader._parse_ports(plain, where, set(), True, groups)  # dims read: a list, kept apart
+    assert opaque == (("0", "FP32", [2], None, None), ("1", "FP32", (), None, None))
+    assert list(groups) == [first]

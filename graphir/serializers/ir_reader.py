@@ -91,7 +91,7 @@ def _dims_written_plainly(root: Any, text: bytes) -> bool:
     return encoding in _ASCII_COMPATIBLE and b"\0" not in text and _UNPLAIN_DIM.search(text) is None
 
 
-_NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
+_NO_CHILDREN: dict[str, Any] = {}  # shared by layers without other subelements: never written to
 
 
 class _Layer:
@@ -115,7 +115,7 @@ class _Layer:
         self.outputs = outputs
         self.rt_info = rt_info
         self.attrib = attrib
-        self.children: dict[str, Any] = {}
+        self.children: dict[str, Any] = _NO_CHILDREN  # a dict of its own once it has some
         self.child_order: list[str] | None = None
         self.in_index = _port_ids_index(tuple([p[P_ID] for p in inputs]))  # port id -> input index
         self.out_index = _port_ids_index(tuple([p[P_ID] for p in outputs]))  # port id -> output index
@@ -173,11 +173,18 @@ def _port_dims(element: Any) -> list[int]:
     return [int(d.text) for d in element.iterchildren("dim")]
 
 
-def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> tuple[_Port, ...]:
+def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True,
+                 shared: "dict[tuple[_Port, ...], tuple[_Port, ...]] | None" = None) -> tuple[_Port, ...]:
     """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
     description (only errors need it). ``checked``: the document's dims are valid (see
-    dims_are_valid) and these ports hold more than dims; None: check each port's dims here."""
+    dims_are_valid) and these ports hold more than dims; None: check each port's dims here.
+
+    ``shared``: this read's port groups without dims, names or rt_info (the same few recur: a
+    MatMul's inputs are ``('0', 'FP32'), ('1', 'FP32')`` in every layer), so an equal group is
+    the same tuple and the one just made is freed again: fewer objects live through the read,
+    and the cyclic GC, triggered by their count, runs fewer passes."""
     ports = []
+    plain = shared is not None
     for element in group.iterchildren("port"):
         keys = element.keys()
         if keys == _PORT_KEYS:
@@ -190,7 +197,7 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
         if pid is None:
             raise SerializationError(f"{_place(where)}: a <port> has no id")
         rt_el = None
-        dims: list[int] | None = []
+        dims: "list[int] | tuple[()] | None" = ()
         count = len(element)
         if count:
             if count > MAX_RANK:  # checked before any dim is read
@@ -215,9 +222,14 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
                                              f"largest dimension 2^63-1")
         if dims is None and opaque:
             dims = _port_dims(element)
+        if plain and (type(dims) is list or rt_el is not None or names):
+            plain = False
         ports.append((pid, precision, dims, names or None,
-                      read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
-    return tuple(ports)  # (a tuple of untracked tuples: untracked too, see _Port)
+                      read_attribute_rt_info(rt_el) if rt_el is not None else None))
+    found = tuple(ports)  # (a tuple of untracked tuples: untracked too, see _Port)
+    if plain:
+        return shared.setdefault(found, found)  # type: ignore[union-attr]
+    return found
 
 
 def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
@@ -232,8 +244,10 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None,
-                 classes: "dict[tuple[str, str], type[Op] | None] | None" = None) -> _Layer:
-    """One ``<layer>`` parsed and checked; ``classes``: the op classes found so far in this read."""
+                 classes: "dict[tuple[str, str], type[Op] | None] | None" = None,
+                 shared: "dict[tuple[_Port, ...], tuple[_Port, ...]] | None" = None) -> _Layer:
+    """One ``<layer>`` parsed and checked; ``classes``: the op classes found so far in this read;
+    ``shared``: its port groups (see _parse_ports)."""
     if element.keys() == _LAYER_KEYS:  # as OpenVINO writes it
         lid_text, name, ltype, version = element.values()
         attrib = _NO_ATTRIBUTES
@@ -280,9 +294,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
         if tag == "data":
             data = element_attributes(child)
         elif tag == "input":
-            inputs = _parse_ports(child, where, checked, opaque)
+            inputs = _parse_ports(child, where, checked, opaque, shared)
         elif tag == "output":
-            outputs = _parse_ports(child, where, checked, opaque)
+            outputs = _parse_ports(child, where, checked, opaque, shared)
         elif tag == "rt_info":
             rt_el = child
         elif isinstance(tag, str):
@@ -301,6 +315,7 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
                 raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p[P_ID] for p in ports)}")
     if others:
         layer.child_order = [c.tag for c in element if isinstance(c.tag, str)]
+        layer.children = {}
         for child in others:
             if child.tag in _BODY_TAGS and body_parser is not None:
                 layer.children[child.tag] = body_parser(child, f"{_place(where)} <{child.tag}>")
@@ -512,6 +527,7 @@ class _Reader:
         #: memo key -> (output types, whether they carry values: handed out as copies)
         self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
+        self._port_groups: dict[tuple[_Port, ...], tuple[_Port, ...]] = {}  # see _parse_ports
         #: small Constants' types (with their read-only values) per blob (offset, size, type, shape)
         #: of this read's .bin: Constants over the same blob share the value and the type, so
         #: their readers' inference is memoized alike (see _infer)
@@ -591,14 +607,14 @@ class _Reader:
             raise SerializationError(f"{where}: no <layers> element")
         layers: dict[int, _Layer] = {}
         order: list[int] = []
-        file, body, checked, classes = self.file, self._body, self._checked, self._classes
+        file, body, checked, classes, groups = self.file, self._body, self._checked, self._classes, self._port_groups
         for el in layers_el:
             tag = el.tag
             if tag != "layer":
                 if not isinstance(tag, str):
                     continue
                 raise SerializationError(f"{where}: unexpected <{tag}> inside <layers>")
-            layer = _parse_layer(el, file, body, checked, classes)
+            layer = _parse_layer(el, file, body, checked, classes, groups)
             if layer.id in layers:
                 other = layers[layer.id]
                 raise SerializationError(
@@ -834,7 +850,7 @@ class _Reader:
                     node.output_names = (names + [set() for _ in types])[: len(types)]
                 return
         try:
-            outputs = node.infer()
+            outputs = node.infer() if memo_key is None else node._infer_from(list(in_types))
         except GraphirError as exc:
             raise file_error(f"{where()}: {exc}", exc) from None
         if memo_key is not None:
