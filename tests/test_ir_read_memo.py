@@ -135,11 +135,12 @@ def test_equal_port_groups_are_one_tuple_unless_they_hold_dims_names_or_rt_info(
     where = ("F", "1", "a", "Add")
     plain = etree.fromstring('<input><port id="0" precision="FP32"><dim>2</dim></port>'
                              '<port id="1" precision="FP32"/></input>')
-    first = ir_reader._parse_ports(plain, where, set(), False, groups)
-    again = ir_reader._parse_ports(etree.fromstring(etree.tostring(plain)), where, set(), False, groups)
+    first, index = ir_reader._parse_ports(plain, where, set(), False, groups)
+    again, index_again = ir_reader._parse_ports(etree.fromstring(etree.tostring(plain)), where, set(), False, groups)
     assert first is again and first == (("0", "FP32", None, None, None), ("1", "FP32", (), None, None))
+    assert index is index_again and index == {"0": 0, "1": 1}
     named = etree.fromstring('<output><port id="2" precision="FP32" names="y"><dim>2</dim></port></output>')
-    assert ir_reader._parse_ports(named, where, set(), False, groups) == (("2", "FP32", None, "y", None),)
-    opaque = ir_reader._parse_ports(plain, where, set(), True, groups)  # dims read: a list, kept apart
+    assert ir_reader._parse_ports(named, where, set(), False, groups) == ((("2", "FP32", None, "y", None),), {"2": 0})
+    opaque, _ = ir_reader._parse_ports(plain, where, set(), True, groups)  # dims read: a list, kept apart
     assert opaque == (("0", "FP32", [2], None, None), ("1", "FP32", (), None, None))
     assert list(groups) == [first]

@@ -104,21 +104,19 @@ class _Layer:
                  "children", "child_order", "in_index", "out_index", "file", "cls")
 
     def __init__(self, id: int, name: str, type: str, version: str, data: dict[str, str],
-                 inputs: tuple[_Port, ...], outputs: tuple[_Port, ...], rt_info: dict[str, Any],
+                 inputs: "_PortGroup", outputs: "_PortGroup", rt_info: dict[str, Any],
                  attrib: dict[str, str], file: str) -> None:
         self.id = id
         self.name = name
         self.type = type
         self.version = version
         self.data = data
-        self.inputs = inputs
-        self.outputs = outputs
+        self.inputs, self.in_index = inputs  # the ports, and port id -> input index
+        self.outputs, self.out_index = outputs  # port id -> output index
         self.rt_info = rt_info
         self.attrib = attrib
         self.children: dict[str, Any] = _NO_CHILDREN  # a dict of its own once it has some
         self.child_order: list[str] | None = None
-        self.in_index = _port_ids_index(tuple([p[P_ID] for p in inputs]))  # port id -> input index
-        self.out_index = _port_ids_index(tuple([p[P_ID] for p in outputs]))  # port id -> output index
         self.file = file
         self.cls = None
 
@@ -127,6 +125,8 @@ class _Layer:
 
 
 _PORT_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
+#: a layer's ``<input>`` or ``<output>`` ports and their index (port id -> position)
+_PortGroup = tuple[tuple[_Port, ...], dict[str, int]]
 
 
 def _port_ids_index(ids: tuple[str, ...]) -> dict[str, int]:
@@ -174,15 +174,16 @@ def _port_dims(element: Any) -> list[int]:
 
 
 def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True,
-                 shared: "dict[tuple[_Port, ...], tuple[_Port, ...]] | None" = None) -> tuple[_Port, ...]:
-    """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
-    description (only errors need it). ``checked``: the document's dims are valid (see
-    dims_are_valid) and these ports hold more than dims; None: check each port's dims here.
+                 shared: "dict[tuple[_Port, ...], _PortGroup] | None" = None) -> "_PortGroup":
+    """The ``<port>`` children of an ``<input>``/``<output>`` and their index (port id ->
+    position); ``where`` makes the layer's description (only errors need it). ``checked``: the
+    document's dims are valid (see dims_are_valid) and these ports hold more than dims; None:
+    check each port's dims here.
 
     ``shared``: this read's port groups without dims, names or rt_info (the same few recur: a
     MatMul's inputs are ``('0', 'FP32'), ('1', 'FP32')`` in every layer), so an equal group is
-    the same tuple and the one just made is freed again: fewer objects live through the read,
-    and the cyclic GC, triggered by their count, runs fewer passes."""
+    the same tuple with the same index, and the one just made is freed again: fewer objects
+    live through the read, and the cyclic GC, triggered by their count, runs fewer passes."""
     ports = []
     plain = shared is not None
     for element in group.iterchildren("port"):
@@ -228,8 +229,11 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
                       read_attribute_rt_info(rt_el) if rt_el is not None else None))
     found = tuple(ports)  # (a tuple of untracked tuples: untracked too, see _Port)
     if plain:
-        return shared.setdefault(found, found)  # type: ignore[union-attr]
-    return found
+        hit = shared.get(found)  # type: ignore[union-attr]
+        if hit is None:
+            hit = shared[found] = (found, _port_ids_index(tuple([p[P_ID] for p in found])))  # type: ignore[index]
+        return hit
+    return found, _port_ids_index(tuple([p[P_ID] for p in found]))
 
 
 def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
@@ -284,9 +288,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
             cls = classes[key] = _find_op(ltype, version)
     opaque = checked is None or cls is None  # only opaque layers keep recorded dims
 
-    data: dict[str, str] = {}
-    inputs: tuple[_Port, ...] = ()
-    outputs: tuple[_Port, ...] = ()
+    data: dict[str, str] = _NO_ATTRIBUTES
+    inputs: _PortGroup = _NO_PORTS
+    outputs: _PortGroup = _NO_PORTS
     rt_el = None
     others = None
     for child in element:
@@ -303,14 +307,14 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
             if others is None:
                 others = []
             others.append(child)
-    for p in outputs:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
+    for p in outputs[0]:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
         if p[P_PRECISION] is None:
             raise SerializationError(f"{_place(where)}: output port {p[P_ID]} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
     layer.cls = cls
-    if len(layer.in_index) != len(inputs) or len(layer.out_index) != len(outputs):
-        for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
+    if len(layer.in_index) != len(layer.inputs) or len(layer.out_index) != len(layer.outputs):
+        for ports, index, kind in ((layer.inputs, layer.in_index, "input"), (layer.outputs, layer.out_index, "output")):
             if len(index) != len(ports):
                 raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p[P_ID] for p in ports)}")
     if others:
@@ -423,6 +427,7 @@ _EDGE_KEYS = ["from-layer", "from-port", "to-layer", "to-port"]
 _PORT_KEYS = ["id", "precision"]
 _NAMED_PORT_KEYS = ["id", "precision", "names"]
 _NO_ATTRIBUTES: dict[str, str] = {}  # shared, never written to
+_NO_PORTS: _PortGroup = ((), {})  # shared, never written to
 
 #: how deep subgraph bodies (If/Loop/TensorIterator) may nest: OpenVINO reads 400 levels; libxml2
 #: refuses elements nested deeper than 2048 (three per body level: ~680 levels) anyway
