@@ -19,7 +19,7 @@ import graphir
 from graphir import opset
 from graphir.ops.openvino.shape_ops import Reshape
 from graphir.serializers import ir_reader
-from graphir.serializers.openvino_xml import read_ir, write_ir
+from graphir.serializers.openvino_xml import read_ir, read_ir_string, write_ir
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted({*ROOT.glob("tests/fixtures/**/*.xml"), *ROOT.glob("examples/**/*.xml")})
@@ -144,3 +144,25 @@ def test_equal_port_groups_are_one_tuple_unless_they_hold_dims_names_or_rt_info(
     opaque, _ = ir_reader._parse_ports(plain, where, set(), True, groups)  # dims read: a list, kept apart
     assert opaque == (("0", "FP32", [2], None, None), ("1", "FP32", (), None, None))
     assert list(groups) == [first]
+
+
+def test_plain_documents_find_port_rt_info_by_tag() -> None:
+    """In a plain document the ports holding ``<rt_info>`` are found by a walk for that tag: the
+    same rt_info is read as when every port is looked at (the tree-only check)."""
+    from graphir.serializers.ir_parser import parse_xml
+
+    port_rt = '<rt_info><attribute name="fused_names" version="0" value="a,b"/></rt_info>'
+    doc = ('<net name="n" version="11"><layers><layer id="0" name="x" type="Parameter" version="opset1">'
+           '<data shape="2" element_type="f32"/><rt_info><attribute name="layer_rt" version="0" value="1"/>'
+           f'</rt_info><output><port id="0" precision="FP32"><dim>2</dim><other/>{port_rt}</port></output></layer>'
+           '<layer id="1" name="y" type="Result" version="opset1"><input><port id="0" precision="FP32">'
+           f'<dim>2</dim>{port_rt}</port></input></layer></layers>'
+           '<edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>').encode()
+    root = parse_xml(doc, "doc")
+    plain = ir_reader.dims_are_valid(root, doc)
+    assert plain is not None and {p.getparent().getparent().get("name") for p in plain} == {"x", "y"}
+    model = read_ir_string(doc)
+    nodes = {n.name: n for n in model.nodes()}
+    assert nodes["x"].extra["ir_output_rt_info"][0] == nodes["y"].extra["ir_input_rt_info"][0]
+    assert "fused_names" in repr(nodes["x"].extra["ir_output_rt_info"][0])
+    assert "layer_rt" in repr(nodes["x"].rt_info)
