@@ -21,7 +21,7 @@ from graphir.errors import GraphirError, InferenceError, InputError, ShapeError,
 from graphir.ops import base as _ops_base
 from graphir.ops.base import TensorType, same_type
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
-from graphir.shapes import PartialShape
+from graphir.shapes import Dimension, PartialShape
 from graphir.trampoline import Task, drive
 
 if TYPE_CHECKING:
@@ -367,8 +367,6 @@ def _parse_shape(node: "Node", shape: Any) -> PartialShape:
 
 def _is_single_shape(shapes: Any) -> bool:
     """A shape (string, PartialShape, or a list of dims) rather than a list of shapes."""
-    from graphir.shapes import Dimension
-
     if isinstance(shapes, (str, PartialShape)):
         return True
     if not isinstance(shapes, Sequence):
