@@ -195,7 +195,7 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
     MatMul's inputs are ``('0', 'FP32'), ('1', 'FP32')`` in every layer), so an equal group is
     the same tuple with the same index, and the one just made is freed again: fewer objects
     live through the read, and the cyclic GC, triggered by their count, runs fewer passes."""
-    ports = []
+    ports: list[_Port] = []
     plain = shared is not None
     for element in group.iterchildren("port"):
         keys = element.keys()
@@ -260,7 +260,7 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None,
                  classes: "dict[tuple[str, str], type[Op] | None] | None" = None,
-                 shared: "dict[tuple[_Port, ...], tuple[_Port, ...]] | None" = None) -> _Layer:
+                 shared: "dict[tuple[_Port, ...], _PortGroup] | None" = None) -> _Layer:
     """One ``<layer>`` parsed and checked; ``classes``: the op classes found so far in this read;
     ``shared``: its port groups (see _parse_ports)."""
     if element.keys() == _LAYER_KEYS:  # as OpenVINO writes it
@@ -491,7 +491,7 @@ def _known_key(t: TensorType) -> Any:
     if bounds is None:
         return value_key, None
     if type(bounds) in (list, tuple) and len(bounds) <= _CONTENT_KEY_SIZE:
-        items = []
+        items: list[Any] = []
         for x in bounds:
             if type(x) is int:
                 items.append(x)
@@ -543,7 +543,7 @@ class _Reader:
         #: memo key -> (output types, whether they carry values: handed out as copies)
         self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
-        self._port_groups: dict[tuple[_Port, ...], tuple[_Port, ...]] = {}  # see _parse_ports
+        self._port_groups: dict[tuple[_Port, ...], _PortGroup] = {}  # see _parse_ports
         #: small Constants' types (with their read-only values) per blob (offset, size, type, shape)
         #: of this read's .bin: Constants over the same blob share the value and the type, so
         #: their readers' inference is memoized alike (see _infer)
