@@ -92,7 +92,8 @@ def test_convolutions_keep_the_former_bits_on_random_layers(rank: int) -> None:
 # the corpus layers these paths take: SSDlite, EfficientNet-B0, DeepLabV3 and LRASPP (MobileNetV3-large)
 @pytest.mark.parametrize("shape, k, stride", [((1, 64, 160, 160), 3, 2), ((1, 16, 160, 160), 3, 1),
                                               ((1, 72, 80, 80), 5, 2), ((1, 96, 112, 112), 3, 2),
-                                              ((1, 64, 128, 128), 3, 2), ((1, 16, 128, 128), 3, 1)])
+                                              ((1, 64, 128, 128), 3, 2), ((1, 16, 128, 128), 3, 1),
+                                              ((1, 144, 56, 56), 3, 1), ((1, 72, 80, 80), 3, 1), ((1, 240, 40, 40), 3, 2)])
 def test_corpus_depthwise_layers_keep_the_former_bits(shape: tuple[int, ...], k: int, stride: int) -> None:
     rng = np.random.default_rng(7)
     x = rng.standard_normal(shape, dtype=np.float32)
@@ -137,3 +138,26 @@ def test_a_replay_that_does_not_match_is_not_used(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(blas_order, "_verified", {})
     kernel = ConvKernel((1, 960, 16, 16), np.dtype(np.float32), (1, 256, 960, 3, 3), [1, 1], [36, 36], [36, 36], [36, 36])
     assert kernel.skipping is None
+
+
+@pytest.mark.parametrize("shape, k, stride", [((1, 24, 20, 20), 3, 1), ((1, 40, 56, 56), 3, 2),
+                                              ((1, 144, 56, 56), 3, 1), ((2, 8, 33, 31), 3, 1)])
+def test_tap_column_depthwise_bits_equal_openvino_cpu(ov, shape: tuple[int, ...], k: int, stride: int) -> None:
+    """Up to 16,384 outputs per channel OpenBLAS's gemv sums the taps in order with FMAs, as the
+    CPU plugin's depthwise kernel does: the same bits, not a tolerance."""
+    from openvino import opset13 as ops
+
+    from tests.ops.ov_diff import core
+
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    w = rng.standard_normal((shape[1], 1, 1, k, k), dtype=np.float32)
+    pad = k // 2
+    kernel = ConvKernel(x.shape, x.dtype, w.shape, [stride] * 2, [1, 1], [pad] * 2, [pad] * 2)
+    assert kernel.phased is None and kernel.columns is not None
+    got = kernel(x, kernel.weights(w))
+    p = ops.parameter(list(shape), ov.Type.f32)
+    y = ops.group_convolution(p, ops.constant(w), [stride] * 2, [pad] * 2, [pad] * 2, [1, 1])
+    compiled = core(ov).compile_model(ov.Model([y], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32",
+                                                                  "INFERENCE_NUM_THREADS": 1})
+    np.testing.assert_array_equal(got.view(np.uint32), compiled([x])[0].view(np.uint32))
