@@ -54,6 +54,8 @@ def iou_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 #: overlapping pairs past which the sparse hard NMS gives way to the box-by-box loop (memory)
 _MAX_SPARSE_PAIRS = 1 << 22
+#: the share of the IoU threshold the sparse NMS's pair window asks of the overlap height
+_PAIR_MARGIN = 0.99
 
 
 def hard_nms_loop(corners: np.ndarray, order: np.ndarray, max_out: int, iou_threshold: np.float32) -> list[int]:
@@ -87,6 +89,14 @@ def hard_nms_sparse(corners: np.ndarray, order: np.ndarray, max_out: int, iou_th
     by_y = np.argsort(boxes[:, 0], kind="stable")
     y0 = boxes[by_y, 0]
     ends = np.searchsorted(y0, boxes[by_y, 2], side="left")  # partners: sorted positions p+1 .. end-1
+    heights, widths = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    if (heights > 0).all() and (widths > 0).all():
+        # IoU <= overlap height / own height (the union is at least the box itself): a partner
+        # starting past ymax - t*h cannot reach the threshold. With a 1% margin, far beyond f32's
+        # few ulps of error in the IoU, no pair that could suppress is left out (SSDlite: 142k ->
+        # ~65k pairs)
+        reach = boxes[by_y, 2].astype(np.float64) - _PAIR_MARGIN * float(iou_threshold) * heights[by_y].astype(np.float64)
+        ends = np.minimum(ends, np.searchsorted(y0, reach, side="right"))
     counts = np.maximum(ends - np.arange(1, n + 1), 0)
     total = int(counts.sum())
     if total > _MAX_SPARSE_PAIRS:
