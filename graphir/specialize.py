@@ -295,12 +295,13 @@ def _write_into_dead_inputs(plan: "RunPlan", types: "Mapping[tuple[int, int], Te
             fresh.add(plan.slot_of[(node.id, 0)])
     for index, (node, ins, evaluate) in enumerate(nodes):
         variants = getattr(evaluate, "into_inputs", None)
-        if variants is None or len(ins) != 2 or not node.output_types:
+        if variants is None or not 1 <= len(ins) <= 2 or not node.output_types:
             continue
         out_type = types.get((node.id, 0), node.output_types[0])
         out_dims = static_dims(out_type)
         for port, slot in enumerate(ins):
-            if slot in keep or slot not in fresh or readers.get(slot) != 1 or out_dims is None:
+            if (variants[port] is None or slot in keep or slot not in fresh or readers.get(slot) != 1
+                    or out_dims is None):
                 continue
             source = node.inputs[port]
             assert source is not None

@@ -109,13 +109,16 @@ def fresh_output(step: _Step) -> _Step:
     return step
 
 
-def writes_into(step: _Step, into_first: Callable[..., Any], into_second: Callable[..., Any]) -> _Step:
+def writes_into(step: _Step, into_first: Callable[..., Any] | None,
+                into_second: Callable[..., Any] | None = None) -> _Step:
     """Mark a prepared elementwise evaluate (output of input 0's or input 1's type and shape) with
-    variants computing the same values into input 0 / input 1 (numpy ``out=``). A run plan uses one
-    when that input is a fresh array (:func:`fresh_output`) this node alone reads: no allocation,
-    the same bits. All three give fresh outputs."""
+    variants computing the same values into input 0 / input 1 (numpy ``out=``; None: not that
+    input, e.g. a unary activation has only the first). A run plan uses one when that input is a
+    fresh array (:func:`fresh_output`) this node alone reads: no allocation, the same bits. All
+    of them give fresh outputs."""
     for fn in (step, into_first, into_second):
-        fresh_output(fn)
+        if fn is not None:
+            fresh_output(fn)
     step.into_inputs = (into_first, into_second)  # type: ignore[attr-defined]
     return step
 
