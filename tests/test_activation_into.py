@@ -35,8 +35,8 @@ def _op(name: str) -> Any:
 
 
 def _signature(shape: tuple[int, ...], extra: int = 0, beta: np.ndarray | None = None) -> NodeSignature:
-    t = TensorType(ElementType.f32, PartialShape.of(shape))
-    inputs = [t] + [TensorType(ElementType.f32, PartialShape.of(()))] * extra
+    t = TensorType(ElementType.f32, PartialShape(shape))
+    inputs = [t] + [TensorType(ElementType.f32, PartialShape([]))] * extra
     return NodeSignature(inputs, [None] + [beta] * extra, [t], [True])
 
 
@@ -68,7 +68,7 @@ def test_swish_with_a_constant_beta_and_other_types() -> None:
     step = op.prepare(_signature(x.shape, 1, beta))
     assert step(x, beta)[0].tobytes() == op.evaluate(x, beta)[0].tobytes()
     assert step.into_inputs[0](x.copy(), beta)[0].tobytes() == op.evaluate(x, beta)[0].tobytes()
-    f16 = NodeSignature([TensorType(ElementType.f16, PartialShape.of((4,)))], [None], [], [True])
+    f16 = NodeSignature([TensorType(ElementType.f16, PartialShape([4]))], [None], [], [True])
     hswish = activations.HSwish()
     assert hswish.prepare(f16) == hswish.evaluate  # other types: the generic evaluate
 
