@@ -103,14 +103,21 @@ def hard_nms_sparse(corners: np.ndarray, order: np.ndarray, max_out: int, iou_th
         return None
     kept: list[int] = []
     if total:
-        first = np.repeat(np.arange(n), counts)
-        offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        a, b = by_y[first], by_y[first + 1 + offsets]  # ranks (positions in order) of each pair
-        area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-        inter = np.maximum(np.minimum(boxes[a, 2], boxes[b, 2]) - np.maximum(boxes[a, 0], boxes[b, 0]), np.float32(0)) * \
-            np.maximum(np.minimum(boxes[a, 3], boxes[b, 3]) - np.maximum(boxes[a, 1], boxes[b, 1]), np.float32(0))
+        starts = np.cumsum(counts) - counts
+        p = np.repeat(np.arange(n), counts)  # sorted positions of each pair
+        q = np.arange(total) + np.repeat(np.arange(1, n + 1) - starts, counts)
+        y_lo, x_lo, y_hi, x_hi = (np.ascontiguousarray(boxes[by_y, i]) for i in range(4))
+        # pairs apart in x have no intersection (IoU 0, or NaN for empty boxes): they never
+        # suppress, so only the others get an IoU (the same f32 operations on the same operands)
+        iw = np.minimum(x_hi[p], x_hi[q]) - np.maximum(x_lo[p], x_lo[q])
+        apart = iw > 0
+        p, q, iw = p[apart], q[apart], iw[apart]
+        a, b = by_y[p], by_y[q]  # ranks (positions in order) of each pair
+        area = ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))[by_y]
+        inter = np.maximum(np.minimum(y_hi[p], y_hi[q]) - np.maximum(y_lo[p], y_lo[q]), np.float32(0)) * \
+            np.maximum(iw, np.float32(0))
         with np.errstate(all="ignore"):
-            iou = inter / ((area[a] + area[b]) - inter)
+            iou = inter / ((area[p] + area[q]) - inter)
         hit = iou >= iou_threshold  # NaN never suppresses
         earlier, later = np.minimum(a[hit], b[hit]), np.maximum(a[hit], b[hit])
         by_earlier = np.argsort(earlier, kind="stable")
