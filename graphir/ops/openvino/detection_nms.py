@@ -94,7 +94,7 @@ def hard_nms_sparse(corners: np.ndarray, order: np.ndarray, max_out: int, iou_th
         # IoU <= overlap height / own height (the union is at least the box itself): a partner
         # starting past ymax - t*h cannot reach the threshold. With a 1% margin, far beyond f32's
         # few ulps of error in the IoU, no pair that could suppress is left out (SSDlite: 142k ->
-        # ~65k pairs)
+        # 75k pairs)
         reach = boxes[by_y, 2].astype(np.float64) - _PAIR_MARGIN * float(iou_threshold) * heights[by_y].astype(np.float64)
         ends = np.minimum(ends, np.searchsorted(y0, reach, side="right"))
     counts = np.maximum(ends - np.arange(1, n + 1), 0)
