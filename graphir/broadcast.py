@@ -39,11 +39,17 @@ def numpy_merge(dst: PartialShape, src: PartialShape) -> PartialShape | None:
     b = (one,) * (rank - len(b)) + b
     out = []
     for da, db in zip(a, b):
+        if da is db or db is one:  # static lengths are shared instances: equal ones merge to themselves
+            out.append(da)
+            continue
+        if da is one:
+            out.append(db)
+            continue
         m = da.broadcast_merge(db)
         if m is None:
             return None
         out.append(m)
-    return PartialShape(out)
+    return PartialShape.of(tuple(out))
 
 
 def none_merge(dst: PartialShape, src: PartialShape) -> PartialShape | None:

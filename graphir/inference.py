@@ -21,7 +21,7 @@ from graphir.errors import GraphirError, InferenceError, InputError, ShapeError,
 from graphir.ops import base as _ops_base
 from graphir.ops.base import TensorType, same_type
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
-from graphir.shapes import PartialShape
+from graphir.shapes import Dimension, PartialShape
 from graphir.trampoline import Task, drive
 
 if TYPE_CHECKING:
@@ -76,8 +76,6 @@ def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque:
     attributes and input types, so the rest would infer what it has. Ops that are not
     (``pure_infer`` False: opaque layers, ops with bodies) re-infer every time. Same errors and
     result as :func:`infer_shapes`; a reshape to the shapes the inputs have costs next to nothing."""
-    import heapq
-
     model._plan = None
     nodes = model._nodes
     kept: list[Node] = []
@@ -89,17 +87,15 @@ def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque:
         if not same_types(before, node.output_types):
             reached += model.readers_of(node.id)
     if reached:
-        position = model.position_of
-        queued = {node.id for node in changed}
-        heap: list[tuple[int, int]] = []
-        for node in reached:
-            if node.id not in queued:
-                queued.add(node.id)
-                heap.append((position(node.id), node.id))
-        heapq.heapify(heap)
-        pop, push, readers_of = heapq.heappop, heapq.heappush, model.readers_of
-        while heap:
-            node = nodes[pop(heap)[1]]
+        # one walk along the topological order, re-inferring the nodes marked as reached (a set
+        # lookup per node costs less than keeping a heap of positions for what a reshape reaches)
+        marked = {node.id for node in reached}
+        for node in changed:
+            marked.discard(node.id)
+        readers_of = model.readers_of
+        for node in model.get_ordered_ops():
+            if node.id not in marked:
+                continue
             before = node.output_types
             after = _infer_node(node, True, recorded_opaque, kept)
             if len(before) == len(after):
@@ -109,9 +105,7 @@ def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque:
                 else:
                     continue  # the same outputs: what reads them stays as it is
             for reader in readers_of(node.id):
-                if reader.id not in queued:
-                    queued.add(reader.id)
-                    push(heap, (position(reader.id), reader.id))
+                marked.add(reader.id)
     model._types_whole = True
     return kept
 
@@ -373,8 +367,6 @@ def _parse_shape(node: "Node", shape: Any) -> PartialShape:
 
 def _is_single_shape(shapes: Any) -> bool:
     """A shape (string, PartialShape, or a list of dims) rather than a list of shapes."""
-    from graphir.shapes import Dimension
-
     if isinstance(shapes, (str, PartialShape)):
         return True
     if not isinstance(shapes, Sequence):

@@ -531,9 +531,7 @@ class Model:
 
     def reshape(self, shapes: Any) -> None:
         """Set Parameter shapes (OpenVINO's ``Model.reshape``) and re-infer."""
-        from graphir.inference import reshape
-
-        reshape(self, shapes)
+        _reshape(self, shapes)  # imported once below, as _run
 
     @overload
     def run(self, inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
@@ -651,6 +649,7 @@ def nested_models(model: Model) -> list[Model]:
 
 
 from graphir.interpreter import run as _run  # noqa: E402 - after Model; interpreter does not import model
+from graphir.inference import reshape as _reshape  # noqa: E402 - inference imports model only inside functions
 
 
 def _notify_edit(node: Node) -> None:

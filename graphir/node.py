@@ -323,10 +323,19 @@ class Node:
             else:
                 self.output_types = list(memo[3 + n:])
                 return self.output_types
-        result = self.infer_types(inputs)
-        self._take_outputs(result)
-        cls = type(self.op)
-        self._memo = (epoch, self.op, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
+        op = self.op
+        self._check_input_count(inputs)
+        try:  # infer_types, without a call more per node
+            result = list(op.infer(inputs))
+        except Exception as exc:
+            raise self._infer_failure(inputs, exc)
+        names = self._output_names
+        if names is not None and len(names) != len(result):
+            self._take_outputs(result)
+        else:
+            self.output_types = result
+        cls = type(op)
+        self._memo = (epoch, op, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
         return self.output_types
 
     def infer_task(self) -> "Task[list[TensorType]]":
@@ -363,7 +372,9 @@ class Node:
             raise self._infer_failure(inputs, exc)
 
     def _check_input_count(self, inputs: list[TensorType]) -> None:
-        low, high = self.op.input_count_range()
+        cls = type(self.op)
+        known = _ops_base._COUNT_RANGES.get(cls)  # Op.input_count_range's memo, read here: once per node
+        low, high = known[1] if known is not None and known[0] is cls.inputs else cls.input_count_range()
         if len(inputs) < low or (high is not None and len(inputs) > high):
             expected = f"{low}" if low == high else f"{low} to {high if high is not None else 'any'}"
             raise InferenceError(

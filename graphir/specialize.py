@@ -34,7 +34,7 @@ import numpy as np
 
 from graphir.errors import ResourceLimitError
 from graphir.limits import parse_byte_count
-from graphir.ops.base import NodeSignature
+from graphir.ops.base import NodeSignature, Op
 
 if TYPE_CHECKING:
     from graphir.interpreter import RunPlan, Step
@@ -67,6 +67,9 @@ class ConstantCache:
     used: int = 0
     #: node id -> its output values (None: tried and not folded: over the budget or it failed)
     values: dict[int, "list[Any] | None"] = field(default_factory=dict)
+    #: last node of a folded chain of constant Adds/Multiplies -> its folded constant
+    #: (graphir.linear_chains; None: over the budget)
+    chains: dict[int, "np.ndarray | None"] = field(default_factory=dict)
 
 
 @dataclass
@@ -257,10 +260,16 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
         consts = [template[s] if known[s] else None for s in ins]
         in_types = [types.get((s.node.id, s.index), s.node.output_types[s.index]) for s in node.inputs if s is not None]
         used = [plan.slot_of[(node.id, i)] in plan.read_slots for i in range(len(outs_types))]
-        if getattr(node.op, "specialize", None) is not None:  # evaluate depends on the model's own types
-            nodes.append((node, ins, generic_evaluate(node)))  # (TopK: dynamic shapes pick the CPU's sort)
+        if getattr(node.op, "specialize", None) is not None and type(node.op).prepare is Op.prepare:
+            # evaluate depends on the model's own types (TopK: dynamic shapes pick the CPU's sort)
+            nodes.append((node, ins, generic_evaluate(node)))
             continue
         nodes.append((node, ins, node.op.prepare(NodeSignature(in_types, consts, outs_types, used))))
+    if prepare:
+        from graphir.linear_chains import fold_constant_chains
+
+        nodes = fold_constant_chains(plan, types, nodes, template, constant, cache)
+        known.extend([True] * (len(template) - len(known)))
     keep = set(plan.result_slots) | {s for s, k in enumerate(known) if k}
     if prepare:
         _write_into_dead_inputs(plan, types, nodes, keep)
@@ -295,13 +304,12 @@ def _write_into_dead_inputs(plan: "RunPlan", types: "Mapping[tuple[int, int], Te
             fresh.add(plan.slot_of[(node.id, 0)])
     for index, (node, ins, evaluate) in enumerate(nodes):
         variants = getattr(evaluate, "into_inputs", None)
-        if variants is None or not 1 <= len(ins) <= 2 or not node.output_types:
+        if variants is None or len(ins) != len(variants) or not node.output_types:
             continue
         out_type = types.get((node.id, 0), node.output_types[0])
         out_dims = static_dims(out_type)
         for port, slot in enumerate(ins):
-            if (variants[port] is None or slot in keep or slot not in fresh or readers.get(slot) != 1
-                    or out_dims is None):
+            if slot in keep or slot not in fresh or readers.get(slot) != 1 or out_dims is None:
                 continue
             source = node.inputs[port]
             assert source is not None

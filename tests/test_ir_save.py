@@ -149,9 +149,13 @@ def _models() -> tuple[graphir.Model, graphir.Model]:
     return (model(np.arange(1000, dtype=np.float32), "old"), model(np.arange(1000, dtype=np.float32) * 2, "new"))
 
 
+@pytest.mark.parametrize("bin_thread_from", [0, 1 << 40], ids=["bin-on-a-thread", "bin-first"])
 @pytest.mark.parametrize("failing", [".bin", ".xml"])
-def test_a_failed_temporary_file_leaves_nothing(failing: str, tmp_path: Path, monkeypatch) -> None:
-    """The two temporary files are written in parallel; either failing removes the other."""
+def test_a_failed_temporary_file_leaves_nothing(failing: str, bin_thread_from: int, tmp_path: Path,
+                                                monkeypatch) -> None:
+    """The two temporary files are written in parallel (from BIN_THREAD_FROM bytes of weights; one
+    after the other below); either failing removes the other."""
+    monkeypatch.setattr(atomic, "BIN_THREAD_FROM", bin_thread_from)
     old, new = _models()
     target = tmp_path / "m.xml"
     graphir.save_model(old, target)

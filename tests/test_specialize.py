@@ -114,7 +114,7 @@ def test_values_are_freed_after_their_last_use() -> None:
     alive_at_end: list[bool] = []
 
     x = opset.parameter([1000], "f32", name="x")
-    a = opset.abs(x)  # read by b only (not Relu: b would compute into Relu's fresh output, keeping it)
+    a = opset.negative(x)  # read by b only (not a fresh-output step: b cannot compute into it)
     b = opset.add(a, a)
     c = opset.multiply(b, b)
     d = opset.add(c, c)
@@ -126,9 +126,9 @@ def test_values_are_freed_after_their_last_use() -> None:
     spec = next(iter(plan.specializations.values()))
     plan_steps = spec.steps
     # wrap each evaluate to watch what is alive when the last step runs
-    relu = plan_steps[0]  # (the Abs)
+    relu = plan_steps[0]
 
-    def watched_relu(v: np.ndarray) -> list[np.ndarray]:
+    def watched_relu(v: np.ndarray) -> list[np.ndarray]:  # (the Negative)
         out = relu[0](v)
         seen.append(weakref.ref(out[0]))
         return out

@@ -153,6 +153,11 @@ def holds(path: Path, data: Payload) -> bool:
     return True
 
 
+#: from this many bytes of weights a pair save handles the .bin on a second thread (below it, the
+#: thread's start and hand-over, ~0.1-0.4 ms, cost more than the overlap gains)
+BIN_THREAD_FROM = 1 << 20
+
+
 def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bin_path: Path, blob: Payload) -> None:
     """Replace both files by renames (.bin first, then .xml). If the second rename fails, the old
     .bin is put back, so a failed save leaves the previous model (both files) in place and no
@@ -163,7 +168,8 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
     both are, nothing is written.
 
     The .bin side (comparing with the existing file, else writing and fsyncing its temporary
-    copy) runs on a second thread while this one makes the XML (``xml`` may be a function giving
+    copy) runs first when it is smaller than :data:`BIN_THREAD_FROM` bytes, else on a second
+    thread while this one makes the XML (``xml`` may be a function giving
     its bytes) and compares or writes it: file I/O and fsync release the GIL. An error on either
     side removes both temporary files; the first is raised."""
     if same_file(xml_path, bin_path):
@@ -180,8 +186,14 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
         except BaseException as exc:  # re-raised on the caller's thread
             done["error"] = exc
 
-    worker = threading.Thread(target=bin_side, name="graphir-save-bin", daemon=True)
-    worker.start()
+    worker: threading.Thread | None = None
+    if sum(memoryview(b).nbytes for b in _buffers(blob)) >= BIN_THREAD_FROM:
+        worker = threading.Thread(target=bin_side, name="graphir-save-bin", daemon=True)
+        worker.start()
+    else:  # a small .bin: a thread's start and hand-over cost more than the overlap saves
+        bin_side()
+        if "error" in done:
+            raise done["error"]
     tmp_xml = None
     try:
         data = xml() if callable(xml) else xml
@@ -206,7 +218,7 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
         for tmp, path in ((tmp_xml, xml_path), (done.get("tmp"), bin_path)):
             if tmp is not None:
                 _rename(tmp, path)
-        _sync_directory(xml_path)
+        _sync_directory(xml_path)  # also when nothing was renamed: the files' names are made durable
         if _directory(bin_path) != _directory(xml_path):
             _sync_directory(bin_path)
         return
@@ -227,8 +239,10 @@ def _sync_file(path: Path) -> None:
         os.close(fd)
 
 
-def _finish(worker: threading.Thread) -> None:
+def _finish(worker: "threading.Thread | None") -> None:
     """Wait for ``worker``, also when an interrupt arrives meanwhile (then re-raised after it)."""
+    if worker is None:
+        return
     try:
         worker.join()
     except BaseException:

@@ -90,7 +90,7 @@ def _hsigmoid_where(v: np.ndarray) -> np.ndarray:
                                              ("_swish", lambda v: v / (1.0 + np.exp(-1.0 * v))),
                                              ("_swish_beta", lambda v: v / (1.0 + np.exp(-0.7 * v)))])
 def test_in_place_activations_keep_the_bits_of_their_plain_numpy_form(name: str, reference) -> None:  # noqa: ANN001
-    """HSwish/HSigmoid/Swish run in one buffer with fmin/fmax for x86's minps/maxps; the bits are
+    """HSwish/HSigmoid/Swish run in one buffer (clip, fmax for x86's minps/maxps); the bits are
     those of the plain formulation (which the OpenVINO tests above pin down) on every kind of f32."""
     from graphir.ops.openvino import activations
 

@@ -7,12 +7,11 @@ f32/f64, SoftPlus and Mish any real type, Relu anything but boolean, Elu/Softmax
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import field_validator
-
-from collections.abc import Callable
 
 from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
 from graphir.ops.openvino.binary import fold
@@ -28,8 +27,8 @@ def _require_real(op: Op, t: TensorType, message: str) -> None:
         raise op.fail(f"{message} (input 0 is {t})")
 
 
-#: elements per block of the activations computed in several passes (a block's passes stay in
-#: cache: HSwish/Swish on 96x112x112 1.27 -> 0.98 ms; blocks of 8 Ki were slower than none)
+#: elements per block of the f32 activations computed in several passes (a block's passes stay
+#: in cache: HSwish/Swish on 96x112x112 1.27 -> 0.98 ms; blocks of 8 Ki were slower than none)
 ACTIVATION_BLOCK = 1 << 17
 _Into = Callable[[np.ndarray, np.ndarray], None]
 
@@ -44,24 +43,29 @@ def _blocked(fn: _Into, v: np.ndarray, out: np.ndarray) -> None:
         fn(flat_v[start:start + ACTIVATION_BLOCK], flat_out[start:start + ACTIVATION_BLOCK])
 
 
-def prepared_f32_activation(node: NodeSignature, fn: _Into, fallback: Callable[..., list[np.ndarray]]
+def prepared_f32_activation(node: NodeSignature, fn: _Into, generic: Callable[..., list[np.ndarray]]
                             ) -> Callable[..., list[np.ndarray]]:
-    """An f32 activation's prepared evaluate: ``fn(v, out)`` into a new array, or into its input
-    when a run plan finds that input fresh and read by nothing else (``writes_into``): no
-    allocation, the same bits. Other element types keep ``fallback`` (the generic evaluate)."""
-    if node.inputs[0].element_type != ElementType.f32:
-        return fallback
+    """An f32 activation's prepared evaluate: ``fn(v, out)`` in blocks into a new array, or into
+    its input when a run plan finds that input fresh and read by nothing else (``writes_into``):
+    no allocation, the same bits. Other element types: None (the caller decides)."""
 
-    def new(v: np.ndarray, *_: Any) -> list[np.ndarray]:
+    def blocked_f32(v: np.ndarray, *rest: Any) -> list[np.ndarray]:
+        if v.dtype != np.float32:
+            return generic(v, *rest)
         out = np.empty(v.shape, np.float32)
         _blocked(fn, v, out)
         return [out]
 
-    def into(v: np.ndarray, *_: Any) -> list[np.ndarray]:
+    def blocked_f32_into(v: np.ndarray, *rest: Any) -> list[np.ndarray]:
+        if v.dtype != np.float32:
+            return generic(v, *rest)
         _blocked(fn, v, v)
         return [v]
 
-    return writes_into(new, into)
+    if len(node.inputs) == 1:
+        return writes_into(blocked_f32, blocked_f32_into)
+    # a constant second input (Swish's beta) is never fresh: its variant is never chosen
+    return writes_into(blocked_f32, blocked_f32_into, lambda v, *rest: blocked_f32(v, *rest))
 
 
 class Relu(UnaryElementwise):
@@ -72,8 +76,26 @@ class Relu(UnaryElementwise):
         return np.maximum(x, np.zeros((), x.dtype)).astype(x.dtype, copy=False)
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        zero = np.float32(0)
-        return prepared_f32_activation(node, lambda v, out: np.maximum(v, zero, out=out), self.evaluate)
+        """Numeric types: ``compute``'s one ``maximum``; into its input when that is a fresh array
+        only this step reads (a Convolution's, an Add's)."""
+        et = node.inputs[0].element_type
+        if et.is_dynamic or et in self.rejected:
+            return self.evaluate
+        try:
+            dtype = np.dtype(et.numpy_dtype)
+        except (TypeError, ValueError):
+            return self.evaluate
+        if dtype.kind not in "fiu":
+            return self.evaluate
+        zero, generic = np.zeros((), dtype), self.evaluate
+
+        def relu(x: np.ndarray) -> list[np.ndarray]:
+            return [np.maximum(x, zero)] if x.dtype == dtype else generic(x)
+
+        def relu_into(x: np.ndarray) -> list[np.ndarray]:
+            return [np.maximum(x, zero, out=x)] if x.dtype == dtype else generic(x)
+
+        return writes_into(relu, relu_into)
 
 
 def gelu_erf(v: np.ndarray) -> np.ndarray:
@@ -99,6 +121,8 @@ class Gelu(_GeluBase):
     type_name: ClassVar[str] = "Gelu"
     version: ClassVar[str] = "opset2"
 
+    real_fn: ClassVar[Any] = gelu_erf
+
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, gelu_erf)
 
@@ -115,6 +139,11 @@ class Gelu7(_GeluBase):
     @classmethod
     def _upper(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
+
+    def real_kernel(self, dtype: np.dtype) -> Any:
+        if dtype not in (np.float32, np.float64):
+            return None
+        return gelu_tanh if self.approximation_mode == "TANH" else gelu_erf
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, gelu_tanh if self.approximation_mode == "TANH" else gelu_erf)
@@ -150,10 +179,22 @@ class Swish(Op):
         return [compute_real(np.asarray(x), lambda v: _swish(v, b))]
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        if len(node.inputs) > 1 and node.constants[1] is None:
+        """f32/f64 with no beta or a constant one: :func:`_swish` with beta decoded once."""
+        et = node.inputs[0].element_type
+        beta = node.constants[1] if len(node.constants) > 1 else None
+        if et not in (ElementType.f32, ElementType.f64) or (len(node.inputs) > 1 and beta is None):
             return self.evaluate
-        b = 1.0 if len(node.inputs) < 2 else float(np.asarray(node.constants[1], np.float64).reshape(-1)[0])
-        return prepared_f32_activation(node, lambda v, out: _swish_into(v, b, out), self.evaluate)
+        b = 1.0 if beta is None else float(np.asarray(beta, np.float64).reshape(-1)[0])
+        dtype, generic = np.dtype(et.numpy_dtype), self.evaluate
+        if et == ElementType.f32:  # in blocks, into a fresh input
+            return prepared_f32_activation(node, lambda v, out: _swish_into(v, b, out), generic)
+
+        def swish(x: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+            if x.dtype != dtype:
+                return generic(x, *rest)
+            return [np.asarray(_swish(x, b), dtype=dtype)]
+
+        return swish
 
 
 def _swish(v: np.ndarray, beta: float) -> np.ndarray:
@@ -182,17 +223,25 @@ class HSwish(UnaryElementwise):
     type_name: ClassVar[str] = "HSwish"
     version: ClassVar[str] = "opset4"
 
+    def real_kernel(self, dtype: np.dtype) -> Any:
+        return _hswish_f32 if dtype == np.float32 else None
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        if node.inputs[0].element_type == ElementType.f32:
+            return prepared_f32_activation(node, _hswish_into, self.evaluate)
+        return super().prepare(node)
+
     def compute(self, x: np.ndarray) -> np.ndarray:
         if x.dtype == np.float64 or np.issubdtype(x.dtype, np.integer):
             return compute_real(x, lambda v: v * np.clip(v + 3.0, 0.0, 6.0) / 6.0, integer="round")
         return compute_real(x, _hswish_f32)
 
-    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        return prepared_f32_activation(node, _hswish_into, self.evaluate)
-
 
 def _hswish_f32(v: np.ndarray) -> np.ndarray:
-    """In place in one output buffer (five passes, no ``where``: ~3x faster, the same bits)."""
+    """In place in one output buffer (four passes, no ``where``, the same bits). x86's minps
+    gives the gate 1 where it is NaN, ``clip`` keeps the NaN: either way ``v * gate`` is v's NaN
+    (v is NaN exactly when the gate is; a product of two NaNs is its first operand's); the sum is
+    never -0.0. ``clip`` is one pass (numpy's fmin/maximum with a scalar cost 1.5x an add each)."""
     gate = np.empty_like(v)
     _hswish_into(v, gate)
     return gate
@@ -204,8 +253,7 @@ def _hswish_into(v: np.ndarray, out: np.ndarray) -> None:
     gate = np.empty_like(v) if np.may_share_memory(v, out) else out
     np.multiply(v, f(1 / 6), out=gate)
     np.add(gate, f(0.5), out=gate)
-    np.fmin(gate, f(1), out=gate)  # x86 minps: NaN takes the constant (fmin returns the non-NaN)
-    np.maximum(gate, f(0), out=gate)  # no NaN left; the sum is never -0.0
+    np.clip(gate, f(0), f(1), out=gate)
     np.multiply(v, gate, out=out)
 
 
@@ -217,13 +265,18 @@ class HSigmoid(UnaryElementwise):
     type_name: ClassVar[str] = "HSigmoid"
     version: ClassVar[str] = "opset5"
 
+    def real_kernel(self, dtype: np.dtype) -> Any:
+        return _hsigmoid_f32 if dtype == np.float32 else None
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        if node.inputs[0].element_type == ElementType.f32:
+            return prepared_f32_activation(node, _hsigmoid_into, self.evaluate)
+        return super().prepare(node)
+
     def compute(self, x: np.ndarray) -> np.ndarray:
         if x.dtype == np.float64 or np.issubdtype(x.dtype, np.integer):
             return compute_real(x, lambda v: np.clip(v + 3.0, 0.0, 6.0) / 6.0, integer="round")
         return compute_real(x, _hsigmoid_f32)
-
-    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        return prepared_f32_activation(node, _hsigmoid_into, self.evaluate)
 
 
 #: the f32 constant OpenVINO's CPU HSigmoid multiplies by (one ulp under the nearest f32 to 1/6)
@@ -310,6 +363,8 @@ class Clamp(UnaryElementwise):
         return compute_real(x, lambda v: np.clip(v, self.min, self.max))
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        if node.inputs[0].element_type != ElementType.f32:
+            return super().prepare(node)
         lo, hi = self.min, self.max  # rounded to f32 by numpy as in compute (python floats are weak)
         return prepared_f32_activation(node, lambda v, out: np.clip(v, lo, hi, out=out), self.evaluate)
 

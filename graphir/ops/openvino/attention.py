@@ -1,13 +1,15 @@
 """OpenVINO ``ScaledDotProductAttention-13``: ``softmax(Q K^T * scale + mask) V``."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 
 from graphir.broadcast import broadcast_merge
-from graphir.ops.base import REAL, Op, Port, TensorType, types
+from graphir.ops.base import REAL, NodeSignature, Op, Port, TensorType, types
 from graphir.shapes import Dimension, PartialShape
+from graphir.types import ElementType
 
 
 class ScaledDotProductAttention(Op):
@@ -75,3 +77,34 @@ class ScaledDotProductAttention(Op):
         weights = np.exp(scores - peak)
         weights = weights / np.sum(weights, axis=-1, keepdims=True)
         return [np.matmul(weights, v).astype(out_dtype)]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """f32 inputs: ``evaluate``'s arithmetic with the softmax computed in the scores' own buffer
+        (a fresh array), the reductions as array methods and no copy of the result: the same bits."""
+        if any(t.element_type != ElementType.f32 for t in node.inputs[:3]):
+            return self.evaluate
+        generic, causal, f32 = self.evaluate, self.causal, np.dtype(np.float32)
+
+        def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None = None,
+                      scale: np.ndarray | None = None) -> list[np.ndarray]:
+            if q.dtype != f32 or k.dtype != f32 or v.dtype != f32:
+                return generic(q, k, v, mask, scale)
+            q, k, v = q.astype(f32), k.astype(f32), v.astype(f32)  # evaluate's compact copies: the same BLAS calls
+            factor = np.float32(1.0 / np.sqrt(q.shape[-1])) if scale is None else np.asarray(scale, dtype=f32).reshape(())
+            scores = np.matmul(q * factor, np.swapaxes(k, -1, -2))
+            if causal:
+                length, source = scores.shape[-2:]
+                scores = np.where(np.tril(np.ones((length, source), dtype=bool)), scores, -np.inf)
+            elif mask is not None:
+                if mask.dtype == np.bool_:
+                    scores = np.where(mask, scores, -np.inf)
+                else:
+                    scores = scores + mask.astype(f32, copy=False)
+            peak = scores.max(axis=-1, keepdims=True)
+            peak = np.where(np.isfinite(peak), peak, 0)
+            weights = np.subtract(scores, peak, out=scores)  # every branch above made scores a new array
+            np.exp(weights, out=weights)
+            np.divide(weights, weights.sum(axis=-1, keepdims=True), out=weights)
+            return [np.matmul(weights, v)]
+
+        return attention

@@ -204,6 +204,10 @@ class Convolution(_ConvBase):
         et = self.merge_types(inputs, (0, 1))
         data, filters = inputs[0].shape, inputs[1].shape
         g = self.groups_in_filter
+        if data.is_static and filters.is_static:
+            static = self._static_out(data, filters)
+            if static is not None:
+                return [TensorType(et, static)]
         rank = _rank_of(data) or (len(filters) - g if filters.rank_is_static else None)
         if rank is None:
             return [TensorType(et, PartialShape.dynamic())]
@@ -224,6 +228,46 @@ class Convolution(_ConvBase):
             )
         spatial = self._spatial_out(data if data.rank_is_static else PartialShape(dd), fd[2 + g:])
         return [TensorType(et, PartialShape.of((dd[0], out_c, *spatial)))]
+
+    def _static_out(self, data: PartialShape, filters: PartialShape) -> PartialShape | None:
+        """The output shape of static data and filters in plain integers (what most reshapes and
+        reads meet); None to take the general path, which also words every error."""
+        g = self.groups_in_filter
+        dd, fd = data.dims, filters.dims
+        rank = len(dd)  # type: ignore[arg-type]
+        spatial = rank - 2
+        strides, dilations, pads_begin, pads_end = self.strides, self.dilations, self.pads_begin, self.pads_end
+        if (spatial < 1 or len(fd) != rank + g  # type: ignore[arg-type]
+                or not len(strides) == len(dilations) == len(pads_begin) == len(pads_end) == spatial):
+            return None
+        assert dd is not None and fd is not None
+        if g:
+            out_c, in_c = fd[0].min * fd[1].min, fd[0].min * fd[2].min
+        else:
+            out_c, in_c = fd[0].min, fd[1].min
+        if dd[1].min != in_c:
+            return None
+        auto_pad = self.auto_pad
+        same = auto_pad == "same_upper" or auto_pad == "same_lower"
+        dims = [dd[0], Dimension.static(out_c)]
+        for i in range(spatial):
+            stride, dilation = strides[i], dilations[i]
+            if stride < 1 or dilation < 1:
+                return None
+            length = dd[2 + i].min
+            if same:
+                out = -(-length // stride)
+                if out < 1:
+                    return None
+            else:
+                span = length - dilation * (fd[2 + g + i].min - 1) - 1
+                if auto_pad != "valid":
+                    span += pads_begin[i] + pads_end[i]
+                if span < 0:
+                    return None
+                out = span // stride + 1
+            dims.append(Dimension.static(out))
+        return PartialShape.of(tuple(dims))
 
     def evaluate(self, x: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
         kernel = self._kernel(x.shape, x.dtype, w.shape)

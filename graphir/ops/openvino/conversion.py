@@ -17,7 +17,7 @@ import numpy as np
 import functools
 from collections.abc import Callable
 
-from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.base import NodeSignature, Op, Port, TensorType
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino import shape_values
 from graphir.types import ElementType
@@ -85,6 +85,26 @@ class Convert(Op):
         if inputs and inputs[0].element_type is ElementType.nf4:
             return functools.partial(self.evaluate, source=ElementType.nf4)
         return self.evaluate
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Between plain numpy types (bool, integers, f16/f32/f64), except real to integer (its own
+        rules) and to boolean: the one ``astype`` :func:`convert_array` ends in."""
+        generic = self.specialize(node.inputs)
+        try:
+            source = np.dtype(node.inputs[0].element_type.numpy_dtype)
+            target = np.dtype(self.destination_type.numpy_dtype)
+        except (TypeError, ValueError, AttributeError):
+            return generic
+        if (node.inputs[0].element_type.is_dynamic or self.destination_type.is_dynamic
+                or node.inputs[0].element_type is ElementType.nf4 or self.destination_type is ElementType.boolean
+                or source.kind not in "biuf" or target.kind not in "iuf" or (target.kind in "iu" and source.kind == "f")
+                or self.destination_type.is_sub_byte or node.inputs[0].element_type.is_sub_byte):
+            return generic
+
+        def convert(x: np.ndarray) -> list[np.ndarray]:
+            return [x.astype(target)] if x.dtype == source else generic(x)
+
+        return convert
 
 
 class ConvertLike(Op):

@@ -166,6 +166,9 @@ class Divide(BinaryArithmetic):
 class Power(BinaryArithmetic):
     type_name: ClassVar[str] = "Power"
 
+    ufunc: ClassVar[np.ufunc | None] = np.power
+    ufunc_kinds: ClassVar[str] = "f"  # integer powers have their own rule for negative exponents
+
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if not _is_integer(a):
             return np.power(a, b)

@@ -47,7 +47,7 @@ class Gather(Op):
         data, indices, axis_t = inputs
         _index_check(self, indices, "Indices")
         _index_check(self, axis_t, "Axis")
-        if axis_t.shape.rank_is_static and axis_t.shape.is_static and int(np.prod(axis_t.shape.to_shape())) != 1:
+        if axis_t.shape.rank_is_static and axis_t.shape.is_static and math.prod(axis_t.shape.to_shape()) != 1:
             raise self.fail(f"Axes input must be scalar or have 1 element. But instead got: {axis_t.shape}")
         axis_items = sv.elements(axis_t)
         data_s, idx_s = data.shape, indices.shape
@@ -92,19 +92,21 @@ class Gather(Op):
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
         """No batch dims and a constant axis: indices all in ``[0, dim)`` (two reductions) take the
         ``np.take`` that ``evaluate`` ends in; anything else goes through ``evaluate``."""
-        shape, axis, indices = node.static_shape(node.inputs[0]), node.constants[2], node.inputs[1]
-        if shape is None or axis is None or not shape or not indices.shape.rank_is_static:
+        data_t, axis, indices = node.inputs[0], node.constants[2], node.inputs[1]
+        if not data_t.shape.rank_is_static or axis is None or not len(data_t.shape) or not indices.shape.rank_is_static:
             return self.evaluate
+        rank = len(data_t.shape)
         ax = int(np.asarray(axis).reshape(-1)[0])
-        if not -len(shape) <= ax < len(shape):
+        if not -rank <= ax < rank:
             return self.evaluate
-        ax %= len(shape)
+        ax %= rank
         batch = self.batch + len(indices.shape) if self.batch < 0 else self.batch
         if batch != 0:
             return self.evaluate
-        dim, evaluate = shape[ax], self.evaluate
+        evaluate = self.evaluate
 
         def gather(data: np.ndarray, indices: np.ndarray, axis_: np.ndarray) -> list[np.ndarray]:
+            dim = data.shape[ax]  # per call: the data's dims may be known only then (a KV cache)
             if indices.size and indices.dtype.kind in "iu" and indices.min() >= 0 and indices.max() < dim:
                 return [np.take(data, indices.astype(np.int64), axis=ax)]
             return evaluate(data, indices, axis_)

@@ -64,7 +64,7 @@ class MatMul(Op):
                 f"incompatible MatMul matrix dimension: K of A ({ad[-1]}) != K of B ({bd[-2]}); "
                 f"A {a} (transpose_a={self.transpose_a}), B {b} (transpose_b={self.transpose_b})"
             )
-        batch = broadcast_merge(PartialShape(ad[:-2]), PartialShape(bd[:-2]), "numpy")
+        batch = broadcast_merge(PartialShape.of(tuple(ad[:-2])), PartialShape.of(tuple(bd[:-2])), "numpy")
         if batch is None:
             raise self.fail(f"batch dimensions do not broadcast: A {a}, B {b}")
         out = list(batch.dims)
@@ -72,7 +72,7 @@ class MatMul(Op):
             out.append(ad[-2])
         if not b1:
             out.append(bd[-1])
-        return [TensorType(et, PartialShape(out))]
+        return [TensorType(et, PartialShape.of(tuple(out)))]
 
     def evaluate(self, a: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
         if self.transpose_a and a.ndim > 1:

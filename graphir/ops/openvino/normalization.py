@@ -10,6 +10,7 @@ from graphir.errors import InferenceError
 from graphir.ops.base import INDEX, REAL, NodeSignature, Op, Port, TensorType
 from graphir.ops.openvino.reduction import normalize_axes
 from graphir.shapes import PartialShape
+from graphir.types import ElementType
 
 
 def _work(x: np.ndarray) -> np.ndarray:
@@ -89,6 +90,16 @@ def _mvn(x: np.ndarray, axes: tuple[int, ...], normalize_variance: bool, eps: fl
     return centered.astype(x.dtype)
 
 
+def _mvn_f32(x: np.ndarray, axes: tuple[int, ...], normalize_variance: bool, eps: float, inside: bool) -> np.ndarray:
+    """:func:`_mvn` of f32 data in three full passes instead of five: no copy of the input (it is
+    only read) or of the result, the division into the centered values' own buffer: the same bits."""
+    centered = x - x.mean(axis=axes, keepdims=True)
+    if normalize_variance:
+        var = (centered * centered).mean(axis=axes, keepdims=True)
+        np.divide(centered, np.sqrt(var + eps) if inside else np.sqrt(var) + eps, out=centered)
+    return centered
+
+
 def _check_axes(op: Op, data: PartialShape, axes: TensorType) -> None:
     """Known ``axes`` values must be valid for ``data``'s rank (the error names the data shape)."""
     if data.rank_is_static and axes.value is not None:
@@ -165,6 +176,9 @@ class MVN(Op):
         except InferenceError:
             return self.evaluate
         variance, eps, inside = self.normalize_variance, self.eps, self.eps_mode.lower() == "inside_sqrt"
+        if node.inputs[0].element_type == ElementType.f32:
+            return lambda x, _: [_mvn_f32(x, ax, variance, eps, inside) if x.dtype == np.float32
+                                 else _mvn(x, ax, variance, eps, inside)]
         return lambda x, _: [_mvn(x, ax, variance, eps, inside)]
 
 

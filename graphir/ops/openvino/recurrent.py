@@ -20,9 +20,10 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from graphir.ops.base import NUMERIC, REAL, Op, Port, TensorType
+from graphir.ops.base import NUMERIC, REAL, NodeSignature, Op, Port, TensorType
 from graphir.ops.openvino.narrow_float import TypeRounding
 from graphir.shapes import Dimension, PartialShape
+from graphir.types import ElementType
 
 def _with_params(x: np.ndarray, fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float,
                  beta: float) -> np.ndarray:
@@ -86,11 +87,23 @@ class _RecurrentAttrs(Op):
         """One step in the arithmetic of ``q``; ``fns``: the activations (``_fns()``, decoded once by a sequence)."""
         raise NotImplementedError
 
-    def _merge_dim(self, what: str, current: Dimension, new: Dimension, shapes: str) -> Dimension:
+    def _merge_dim(self, what: str, current: Dimension, new: Dimension, shapes: "_InputShapes") -> Dimension:
         merged = current.merge(new)
         if merged is None:
             raise self.fail(f"{what} mismatch: {current} vs {new} ({shapes})")
         return merged
+
+
+class _InputShapes:
+    """The input shapes as an error message lists them, worded only when one is raised."""
+
+    __slots__ = ("inputs",)
+
+    def __init__(self, inputs: list[TensorType]) -> None:
+        self.inputs = inputs
+
+    def __str__(self) -> str:
+        return ", ".join(str(t.shape) for t in self.inputs)
 
 
 class _RNNStep:
@@ -158,7 +171,7 @@ def _check_input_size(op: Op, x: PartialShape, w: PartialShape, inputs: list[Ten
         return
     size, cols = x.dims[-1], w.dims[-1]
     if size.is_static and cols.is_static and size.min != cols.min:
-        shapes = ", ".join(str(t.shape) for t in inputs)
+        shapes = _InputShapes(inputs)  # worded only in an error
         raise op.fail(f"X's input_size {size.min} does not match W's columns {cols.min} ({shapes})")
 
 
@@ -176,7 +189,7 @@ class _Cell(_RecurrentAttrs):
         k = 3 if self.has_cell_state else 2
         x, h = inputs[0].shape, inputs[1].shape
         w, r = inputs[k].shape, inputs[k + 1].shape
-        shapes = ", ".join(str(t.shape) for t in inputs)
+        shapes = _InputShapes(inputs)  # worded only in an error
         batch, hidden = Dimension.dynamic(), Dimension.static(self.hidden_size)
         g = self.gates
         for name, s, rank in (("X", x, 2), ("initial_hidden_state", h, 2), ("W", w, 2), ("R", r, 2)):
@@ -268,7 +281,7 @@ class _Sequence(_RecurrentAttrs):
         k = 3 if self.has_cell_state else 2  # index of sequence_lengths
         et = self.merge_types(inputs, tuple(i for i in range(len(inputs)) if i != k))
         self._check_activations()
-        shapes = ", ".join(str(t.shape) for t in inputs)
+        shapes = _InputShapes(inputs)  # worded only in an error
         nd = Dimension.static(2 if self.direction == "bidirectional" else 1)
         hidden = Dimension.static(self.hidden_size)
         batch, seq = Dimension.dynamic(), Dimension.dynamic()
@@ -398,6 +411,58 @@ class LSTMSequence(_LSTMStep, _Sequence):
     outputs: ClassVar[tuple[Port, ...]] = (Port("Y"), Port("Ho"), Port("Co"))
 
     activations: list[str] = ["sigmoid", "tanh", "tanh"]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """f32 with the standard activations and no clip: :func:`_lstm_f32`, the generic step's
+        ufuncs on the same operands with the Python layers (rounding hooks, activation wrappers)
+        taken out and the three sigmoid gates in one call (elementwise: the same bits); a run
+        whose sequence lengths are not all full takes ``evaluate``."""
+        names = [a.lower() for a in (self.activations or self.default_activations)]
+        if (node.inputs[0].element_type != ElementType.f32 or names != ["sigmoid", "tanh", "tanh"]
+                or self.clip > 0):
+            return self.evaluate
+        generic = self.evaluate
+        dirs = ["forward", "reverse"] if self.direction == "bidirectional" else [self.direction]
+        n = self.hidden_size
+
+        def run(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, lengths: np.ndarray, w: np.ndarray,
+                r: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+            arrays = (x, h0, c0, lengths, w, r, b)
+            if any(np.asarray(a).dtype != np.float32 for a in (x, h0, c0, w, r, b)):
+                return generic(*arrays)
+            seq = x.shape[1]
+            if not bool((np.clip(np.asarray(lengths).astype(np.int64), 0, seq) == seq).all()):
+                return generic(*arrays)
+            return _lstm_f32(*(np.ascontiguousarray(a) for a in (x, h0, c0, w, r, b)), dirs, n)
+
+        return run
+
+
+def _lstm_f32(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_all: np.ndarray, r_all: np.ndarray,
+              b_all: np.ndarray, dirs: list[str], n: int) -> list[np.ndarray]:
+    """LSTMSequence in f32, every sequence full length: what ``_Sequence.evaluate`` computes with
+    ``_LSTMStep.step`` (``x W^T + (h R^T + B)``, ``1 / (1 + exp(-g))``, ``tanh``), bit for bit."""
+    batch, seq = x.shape[:2]
+    y = np.zeros((batch, len(dirs), seq, n), dtype=np.float32)
+    h_out = np.zeros((batch, len(dirs), n), dtype=np.float32)
+    c_out = np.zeros_like(h_out)
+    one = np.float32(1.0)
+    for d, direction in enumerate(dirs):
+        h, c = h0[:, d].copy(), c0[:, d].copy()
+        w_t, r_t, b = w_all[d].T, r_all[d].T, b_all[d]
+        for t in range(seq):
+            at = t if direction == "forward" else seq - 1 - t
+            gates = x[:, at] @ w_t + (h @ r_t + b)
+            gate = np.negative(gates)
+            np.exp(gate, out=gate)
+            np.add(one, gate, out=gate)
+            np.divide(one, gate, out=gate)  # sigmoid of all four blocks; the cell block is unused
+            c = gate[:, :n] * c + gate[:, n:2 * n] * np.tanh(gates[:, 2 * n:3 * n])
+            h = gate[:, 3 * n:] * np.tanh(c)
+            y[:, d, at] = h
+        h_out[:, d] = h
+        c_out[:, d] = c
+    return [y, h_out, c_out]
 
 
 class LSTMCell1(_Cell):

@@ -123,6 +123,10 @@ class Reshape(Op):
         return [out]
 
     def _output_shape(self, src: PartialShape, items: list[sv.Element]) -> PartialShape:
+        if src.is_static:
+            static = self._static_output_shape(src.to_shape(), items)
+            if static is not None:
+                return static
         dims: list[Dimension | None] = []
         copied: set[int] = set()  # special-zero dims: the same dim on both sides cancels out
         minus_one = None
@@ -159,6 +163,47 @@ class Reshape(Op):
         dims[minus_one] = self._infer_minus_one(total, known, src, dims)
         return PartialShape(dims)  # type: ignore[arg-type]
 
+    def _static_output_shape(self, src: tuple[int, ...], items: list[sv.Element]) -> PartialShape | None:
+        """The output shape of a static input and a pattern of known integers, in plain integers;
+        None for the general path (which also words every error)."""
+        dims: list[int] = []
+        minus_one = None
+        total = known = 1
+        special_zero = self.special_zero
+        for i, item in enumerate(items):
+            if type(item) is not int:
+                return None
+            if item == -1:
+                if minus_one is not None:
+                    return None
+                minus_one = i
+                dims.append(-1)
+            elif item == 0 and special_zero:
+                if i >= len(src):
+                    return None
+                dims.append(src[i])  # copied: cancels out of both products
+            elif item < -1:
+                return None
+            else:
+                dims.append(item)
+                known *= item
+        copied = {i for i, item in enumerate(items) if item == 0 and special_zero}
+        for i, d in enumerate(src):
+            if i not in copied:
+                total *= d
+        if minus_one is None:
+            if total != known:
+                return None
+        elif known == 0:
+            if total != 0:
+                return None
+            dims[minus_one] = 1
+        else:
+            if total % known:
+                return None
+            dims[minus_one] = total // known
+        return PartialShape.of(tuple([Dimension.static(d) for d in dims]))
+
     def _infer_minus_one(self, total: Dimension, known: Dimension, src: PartialShape,
                          dims: list[Dimension | None]) -> Dimension:
         if known == 0:
@@ -192,7 +237,40 @@ class Reshape(Op):
         return [x.reshape(shape.to_shape())]
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        return prepared_reshape(self, node)
+        """A static output shape: one ``reshape``; else, a constant pattern and a known input rank
+        (a KV cache's length unknown until the call): the pattern decoded once, the copied (``0``)
+        and inferred (``-1``) dims taken from the input per call. Whatever the pattern cannot give
+        exactly (no room for ``-1``, a size mismatch) goes through ``evaluate``, which reports it."""
+        fast = prepared_reshape(self, node)
+        pattern, data = node.constants[1], node.inputs[0]
+        if fast != self.evaluate or pattern is None or not data.shape.rank_is_static:
+            return fast
+        items = [int(v) for v in np.asarray(pattern).reshape(-1)]
+        rank = len(data.shape)
+        copied = [i for i, v in enumerate(items) if v == 0 and self.special_zero]
+        if any(v < -1 for v in items) or items.count(-1) > 1 or any(i >= rank for i in copied):
+            return fast
+        minus = items.index(-1) if -1 in items else None
+        fixed = math.prod(v for i, v in enumerate(items) if i not in copied and v != -1)
+        kept = [i for i in range(rank) if i not in copied]
+        generic = self.evaluate
+
+        def reshape(x: np.ndarray, p: np.ndarray) -> list[np.ndarray]:
+            dims = x.shape
+            shape = list(items)
+            for i in copied:
+                shape[i] = dims[i]
+            if minus is not None:
+                total = math.prod([dims[i] for i in kept])
+                if fixed == 0 or total % fixed:
+                    return generic(x, p)
+                shape[minus] = total // fixed
+            try:
+                return [x.reshape(shape)]
+            except ValueError:
+                return generic(x, p)
+
+        return reshape
 
 
 def _product(dims) -> Dimension:
@@ -319,7 +397,27 @@ class Unsqueeze(Op):
         return [x.reshape(shape.to_shape())]
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        return prepared_reshape(self, node)
+        """A static output shape: one ``reshape``; else constant axes and a known input rank: the
+        positions of the new 1s found once, inserted into the input's shape per call."""
+        fast = prepared_reshape(self, node)
+        axes, data = node.constants[1], node.inputs[0]
+        if fast != self.evaluate or axes is None or not data.shape.rank_is_static:
+            return fast
+        items = [int(a) for a in np.asarray(axes).reshape(-1)]
+        out_rank = len(data.shape) + len(set(items))
+        if any(not -out_rank <= a < out_rank for a in items):
+            return fast
+        positions = sorted({a % out_rank for a in items})
+        if len(positions) != len(set(items)):
+            return fast
+
+        def unsqueeze(x: np.ndarray, _: np.ndarray) -> list[np.ndarray]:
+            shape = list(x.shape)
+            for i in positions:
+                shape.insert(i, 1)
+            return [x.reshape(shape)]
+
+        return unsqueeze
 
 
 # --- Transpose -------------------------------------------------------------------------------
@@ -350,7 +448,8 @@ class Transpose(Op):
         if items is None or not sv.is_known(items):
             return [TensorType(data.element_type, PartialShape.dynamic(len(data.shape)))]
         order = self._order([int(a) for a in items], data.shape)  # type: ignore[arg-type]
-        shape = PartialShape([data.shape[i] for i in order])
+        dims = data.shape.dims
+        shape = PartialShape.of(tuple([dims[i] for i in order]))  # type: ignore[index]
         return [with_value(self, inputs, data.element_type, shape)]
 
     def _order(self, order: list[int], shape: PartialShape) -> list[int]:
@@ -395,6 +494,43 @@ class Concat(Op):
                 listed = ", ".join(str(t) for t in inputs)
                 raise self.fail(f"Argument element types are inconsistent ({listed}).")
             et = merged
+        shape = self._static_shape(inputs)
+        if shape is None:
+            shape = self._partial_shape(inputs)
+        out = with_value(self, inputs, et, shape)
+        if out.value is None and shape.rank_is_static and len(shape) == 1 and shape.is_static:
+            parts = [sv.elements(t) for t in inputs]
+            if all(p is not None for p in parts):
+                return [sv.make(et, shape, [e for p in parts for e in p])]  # type: ignore[union-attr]
+        return [out]
+
+    def _static_shape(self, inputs: list[TensorType]) -> PartialShape | None:
+        """The output shape when every input shape is static and they agree off the axis, in plain
+        integers (DenseNet's concatenations of dozens of inputs); None for the general path."""
+        if not inputs[0].shape.is_static:
+            return None
+        first = inputs[0].shape.dims
+        if not first:
+            return None
+        rank = len(first)
+        axis = self.axis + rank if self.axis < 0 else self.axis
+        if not 0 <= axis < rank:
+            return None
+        total = 0
+        for t in inputs:
+            shape = t.shape
+            if not shape.is_static:
+                return None
+            dims = shape.dims
+            if len(dims) != rank:  # type: ignore[arg-type]
+                return None
+            for i in range(rank):
+                if i != axis and dims[i] is not first[i] and dims[i].min != first[i].min:  # type: ignore[index]
+                    return None
+            total += dims[axis].min  # type: ignore[index]
+        return PartialShape.of(first[:axis] + (Dimension.static(total),) + first[axis + 1:])
+
+    def _partial_shape(self, inputs: list[TensorType]) -> PartialShape:
         result: PartialShape | None = None
         axis_len = Dimension.static(0)
         for t in inputs:
@@ -415,17 +551,11 @@ class Concat(Op):
                 )
             result = merged_shape
         if result is None:
-            return [TensorType(et, PartialShape.dynamic())]
+            return PartialShape.dynamic()
         axis = axis_in_range(self, self.axis, len(result))
         if any(t.shape.rank_is_dynamic for t in inputs):
             axis_len = Dimension(axis_len.min, None)
-        shape = PartialShape([axis_len if i == axis else d for i, d in enumerate(result.dims)])
-        out = with_value(self, inputs, et, shape)
-        if out.value is None and len(shape) == 1 and shape.is_static:
-            parts = [sv.elements(t) for t in inputs]
-            if all(p is not None for p in parts):
-                return [sv.make(et, shape, [e for p in parts for e in p])]  # type: ignore[union-attr]
-        return [out]
+        return PartialShape([axis_len if i == axis else d for i, d in enumerate(result.dims)])
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         arrays_ = [np.asarray(a) for a in arrays]
@@ -565,6 +695,25 @@ class Broadcast3(Op):
         if view.nbytes >= BROADCAST_VIEW_BYTES and view.size >= 2 * x.size:
             return [view]  # read-only; ops never write their inputs (Mask R-CNN: 100 MB index expands)
         return [view.copy()]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Bidirectional mode on f32/f16 data (an LLM's KV heads repeated to the query heads, the
+        target shape computed per call): ``x * 1`` over the broadcast shape, as ``evaluate``'s
+        ``x * ones(target)`` (the same products, without building the ones)."""
+        if self.mode != "bidirectional" or node.inputs[0].element_type not in (ElementType.f32, ElementType.f16):
+            return self.evaluate
+        generic, dtype = self.evaluate, np.dtype(node.inputs[0].element_type.numpy_dtype)
+        one = dtype.type(1)
+
+        def broadcast(x: np.ndarray, target: np.ndarray) -> list[np.ndarray]:
+            shape = tuple(target.reshape(-1).tolist())
+            if x.dtype != dtype or any(d < 0 for d in shape):
+                return generic(x, target)
+            out = np.broadcast_shapes(x.shape, shape)
+            check_tensor(out, x.dtype)
+            return [np.multiply(np.broadcast_to(x, out), one)]
+
+        return broadcast
 
 
 class Broadcast(Broadcast3):

@@ -28,7 +28,7 @@ def elements(t: TensorType) -> list[Element] | None:
         arr = np.asarray(t.value)
         if arr.dtype.kind not in "iub" or arr.size > BOUNDS_LIMIT * 64:
             return None
-        return [int(v) for v in arr.reshape(-1)]
+        return (arr.astype(np.int64) if arr.dtype.kind == "b" else arr).reshape(-1).tolist()  # Python ints
     if t.bounds is not None:
         return list(t.bounds)
     return None

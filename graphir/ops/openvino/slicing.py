@@ -7,11 +7,12 @@ begin/end values are unknown a sliced dim becomes ``..d``, as OpenVINO infers it
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 
-from graphir.ops.base import INTEGRAL, Op, Port, TensorType
+from graphir.ops.base import INTEGRAL, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino.shape_ops import axis_in_range
@@ -274,6 +275,24 @@ class Slice(Op):
             index[a % x.ndim] = slice(_clip(st[i]), _clip(sp[i]), sd[i])
         return [np.array(x[tuple(index)], copy=True)]
 
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Constant start/stop/step/axes and a known rank: the index built once, then the copy
+        ``evaluate`` makes (a zero step or an axis out of range keeps ``evaluate``, which reports it)."""
+        data = node.inputs[0]
+        values = node.constants[1:]
+        if not data.shape.rank_is_static or any(v is None for v in values[:3]) or (len(values) > 3 and values[3] is None):
+            return self.evaluate
+        rank = len(data.shape)
+        st, sp, sd = (list(map(int, np.asarray(v).reshape(-1))) for v in values[:3])
+        ax = list(map(int, np.asarray(values[3]).reshape(-1))) if len(values) > 3 else list(range(len(st)))
+        if rank == 0 or 0 in sd or not len(st) == len(sp) == len(sd) == len(ax) or any(not -rank <= a < rank for a in ax):
+            return self.evaluate
+        index: list[slice] = [slice(None)] * rank
+        for i, a in enumerate(ax):
+            index[a % rank] = slice(_clip(st[i]), _clip(sp[i]), sd[i])
+        key = tuple(index)
+        return fresh_output(lambda x, *_: [np.array(x[key], copy=True)])
+
 
 # --- Split / VariadicSplit -------------------------------------------------------------------
 def _stop_bounded_dim(d: Dimension, start: int, stop: "int | Dimension", step: int) -> Dimension:
@@ -399,3 +418,33 @@ class VariadicSplit(Op):
                             PartialShape(list(x.shape)))
         cuts = np.cumsum([p.min for p in parts])[:-1]
         return [np.array(p, copy=True) for p in np.split(x, cuts, axis=ax)]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Constant axis and lengths, a known rank: the lengths checked once; per call the part
+        bounds (a ``-1`` part takes the rest of the axis) and the copies ``evaluate`` makes.
+        Lengths that do not fit the axis go through ``evaluate``, which reports them."""
+        data, axis, lengths = node.inputs[0], node.constants[1], node.constants[2]
+        if axis is None or lengths is None or not data.shape.rank_is_static or not len(data.shape):
+            return self.evaluate
+        rank = len(data.shape)
+        ax = int(np.asarray(axis).reshape(-1)[0])
+        items = [int(v) for v in np.asarray(lengths).reshape(-1)]
+        if not -rank <= ax < rank or items.count(-1) > 1 or any(v < -1 for v in items):
+            return self.evaluate
+        ax %= rank
+        known, rest = sum(v for v in items if v != -1), -1 in items
+        lead = (slice(None),) * ax
+        generic = self.evaluate
+
+        def split(x: np.ndarray, axis_: np.ndarray, lengths_: np.ndarray) -> list[np.ndarray]:
+            d = x.shape[ax]
+            if (known > d) if rest else (known != d):
+                return generic(x, axis_, lengths_)
+            out, start = [], 0
+            for v in items:
+                stop = start + (d - known if v == -1 else v)
+                out.append(np.array(x[lead + (slice(start, stop),)], copy=True))
+                start = stop
+            return out
+
+        return split

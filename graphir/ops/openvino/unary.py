@@ -10,16 +10,19 @@ Sqrt); tests/ops/test_unary.py pins each against OpenVINO's reference evaluator.
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from graphir.ops.base import Op, Port, TensorType
+from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
 from graphir.ops.openvino import cpu_exp
 from graphir.ops.openvino.binary import fold
 from graphir.types import ElementType
 
 _NO_BOOLEAN = (ElementType.boolean, ElementType.string)
+#: the input types compute_real computes in their own precision
+_REAL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def compute_real(x: np.ndarray, fn, integer: str = "trunc") -> np.ndarray:
@@ -94,6 +97,42 @@ class UnaryElementwise(Op):
     def compute(self, x: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    #: what ``compute`` applies to f32 and f64 inputs through :func:`compute_real` (for ``prepare``)
+    real_fn: ClassVar[Callable[[np.ndarray], Any] | None] = None
+
+    def real_kernel(self, dtype: np.dtype) -> Callable[[np.ndarray], Any] | None:
+        """The function ``compute`` applies to inputs of ``dtype`` through :func:`compute_real` (its
+        result cast to ``dtype``), or None when ``compute`` does something else for that type."""
+        fn = type(self).real_fn
+        return fn if fn is not None and dtype in _REAL_DTYPES else None
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """A real input with a :meth:`real_kernel`: that function and the cast ``compute_real``
+        makes, without ``evaluate``'s layers (a run plan ignores floating-point warnings already)."""
+        et = node.inputs[0].element_type
+        if et not in (ElementType.f32, ElementType.f64):
+            return self.evaluate
+        dtype = np.dtype(et.numpy_dtype)
+        kernel, generic = self.real_kernel(dtype), self.evaluate
+        if kernel is None:
+            return generic
+
+        def unary(x: np.ndarray) -> list[np.ndarray]:
+            if x.dtype != dtype:
+                return generic(x)
+            return [np.asarray(kernel(x), dtype=dtype)]
+
+        if not isinstance(kernel, np.ufunc):
+            return unary
+        ufunc = kernel
+
+        def into_input(x: np.ndarray) -> list[np.ndarray]:  # x: a fresh array only this step reads
+            if x.dtype != dtype:
+                return generic(x)
+            return [ufunc(x, out=x)]
+
+        return writes_into(unary, into_input)
+
 
 class Abs(UnaryElementwise):
     type_name: ClassVar[str] = "Abs"
@@ -152,6 +191,7 @@ class Sign(UnaryElementwise):
 
 class Exp(UnaryElementwise):
     type_name: ClassVar[str] = "Exp"
+    real_fn: ClassVar[Callable[[np.ndarray], Any] | None] = np.exp
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, np.exp)
@@ -159,6 +199,7 @@ class Exp(UnaryElementwise):
 
 class Log(UnaryElementwise):
     type_name: ClassVar[str] = "Log"
+    real_fn: ClassVar[Callable[[np.ndarray], Any] | None] = np.log
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, np.log)
@@ -166,6 +207,7 @@ class Log(UnaryElementwise):
 
 class Sqrt(UnaryElementwise):
     type_name: ClassVar[str] = "Sqrt"
+    real_fn: ClassVar[Callable[[np.ndarray], Any] | None] = np.sqrt
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, np.sqrt, integer="round")
@@ -180,6 +222,7 @@ class Erf(UnaryElementwise):
 
 class Tanh(UnaryElementwise):
     type_name: ClassVar[str] = "Tanh"
+    real_fn: ClassVar[Callable[[np.ndarray], Any] | None] = np.tanh
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, np.tanh, integer="round")
@@ -192,6 +235,9 @@ class Sigmoid(UnaryElementwise):
     f64 exactly."""
 
     type_name: ClassVar[str] = "Sigmoid"
+
+    def real_kernel(self, dtype: np.dtype) -> Callable[[np.ndarray], Any] | None:
+        return cpu_exp.logistic_f32 if dtype == np.float32 else None
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         if np.issubdtype(x.dtype, np.integer):
@@ -209,10 +255,11 @@ def _trig(name: str, fn, version: str = "opset1", integer: str = "round") -> typ
     cls = type(name, (UnaryElementwise,), {
         "__module__": __name__,
         "__doc__": f"OpenVINO {name}-{version[5:]}: elementwise {fn.__name__}.",
-        "__annotations__": {"type_name": ClassVar[str], "version": ClassVar[str]},
+        "__annotations__": {"type_name": ClassVar[str], "version": ClassVar[str], "real_fn": ClassVar[Any]},
         "type_name": name,
         "version": version,
         "compute": compute,
+        "real_fn": fn,
     })
     return cls  # type: ignore[return-value]
 
