@@ -147,10 +147,10 @@ class ConvKernel:
         if self.columns is not None and self.strategy == "depthwise":
             return self._depthwise_columns(x, w)
         if self.columns is not None:
-            cols = self.columns.build(x, self.ct).reshape(self.n, w.shape[1], -1)
+            flat = self.columns.build(x, self.ct).reshape(self.n, w.shape[1], -1)
             if self.skipping is not None:
-                return self._finish(np.stack([self.skipping(w, cols[i]) for i in range(self.n)]))
-            return self._finish(self._per_image(w, cols))
+                return self._finish(np.stack([self.skipping(w, flat[i]) for i in range(self.n)]))
+            return self._finish(self._per_image(w, flat))
         padded = self._pad(x)
         win = self._windows(padded)
         ns = len(self.kernel)

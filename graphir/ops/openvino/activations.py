@@ -30,7 +30,7 @@ def _require_real(op: Op, t: TensorType, message: str) -> None:
 #: elements per block of the f32 activations computed in several passes (a block's passes stay
 #: in cache: HSwish/Swish on 96x112x112 1.27 -> 0.98 ms; blocks of 8 Ki were slower than none)
 ACTIVATION_BLOCK = 1 << 17
-_Into = Callable[[np.ndarray, np.ndarray], None]
+_Into = Callable[[np.ndarray, np.ndarray], Any]  # writes into its second argument
 
 
 def _blocked(fn: _Into, v: np.ndarray, out: np.ndarray) -> None:
