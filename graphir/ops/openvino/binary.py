@@ -23,7 +23,7 @@ from pydantic import Field
 from graphir.broadcast import AutoBroadcastSpec, broadcast_merge, numpy_merge
 from graphir.errors import GraphirError
 from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
-from graphir.shapes import PartialShape
+from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
 #: constant folding is attempted only up to this many output elements
@@ -57,6 +57,12 @@ def fold(op: Evaluates, inputs: list[TensorType], shape: PartialShape, et: Eleme
             return op.evaluate(*(np.asarray(t.value) for t in inputs))[0]
     except (GraphirError, ValueError, TypeError, ArithmeticError):
         return None
+
+
+def _unbounded(item: object) -> bool:
+    """A partly known element without an upper bound: OpenVINO's bounds arithmetic (Add, Multiply,
+    Minimum, FloorMod...) gives a fully unknown element for it, keeping no lower bound."""
+    return isinstance(item, Dimension) and item.max is None
 
 
 def pdpd_align(array: np.ndarray, rank: int, axis: int) -> np.ndarray:
@@ -96,6 +102,9 @@ class BinaryElementwise(Op):
 
     #: how a partly known element combines (shape arithmetic: Multiply, Add, Divide...); None: no rule
     bounds_rule: ClassVar[Any] = None
+    #: an element without an upper bound combines into a fully unknown one, as OpenVINO 2026.4 bounds
+    #: it (measured: ``[5..] + 16``, ``[5..] * 1`` and ``min([5..], 7)`` are ``?``); FloorMod keeps its rule
+    unbounded_is_unknown: ClassVar[bool] = True
 
     def _bounded(self, inputs: list[TensorType], shape: PartialShape, et: ElementType) -> TensorType:
         """Partly known shape values through arithmetic (``ShapeOf * 4``, ``dim // heads``)."""
@@ -115,6 +124,9 @@ class BinaryElementwise(Op):
             return TensorType(et, shape)
         out = []
         for x, y in zip(pairs[0].reshape(-1), pairs[1].reshape(-1)):
+            if self.unbounded_is_unknown and (_unbounded(x) or _unbounded(y)):  # see the flag
+                out.append(Dimension.dynamic())
+                continue
             r = self.bounds_rule(x, y)
             if r is None:
                 return TensorType(et, shape)

@@ -117,14 +117,26 @@ def _relax(a: TensorType, b: TensorType) -> TensorType:
     return TensorType(et, PartialShape.dynamic())
 
 
-def _hull(a: TensorType, b: TensorType, op: Op, index: int) -> TensorType:
-    """If's output from its two branches: element types agree; dims become their interval hull."""
+def _branch_union(a: TensorType, b: TensorType, op: Op, index: int) -> TensorType:
+    """If's output from its two branches, as OpenVINO 2026.4 unites them (measured): element types
+    agree; of equal ranks, a dim static in both is kept when equal and becomes ``min..max``
+    otherwise, and a dim dynamic in either (even the same interval in both) is ``?``; a scalar
+    and a 1-D output give ``[?]``, other ranks a dynamic rank."""
     et = a.element_type.merge(b.element_type)
     if et is None:
         raise op.fail(f"output {index}: then_body gives {a.element_type}, else_body gives {b.element_type}")
-    if a.shape.rank_is_static and b.shape.rank_is_static and len(a.shape) == len(b.shape):
-        return TensorType(et, PartialShape([x.hull(y) for x, y in zip(a.shape.dims, b.shape.dims)]))
-    return TensorType(et, PartialShape.dynamic())
+    if a.shape.rank_is_dynamic or b.shape.rank_is_dynamic:
+        return TensorType(et, PartialShape.dynamic())
+    if len(a.shape) != len(b.shape):
+        scalar_or_vector = len(a.shape) <= 1 and len(b.shape) <= 1
+        return TensorType(et, PartialShape.dynamic(1) if scalar_or_vector else PartialShape.dynamic())
+    dims = []
+    for x, y in zip(a.shape.dims, b.shape.dims):
+        if x.is_dynamic or y.is_dynamic:
+            dims.append(Dimension.dynamic())
+        else:
+            dims.append(x if x == y else Dimension(min(x.min, y.min), max(x.min, y.min)))
+    return TensorType(et, PartialShape(dims))
 
 
 class _Slicing:
@@ -573,7 +585,7 @@ class If(_WithBodies):
         if cond.value is not None:
             chosen = then_types if bool(_scalar(cond.value)) else else_types
             return [TensorType(t.element_type, t.shape, t.value) for t in chosen]
-        return [_hull(a, b, self, i) for i, (a, b) in enumerate(zip(then_types, else_types))]
+        return [_branch_union(a, b, self, i) for i, (a, b) in enumerate(zip(then_types, else_types))]
 
     def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
         which = "then" if bool(_scalar(arrays[0])) else "else"

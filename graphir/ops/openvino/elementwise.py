@@ -216,6 +216,7 @@ class FloorMod(BinaryArithmetic):
 
     type_name: ClassVar[str] = "FloorMod"
     bounds_rule: ClassVar[object] = staticmethod(_floor_mod_bounds)
+    unbounded_is_unknown: ClassVar[bool] = False  # (7 - H % 7) % 7 in Swin: [0, 6] for any H, as in OpenVINO
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if _is_integer(a):

@@ -5,6 +5,7 @@ out of range is an error) and one for ``keep_dims``; the rule lives in :func:`re
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from graphir.errors import InferenceError
 from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType, types
+from graphir.ops.openvino import shape_values as sv
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -51,6 +53,34 @@ def reduced_shape(data: PartialShape, axes: TensorType, keep_dims: bool) -> Part
     return PartialShape(dims)
 
 
+def _interval_product(items: "list[sv.Element]") -> "sv.Element | None":
+    """The product of partly known elements (a dims product: ``[..100] * 91`` is ``[..9100]``);
+    None when a negative known factor meets an unknown one (the sign is then unknown)."""
+    intervals = [sv.as_interval(e) for e in items]
+    if any(lo == hi == 0 for lo, hi in intervals):
+        return 0
+    if any(lo < 0 for lo, _ in intervals) and any(lo != hi for lo, hi in intervals):
+        return None
+    lo = math.prod(lo for lo, _ in intervals)
+    highs = [hi for _, hi in intervals]
+    return sv.interval_element(lo, None if None in highs else math.prod(highs))  # type: ignore[arg-type]
+
+
+def _interval_min(items: "list[sv.Element]") -> "sv.Element":
+    """The least of partly known elements: the least of their minima and of their maxima."""
+    lo = min(sv.as_interval(e)[0] for e in items)
+    highs = [sv.as_interval(e)[1] for e in items]
+    known = [h for h in highs if h is not None]
+    return sv.interval_element(lo, min(known) if known else None)
+
+
+def _interval_max(items: "list[sv.Element]") -> "sv.Element":
+    """The greatest of partly known elements: the greatest of their minima and of their maxima."""
+    lo = max(sv.as_interval(e)[0] for e in items)
+    highs = [sv.as_interval(e)[1] for e in items]
+    return sv.interval_element(lo, None if None in highs else max(highs))  # type: ignore[type-var]
+
+
 class _Reduce(Op):
     """A reduction over the axes given by input 1."""
 
@@ -69,7 +99,37 @@ class _Reduce(Op):
         value = None
         if inputs[0].value is not None and inputs[1].value is not None and shape.is_static:
             value = self.evaluate(np.asarray(inputs[0].value), np.asarray(inputs[1].value))[0]
+        elif self.interval_rule is not None and inputs[0].bounds is not None and inputs[1].value is not None:
+            bounded = self._bounded(inputs[0], inputs[1].value, shape)
+            if bounded is not None:
+                return [bounded]
         return [TensorType(inputs[0].element_type, shape, value)]
+
+    #: how the partly known values of a shape computation reduce (ReduceMin/ReduceMax: OpenVINO
+    #: evaluates their lower and upper bounds, e.g. ``min(300, boxes)`` bounds a TopK's k); None: not
+    interval_rule: ClassVar["Callable[[list[sv.Element]], sv.Element | None] | None"] = None
+
+    def _bounded(self, data: TensorType, axes: np.ndarray, shape: PartialShape) -> TensorType | None:
+        """The output carrying the reduced partly known elements of ``data`` (None when a shape is
+        not static or the axes are out of range: inference proper has said so)."""
+        if not data.shape.is_static or not shape.is_static or self.interval_rule is None:
+            return None
+        dims = data.shape.to_shape()
+        try:
+            reduced = normalize_axes(axes, len(dims))
+        except InferenceError:
+            return None
+        items = np.empty(len(data.bounds), dtype=object)
+        items[:] = list(data.bounds)
+        kept = [i for i in range(len(dims)) if i not in reduced]
+        rows = items.reshape(dims).transpose(kept + reduced).reshape(-1, math.prod(dims[i] for i in reduced))
+        if rows.shape[1] == 0:
+            return None
+        rule = self.interval_rule
+        out = [rule(list(row)) for row in rows]
+        if any(e is None for e in out):
+            return None
+        return sv.make(data.element_type, shape, out)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         raise NotImplementedError
@@ -152,6 +212,7 @@ class ReduceMean(_Reduce):
 
 class ReduceProd(_Reduce):
     type_name: ClassVar[str] = "ReduceProd"
+    interval_rule: ClassVar["Callable[[list[sv.Element]], sv.Element | None] | None"] = staticmethod(_interval_product)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         return np.prod(_acc(x), axis=axes)
@@ -159,6 +220,7 @@ class ReduceProd(_Reduce):
 
 class ReduceMax(_Reduce):
     type_name: ClassVar[str] = "ReduceMax"
+    interval_rule: ClassVar["Callable[[list[sv.Element]], sv.Element | None] | None"] = staticmethod(_interval_max)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         if x.size == 0:
@@ -168,6 +230,7 @@ class ReduceMax(_Reduce):
 
 class ReduceMin(_Reduce):
     type_name: ClassVar[str] = "ReduceMin"
+    interval_rule: ClassVar["Callable[[list[sv.Element]], sv.Element | None] | None"] = staticmethod(_interval_min)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         if x.size == 0:

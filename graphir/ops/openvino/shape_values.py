@@ -58,6 +58,21 @@ def as_dimension(item: Element) -> Dimension:
     return Dimension.static(item) if item >= 0 else Dimension.dynamic()
 
 
+def as_interval(item: Element) -> tuple[int, int | None]:
+    """(least, greatest) an element may be (greatest None: unbounded)."""
+    if isinstance(item, Dimension):
+        return item.min, item.max
+    return item, item
+
+
+def interval_element(lo: int, hi: int | None) -> Element:
+    """The element known to lie in ``[lo, hi]``: an int when they meet, else an unknown
+    non-negative value (``lo`` < 0 only when ``lo == hi``: unknown values are lengths)."""
+    if hi == lo:
+        return lo
+    return Dimension(max(lo, 0), hi)
+
+
 def from_dimension(d: Dimension) -> Element:
     return d.min if d.is_static else d
 
