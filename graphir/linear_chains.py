@@ -65,7 +65,7 @@ def _exact_type(t: TensorType) -> bool:
 
 def _link(node: "Node", ins: tuple[int, ...], constant: Sequence[bool]) -> int | None:
     """The data port of a constant Add/Multiply step (its other input constant), else None."""
-    if type(node.op) not in _KINDS or len(ins) != 2 or node.op.auto_broadcast != "numpy":
+    if type(node.op) not in _KINDS or len(ins) != 2 or getattr(node.op, "auto_broadcast", None) != "numpy":
         return None
     first, second = constant[ins[0]], constant[ins[1]]
     if first == second:
@@ -127,7 +127,12 @@ def fold_constant_chains(plan: "RunPlan", types: "dict[tuple[int, int], TensorTy
         for link in chain[:-1]:
             replaced[link.index] = None
         replaced[chain[-1].index] = fused
-    return [replaced.get(i, step) for i, step in enumerate(steps) if replaced.get(i, step) is not None]
+    kept: list[PendingStep] = []
+    for i, step in enumerate(steps):
+        now = replaced.get(i, step)
+        if now is not None:
+            kept.append(now)
+    return kept
 
 
 def _type_of(types: Any, node: "Node", index: int) -> TensorType:

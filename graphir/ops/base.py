@@ -118,7 +118,8 @@ def writes_into(step: _Step, *into: Callable[..., Any]) -> _Step:
     computing the same values into input 0, input 1, ... (numpy ``out=``; one per input). A run
     plan uses one when that input is a fresh array (:func:`fresh_output`) this node alone reads:
     no allocation, the same bits. All of them give fresh outputs."""
-    for fn in (step, *into):
+    fresh_output(step)
+    for fn in into:
         fresh_output(fn)
     step.into_inputs = into  # type: ignore[attr-defined]
     return step
@@ -210,6 +211,9 @@ class Op(BaseModel):
     #: see graphir.trampoline), which the body runner and body inference yield instead of calling
     #: ``infer``/``evaluate``, so bodies nested any depth never nest Python calls
     has_bodies: ClassVar[bool] = False
+    #: the IR keys of the attributes in the order OpenVINO's serializer writes them (its
+    #: ``visit_attributes`` order), where that is not the fields' order; keys not listed follow
+    ir_attribute_order: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **data: Any) -> None:
         try:

@@ -119,6 +119,9 @@ def _encode_plan(cls: type[Op]) -> tuple[tuple[tuple[str, str, Any], ...], IRHoo
     (pydantic's ``model_fields`` is a slow property; cleared when a hook is registered)."""
     fields = tuple((name, info.alias or name, info.annotation) for name, info in cls.model_fields.items()
                    if name not in STRUCTURAL_FIELDS)
+    order = cls.ir_attribute_order
+    if order:  # OpenVINO's order; sorted() is stable, so unlisted keys keep theirs after the listed ones
+        fields = tuple(sorted(fields, key=lambda f: order.index(f[1]) if f[1] in order else len(order)))
     return fields, _hook(cls), "auto_broadcast" in cls.model_fields
 
 

@@ -191,6 +191,10 @@ def _rank_of(*shapes: PartialShape) -> int | None:
 
 class Convolution(_ConvBase):
     """2-D/3-D/1-D convolution, ``data [N, C, D...]`` with ``filters [Co, C, K...]``."""
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "strides", "dilations", "pads_begin", "pads_end", "auto_pad", "output_padding"
+    )
 
     type_name: ClassVar[str] = "Convolution"
     version: ClassVar[str] = "opset1"
@@ -296,6 +300,7 @@ class Convolution(_ConvBase):
 
 class GroupConvolution(Convolution):
     """Grouped convolution: ``filters [G, Co/G, C/G, K...]`` (depthwise when C/G is 1)."""
+    ir_attribute_order: ClassVar[tuple[str, ...]] = ()  # the fields' order, as OpenVINO writes it
 
     type_name: ClassVar[str] = "GroupConvolution"
     groups_in_filter: ClassVar[int] = 1
@@ -304,6 +309,10 @@ class GroupConvolution(Convolution):
 class ConvolutionBackpropData(_ConvBase):
     """Transposed convolution, ``data [N, C, D...]`` with ``filters [C, Co, K...]``; the optional
     ``output_shape`` input fixes the spatial output size (pads then follow from ``auto_pad``)."""
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "strides", "dilations", "pads_begin", "pads_end", "auto_pad", "output_padding"
+    )
 
     type_name: ClassVar[str] = "ConvolutionBackpropData"
     version: ClassVar[str] = "opset1"
@@ -410,6 +419,7 @@ class ConvolutionBackpropData(_ConvBase):
 
 class GroupConvolutionBackpropData(ConvolutionBackpropData):
     """Grouped transposed convolution: ``filters [G, C/G, Co/G, K...]``."""
+    ir_attribute_order: ClassVar[tuple[str, ...]] = ()  # the fields' order, as OpenVINO writes it
 
     type_name: ClassVar[str] = "GroupConvolutionBackpropData"
     groups_in_filter: ClassVar[int] = 1

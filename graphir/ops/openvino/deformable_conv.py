@@ -143,6 +143,11 @@ class DeformableConvolution(_ConvBase):
 
 class DeformableConvolution8(DeformableConvolution):
     """DeformableConvolution-8: an optional ``mask [N, dg*kh*kw, OH, OW]`` scales each tap."""
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "bilinear_interpolation_pad", "strides", "dilations", "pads_begin", "pads_end", "auto_pad", "group",
+        "deformable_group"
+    )
 
     type_name: ClassVar[str] = "DeformableConvolution"
     version: ClassVar[str] = "opset8"

@@ -142,6 +142,11 @@ def _pillow_weights(in_len: int, out_len: int, mode: str) -> np.ndarray:
 
 
 class _InterpolateAttrs(Op):
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "mode", "shape_calculation_mode", "coordinate_transformation_mode", "nearest_mode", "antialias",
+        "pads_begin", "pads_end", "cube_coeff"
+    )
     mode: Mode
     coordinate_transformation_mode: Transform = "half_pixel"
     nearest_mode: NearestMode = "round_prefer_floor"

@@ -112,6 +112,10 @@ def _check_axes(op: Op, data: PartialShape, axes: TensorType) -> None:
 class MVN1(Op):
     """Mean-variance normalization over the spatial axes (and channels when ``across_channels``),
     or over ``reduction_axes`` when given; eps is added inside the square root."""
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "eps", "across_channels", "normalize_variance", "reduction_axes"
+    )
 
     type_name: ClassVar[str] = "MVN"
     version: ClassVar[str] = "opset2"
@@ -144,6 +148,10 @@ class MVN1(Op):
 
 class MVN(Op):
     """MVN-6: normalization over the ``axes`` input, eps ``inside_sqrt`` or ``outside_sqrt``."""
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "eps", "normalize_variance", "eps_mode"
+    )
 
     type_name: ClassVar[str] = "MVN"
     version: ClassVar[str] = "opset6"

@@ -209,6 +209,11 @@ class MaxPool(_PoolBase):
 class MaxPool8(MaxPool):
     """MaxPool with dilations and a second output: each maximum's flat index in the input,
     counted from dimension ``axis`` on."""
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "strides", "dilations", "pads_begin", "pads_end", "kernel", "rounding_type", "auto_pad",
+        "index_element_type", "axis"
+    )
 
     type_name: ClassVar[str] = "MaxPool"
     version: ClassVar[str] = "opset8"
@@ -277,6 +282,10 @@ class MaxPool14(MaxPool8):
 
 class AvgPool(_PoolBase):
     """Mean over each window; ``exclude-pad`` leaves the explicit padding out of the divisor."""
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "kernel", "strides", "pads_begin", "pads_end", "exclude-pad", "auto_pad", "rounding_type"
+    )
 
     type_name: ClassVar[str] = "AvgPool"
     version: ClassVar[str] = "opset1"

@@ -14,7 +14,7 @@ f32 and f64 compute in their own type.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import ClassVar, Literal
 
@@ -244,6 +244,10 @@ class RNNCell(_RNNStep, _Cell):
 
 
 class GRUCell(_GRUStep, _Cell):
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "linear_before_reset", "hidden_size", "activations", "activations_alpha", "activations_beta", "clip"
+    )
     type_name: ClassVar[str] = "GRUCell"
     version: ClassVar[str] = "opset3"
     inputs: ClassVar[tuple[Port, ...]] = (
@@ -270,6 +274,11 @@ class LSTMCell(_LSTMStep, _Cell):
 
 # --- sequences ---------------------------------------------------------------------------------
 class _Sequence(_RecurrentAttrs):
+    #: the order OpenVINO 2026.4 writes them in (measured)
+    ir_attribute_order: ClassVar[tuple[str, ...]] = (
+        "direction", "linear_before_reset", "hidden_size", "activations", "activations_alpha",
+        "activations_beta", "clip"
+    )
     direction: Literal["forward", "reverse", "bidirectional"] = "forward"  # OpenVINO reads a missing one as forward
     has_cell_state: ClassVar[bool] = False
 
@@ -433,13 +442,14 @@ class LSTMSequence(_LSTMStep, _Sequence):
             seq = x.shape[1]
             if not bool((np.clip(np.asarray(lengths).astype(np.int64), 0, seq) == seq).all()):
                 return generic(*arrays)
-            return _lstm_f32(*(np.ascontiguousarray(a) for a in (x, h0, c0, w, r, b)), dirs, n)
+            x, h0, c0, w, r, b = (np.ascontiguousarray(a) for a in (x, h0, c0, w, r, b))
+            return _lstm_f32(x, h0, c0, w, r, b, dirs, n)
 
         return run
 
 
 def _lstm_f32(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_all: np.ndarray, r_all: np.ndarray,
-              b_all: np.ndarray, dirs: list[str], n: int) -> list[np.ndarray]:
+              b_all: np.ndarray, dirs: Sequence[str], n: int) -> list[np.ndarray]:
     """LSTMSequence in f32, every sequence full length: what ``_Sequence.evaluate`` computes with
     ``_LSTMStep.step`` (``x W^T + (h R^T + B)``, ``1 / (1 + exp(-g))``, ``tanh``), bit for bit."""
     batch, seq = x.shape[:2]

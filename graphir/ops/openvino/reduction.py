@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -107,7 +107,7 @@ class _Reduce(Op):
 
     #: how the partly known values of a shape computation reduce (ReduceMin/ReduceMax: OpenVINO
     #: evaluates their lower and upper bounds, e.g. ``min(300, boxes)`` bounds a TopK's k); None: not
-    interval_rule: ClassVar["Callable[[list[sv.Element]], sv.Element | None] | None"] = None
+    interval_rule: ClassVar[Any] = None  # Callable[[list[sv.Element]], sv.Element | None]
 
     def _bounded(self, data: TensorType, axes: np.ndarray, shape: PartialShape) -> TensorType | None:
         """The output carrying the reduced partly known elements of ``data`` (None when a shape is
@@ -126,9 +126,12 @@ class _Reduce(Op):
         if rows.shape[1] == 0:
             return None
         rule = self.interval_rule
-        out = [rule(list(row)) for row in rows]
-        if any(e is None for e in out):
-            return None
+        out: list[sv.Element] = []
+        for row in rows:
+            element = rule(list(row))
+            if element is None:
+                return None
+            out.append(element)
         return sv.make(data.element_type, shape, out)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -193,12 +196,13 @@ class ReduceMean(_Reduce):
         if not ax or len(ax) == len(shape) or count == 0:
             return generic
         items, keep = np.intp(count), self.keep_dims
-        add, divide, f32 = np.add.reduce, np.true_divide, np.dtype(np.float32)
+        add: Callable[..., np.ndarray] = np.add.reduce
+        divide, f32 = np.true_divide, np.dtype(np.float32)
 
         def mean(x: np.ndarray, axes_value: np.ndarray) -> list[np.ndarray]:
             if x.dtype != f32:
                 return generic(x, axes_value)
-            total = add(x, ax, None, None, keep)
+            total = add(x, axis=ax, keepdims=keep)
             return [divide(total, items, out=total, casting="unsafe")]
 
         return mean
@@ -212,7 +216,7 @@ class ReduceMean(_Reduce):
 
 class ReduceProd(_Reduce):
     type_name: ClassVar[str] = "ReduceProd"
-    interval_rule: ClassVar["Callable[[list[sv.Element]], sv.Element | None] | None"] = staticmethod(_interval_product)
+    interval_rule: ClassVar[Any] = staticmethod(_interval_product)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         return np.prod(_acc(x), axis=axes)
@@ -220,7 +224,7 @@ class ReduceProd(_Reduce):
 
 class ReduceMax(_Reduce):
     type_name: ClassVar[str] = "ReduceMax"
-    interval_rule: ClassVar["Callable[[list[sv.Element]], sv.Element | None] | None"] = staticmethod(_interval_max)
+    interval_rule: ClassVar[Any] = staticmethod(_interval_max)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         if x.size == 0:
@@ -230,7 +234,7 @@ class ReduceMax(_Reduce):
 
 class ReduceMin(_Reduce):
     type_name: ClassVar[str] = "ReduceMin"
-    interval_rule: ClassVar["Callable[[list[sv.Element]], sv.Element | None] | None"] = staticmethod(_interval_min)
+    interval_rule: ClassVar[Any] = staticmethod(_interval_min)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         if x.size == 0:
