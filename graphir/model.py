@@ -163,7 +163,6 @@ class Model:
         self._impure: list[Node] = []
         #: per structure: node id -> the nodes reading it (built on first use, see consumers_of)
         self._readers: dict[int, list[Node]] | None = None
-        self._positions: dict[int, int] | None = None
         _LIVE.add(self)
 
     def _invalidate(self) -> None:
@@ -173,7 +172,6 @@ class Model:
         self._wired: list[list[Output | None]] | None = None  # the inputs the order was made for
         self._plan: Any = None
         self._readers = None
-        self._positions = None
 
     @property
     def version(self) -> int:
@@ -206,13 +204,6 @@ class Model:
                             found.append(node)
             self._readers = readers
         return readers.get(node_id, [])
-
-    def position_of(self, node_id: int) -> int:
-        """Where node ``node_id`` is in :meth:`get_ordered_ops`."""
-        positions = self._positions
-        if positions is None:
-            positions = self._positions = {n.id: i for i, n in enumerate(self.get_ordered_ops())}
-        return positions[node_id]
 
     def _touch_inputs(self) -> None:
         """The Parameters' shapes changed (a reshape): the version moves on and the run plan is
