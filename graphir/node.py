@@ -323,6 +323,13 @@ class Node:
             else:
                 self.output_types = list(memo[3 + n:])
                 return self.output_types
+        return self._infer_from(inputs)
+
+    def _infer_from(self, inputs: list[TensorType]) -> list[TensorType]:
+        """Infer from ``inputs`` (this node's input types, collected by the caller) and remember
+        them with the outputs (see :meth:`infer`); what a deserializer calls for a node it has just
+        built (nothing remembered yet), without collecting the input types a second time."""
+        epoch = _ops_base.attribute_epoch
         op = self.op
         self._check_input_count(inputs)
         try:  # infer_types, without a call more per node
@@ -335,7 +342,8 @@ class Node:
         else:
             self.output_types = result
         cls = type(op)
-        self._memo = (epoch, op, n, *inputs, *result) if cls.pure_infer and not cls.quiet_attributes else None
+        self._memo = ((epoch, op, len(inputs), *inputs, *result)
+                      if cls.pure_infer and not cls.quiet_attributes else None)
         return self.output_types
 
     def infer_task(self) -> "Task[list[TensorType]]":

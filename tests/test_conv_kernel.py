@@ -22,6 +22,13 @@ from graphir.kernels.conv import ConvKernel
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def phased_for_every_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the phased layout: 3x3 layers with large maps otherwise build their
+    columns tap by tap (tests/test_conv_columns.py)."""
+    monkeypatch.setattr(conv, "TAP_COLUMNS_MAX_TAPS", 0)
+
+
 def _both(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int], begin: list[int],
           end: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
     kernel = ConvKernel(x.shape, x.dtype, w.shape, strides, dilations, begin, end)

@@ -27,6 +27,9 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
+from graphir.kernels.blas_order import ChunkedProduct
+from graphir.kernels.columns import TapColumns
+
 #: bytes of depthwise columns built at a time (measured on 2-D MobileNet/EfficientNet layers:
 #: 512 KiB-2 MiB alike, 1 MiB best; all channels at once was up to 1.7x slower)
 DEPTHWISE_BLOCK_BYTES = 1 << 20
@@ -36,6 +39,15 @@ PHASED_MAX_STRIDED_OUTPUT = 32 * 32
 #: the longest column run (output rows x phase width) of the phased layout: past 16,384 OpenBLAS's
 #: gemv changes its summation order with the length (tests/test_conv_kernel.py)
 PHASED_MAX_COLUMNS = 16384
+#: 2-D depthwise layers with at most this many taps and at least this many outputs per channel build
+#: their columns tap by tap (:class:`TapColumns`) rather than from stride phases. Measured on corpus
+#: layers (load ~3): 144x56x56 3x3 2.6 -> 0.93 ms, 72x80x80 1.18 -> 0.96, 240x40x40 3x3/2 0.59 -> 0.43,
+#: 672x20x20 equal; 5x5 layers (25 copies per channel block) and small maps stay phased
+TAP_COLUMNS_MAX_TAPS = 9
+TAP_COLUMNS_MIN_OUTPUT = 400
+#: im2col products from this many multiply-accumulates leave out the rows of taps that only read
+#: padding (below, the one-off check of the replayed BLAS order costs more than it saves)
+SKIP_MIN_MACS = 1 << 24
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -86,11 +98,37 @@ class ConvKernel:
                 and (self.strides == [1, 1] or self.out_spatial[0] * self.out_spatial[1] <= PHASED_MAX_STRIDED_OUTPUT)):
             phased = PhasedDepthwise(self, spatial)
             self.phased = phased if phased is not None and phased.length <= PHASED_MAX_COLUMNS else None
+            if kernel[0] * kernel[1] <= TAP_COLUMNS_MAX_TAPS and self.out_spatial[0] * self.out_spatial[1] >= TAP_COLUMNS_MIN_OUTPUT:
+                self.phased = None  # the tap-by-tap columns below: the same columns, no phase copy
+        self.columns: TapColumns | None = None
+        self.skipping: ChunkedProduct | None = None
+        if self.strategy in ("im2col", "depthwise") and self.phased is None:
+            self.columns = TapColumns(spatial, kernel, self.strides, self.dilations, self.begin, self.out_spatial)
+            if self.strategy == "im2col" and self.ct == np.float32 and self.columns.empty_taps * 3 >= self.columns.all_taps:
+                self._skip_empty_taps(spatial)
+
+    def _skip_empty_taps(self, spatial: Sequence[int]) -> None:
+        """Leave out the im2col rows of taps that only read padding (DeepLabV3's ASPP: dilation 24
+        and 36 on a 16x16 map, 8 of 9 taps), replaying BLAS's chunked sum so the bits stay."""
+        skipping = TapColumns(spatial, self.kernel, self.strides, self.dilations, self.begin, self.out_spatial,
+                              skip_empty=True)
+        taps = skipping.all_taps
+        rows = [c * taps + t for c in range(self.ci) for t in skipping.kept]
+        length = int(np.prod(self.out_spatial))
+        if self.co < 2 or length < 2 or self.co * length * len(rows) < SKIP_MIN_MACS:
+            return
+        product = ChunkedProduct(self.co, self.ci * taps, length, rows)
+        if product.ok:
+            self.columns, self.skipping = skipping, product
 
     # --- filters -------------------------------------------------------------------------------
     def weights(self, w: np.ndarray) -> Any:
         """The filters laid out for the strategy (done once when they are constant)."""
         w = w.astype(self.ct, copy=False)
+        if self.skipping is not None:
+            taps = self.columns.all_taps if self.columns is not None else 1
+            kept = w.reshape(self.co, self.ci, taps)[:, :, self.columns.kept if self.columns is not None else slice(None)]
+            return np.ascontiguousarray(kept.reshape(self.co, -1))
         if self.strategy in ("pointwise", "im2col"):
             return np.ascontiguousarray(w.reshape(self.co, -1))
         if self.strategy == "depthwise":
@@ -106,6 +144,13 @@ class ConvKernel:
             return self._finish(self._per_image(w, x.reshape(x.shape[0], x.shape[1], -1)))
         if self.phased is not None:
             return self._depthwise_phased(x, w)
+        if self.columns is not None and self.strategy == "depthwise":
+            return self._depthwise_columns(x, w)
+        if self.columns is not None:
+            flat = self.columns.build(x, self.ct).reshape(self.n, w.shape[1], -1)
+            if self.skipping is not None:
+                return self._finish(np.stack([self.skipping(w, flat[i]) for i in range(self.n)]))
+            return self._finish(self._per_image(w, flat))
         padded = self._pad(x)
         win = self._windows(padded)
         ns = len(self.kernel)
@@ -122,6 +167,25 @@ class ConvKernel:
         o, k = letters[:ns], letters[ns: 2 * ns]
         out = np.einsum(f"ngc{o}{k},gac{k}->nga{o}", win, w, optimize=True)
         return self._finish(out)
+
+    def _depthwise_columns(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The depthwise product over :class:`TapColumns`, a block of channels (1 MiB of columns)
+        at a time: the same columns as the window view's, so the same bits."""
+        columns = self.columns
+        assert columns is not None
+        groups, taps, length = self.groups, w.shape[2], int(np.prod(self.out_spatial))
+        block = min(groups, max(1, DEPTHWISE_BLOCK_BYTES // (taps * length * self.ct.itemsize)))
+        cols = np.empty((1, block, taps) + self.out_spatial, self.ct)
+        flat = cols.reshape(block, taps, length)
+        out = np.empty(self.out_shape, self.ct)
+        for image in range(self.n):
+            wide = out[image].reshape(groups, 1, length)
+            for start in range(0, groups, block):
+                stop = min(groups, start + block)
+                # the zero regions are the same for every block: written with the first one
+                columns.fill(cols[:, :stop - start], x[image:image + 1, start:stop], zeros=image == 0 and start == 0)
+                np.matmul(w[start:stop], flat[:stop - start], out=wide[start:stop])
+        return out.astype(self.out_dtype, copy=False)
 
     def _depthwise_phased(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The depthwise product over :class:`PhasedDepthwise`'s columns, a block of channels at a time."""

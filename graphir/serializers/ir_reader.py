@@ -52,7 +52,6 @@ _COUNT_PORT_CHILDREN = etree.XPath("count(descendant::port/*)")
 _PORTS_WITH_MORE = etree.XPath("descendant::port[*[not(self::dim)]]")
 
 
-_COUNT_PORT_NON_DIMS = etree.XPath("count(descendant::port/*[not(self::dim)])")
 #: a ``<dim`` in a document's bytes that is not ``<dim>N</dim>`` with N -1 or 1-18 ASCII digits
 _UNPLAIN_DIM = re.compile(rb"<dim(?!>(?:-1|[0-9]{1,18})</dim>)")
 _ASCII_COMPATIBLE = frozenset(("UTF-8", "US-ASCII", "ASCII"))
@@ -60,16 +59,16 @@ _ASCII_COMPATIBLE = frozenset(("UTF-8", "US-ASCII", "ASCII"))
 
 def dims_are_valid(root: Any, text: "bytes | None" = None) -> "set[Any] | None":
     """Every port's ``<dim>`` in the document checked at once (before any layer is read): when each
-    holds one text, an integer in -1..2^63-1, the set of ports that hold anything besides dims
-    (their rt_info is read port by port; usually none, as an XPath count tells); otherwise None:
-    then each port's dims are read and checked with its layer, for the message naming it.
+    holds one text, an integer in -1..2^63-1, a set of ports that includes every port holding an
+    ``<rt_info>`` (read port by port; usually none); otherwise None: then each port's dims are
+    read and checked with its layer, for the message naming it.
 
     ``text``: the document's bytes. When it is UTF-8 (or ASCII) and every ``<dim`` in it is
     written ``<dim>N</dim>`` (N -1 or up to 18 digits, as OpenVINO writes them), every dim element
     holds one valid integer and the texts are not collected; anything else (entities, CDATA,
     comments, attributes, other encodings) is checked on the tree as before."""
     if text is not None and _dims_written_plainly(root, text):
-        return set() if _COUNT_PORT_NON_DIMS(root) == 0 else set(_PORTS_WITH_MORE(root))
+        return _ports_with_rt_info(root)
     texts = _PORT_DIM_TEXTS(root)
     port_dims = _COUNT_PORT_DIMS(root)
     if len(texts) != port_dims:
@@ -82,6 +81,18 @@ def dims_are_valid(root: Any, text: "bytes | None" = None) -> "set[Any] | None":
     return set() if _COUNT_PORT_CHILDREN(root) == port_dims else set(_PORTS_WITH_MORE(root))
 
 
+def _ports_with_rt_info(root: Any) -> set[Any]:
+    """The ports holding an ``<rt_info>``, the one subelement besides dims a port's reader reads
+    (see _parse_ports): lxml walks the tree for the tag in C (3-4x faster than the XPath count
+    of ports' other subelements) and makes a proxy only per ``<rt_info>``."""
+    found = set()
+    for element in root.iter("rt_info"):
+        parent = element.getparent()
+        if parent is not None and parent.tag == "port":
+            found.add(parent)
+    return found
+
+
 def _dims_written_plainly(root: Any, text: bytes) -> bool:
     """Whether the bytes ``root`` was parsed from show every ``<dim>`` element as ``<dim>N</dim>``:
     only for a document libxml2 read as UTF-8/ASCII and without NUL bytes (UTF-16/32 hold NULs,
@@ -91,7 +102,7 @@ def _dims_written_plainly(root: Any, text: bytes) -> bool:
     return encoding in _ASCII_COMPATIBLE and b"\0" not in text and _UNPLAIN_DIM.search(text) is None
 
 
-_NO_RT_INFO: dict[str, Any] = {}  # shared by ports without rt_info: read-only by convention
+_NO_CHILDREN: dict[str, Any] = {}  # shared by layers without other subelements: never written to
 
 
 class _Layer:
@@ -104,21 +115,19 @@ class _Layer:
                  "children", "child_order", "in_index", "out_index", "file", "cls")
 
     def __init__(self, id: int, name: str, type: str, version: str, data: dict[str, str],
-                 inputs: tuple[_Port, ...], outputs: tuple[_Port, ...], rt_info: dict[str, Any],
+                 inputs: "_PortGroup", outputs: "_PortGroup", rt_info: dict[str, Any],
                  attrib: dict[str, str], file: str) -> None:
         self.id = id
         self.name = name
         self.type = type
         self.version = version
         self.data = data
-        self.inputs = inputs
-        self.outputs = outputs
+        self.inputs, self.in_index = inputs  # the ports, and port id -> input index
+        self.outputs, self.out_index = outputs  # port id -> output index
         self.rt_info = rt_info
         self.attrib = attrib
-        self.children: dict[str, Any] = {}
+        self.children: dict[str, Any] = _NO_CHILDREN  # a dict of its own once it has some
         self.child_order: list[str] | None = None
-        self.in_index = _port_ids_index(tuple([p[P_ID] for p in inputs]))  # port id -> input index
-        self.out_index = _port_ids_index(tuple([p[P_ID] for p in outputs]))  # port id -> output index
         self.file = file
         self.cls = None
 
@@ -127,6 +136,8 @@ class _Layer:
 
 
 _PORT_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
+#: a layer's ``<input>`` or ``<output>`` ports and their index (port id -> position)
+_PortGroup = tuple[tuple[_Port, ...], dict[str, int]]
 
 
 def _port_ids_index(ids: tuple[str, ...]) -> dict[str, int]:
@@ -173,11 +184,19 @@ def _port_dims(element: Any) -> list[int]:
     return [int(d.text) for d in element.iterchildren("dim")]
 
 
-def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True) -> tuple[_Port, ...]:
-    """The ``<port>`` children of an ``<input>``/``<output>``; ``where`` makes the layer's
-    description (only errors need it). ``checked``: the document's dims are valid (see
-    dims_are_valid) and these ports hold more than dims; None: check each port's dims here."""
-    ports = []
+def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaque: bool = True,
+                 shared: "dict[tuple[_Port, ...], _PortGroup] | None" = None) -> "_PortGroup":
+    """The ``<port>`` children of an ``<input>``/``<output>`` and their index (port id ->
+    position); ``where`` makes the layer's description (only errors need it). ``checked``: the
+    document's dims are valid (see dims_are_valid) and these ports hold more than dims; None:
+    check each port's dims here.
+
+    ``shared``: this read's port groups without dims, names or rt_info (the same few recur: a
+    MatMul's inputs are ``('0', 'FP32'), ('1', 'FP32')`` in every layer), so an equal group is
+    the same tuple with the same index, and the one just made is freed again: fewer objects
+    live through the read, and the cyclic GC, triggered by their count, runs fewer passes."""
+    ports: list[_Port] = []
+    plain = shared is not None
     for element in group.iterchildren("port"):
         keys = element.keys()
         if keys == _PORT_KEYS:
@@ -190,7 +209,7 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
         if pid is None:
             raise SerializationError(f"{_place(where)}: a <port> has no id")
         rt_el = None
-        dims: list[int] | None = []
+        dims: "list[int] | tuple[()] | None" = ()
         count = len(element)
         if count:
             if count > MAX_RANK:  # checked before any dim is read
@@ -215,9 +234,17 @@ def _parse_ports(group: Any, where: Any, checked: "set[Any] | None" = None, opaq
                                              f"largest dimension 2^63-1")
         if dims is None and opaque:
             dims = _port_dims(element)
+        if plain and (type(dims) is list or rt_el is not None or names):
+            plain = False
         ports.append((pid, precision, dims, names or None,
-                      read_attribute_rt_info(rt_el) if rt_el is not None else _NO_RT_INFO))
-    return tuple(ports)  # (a tuple of untracked tuples: untracked too, see _Port)
+                      read_attribute_rt_info(rt_el) if rt_el is not None else None))
+    found = tuple(ports)  # (a tuple of untracked tuples: untracked too, see _Port)
+    if plain:
+        hit = shared.get(found)  # type: ignore[union-attr]
+        if hit is None:
+            hit = shared[found] = (found, _port_ids_index(tuple([p[P_ID] for p in found])))  # type: ignore[index]
+        return hit
+    return found, _port_ids_index(tuple([p[P_ID] for p in found]))
 
 
 def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
@@ -232,8 +259,10 @@ def _checked_dims(element: Any, texts: list[Any], where: Any) -> list[int]:
 
 
 def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set[Any] | None" = None,
-                 classes: "dict[tuple[str, str], type[Op] | None] | None" = None) -> _Layer:
-    """One ``<layer>`` parsed and checked; ``classes``: the op classes found so far in this read."""
+                 classes: "dict[tuple[str, str], type[Op] | None] | None" = None,
+                 shared: "dict[tuple[_Port, ...], _PortGroup] | None" = None) -> _Layer:
+    """One ``<layer>`` parsed and checked; ``classes``: the op classes found so far in this read;
+    ``shared``: its port groups (see _parse_ports)."""
     if element.keys() == _LAYER_KEYS:  # as OpenVINO writes it
         lid_text, name, ltype, version = element.values()
         attrib = _NO_ATTRIBUTES
@@ -270,9 +299,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
             cls = classes[key] = _find_op(ltype, version)
     opaque = checked is None or cls is None  # only opaque layers keep recorded dims
 
-    data: dict[str, str] = {}
-    inputs: tuple[_Port, ...] = ()
-    outputs: tuple[_Port, ...] = ()
+    data: dict[str, str] = _NO_ATTRIBUTES
+    inputs: _PortGroup = _NO_PORTS
+    outputs: _PortGroup = _NO_PORTS
     rt_el = None
     others = None
     for child in element:
@@ -280,27 +309,28 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
         if tag == "data":
             data = element_attributes(child)
         elif tag == "input":
-            inputs = _parse_ports(child, where, checked, opaque)
+            inputs = _parse_ports(child, where, checked, opaque, shared)
         elif tag == "output":
-            outputs = _parse_ports(child, where, checked, opaque)
+            outputs = _parse_ports(child, where, checked, opaque, shared)
         elif tag == "rt_info":
             rt_el = child
         elif isinstance(tag, str):
             if others is None:
                 others = []
             others.append(child)
-    for p in outputs:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
+    for p in outputs[0]:  # OpenVINO needs it on output ports only; its own test IRs leave it off inputs
         if p[P_PRECISION] is None:
             raise SerializationError(f"{_place(where)}: output port {p[P_ID]} has no precision")
     layer = _Layer(lid, name, ltype, version, data, inputs, outputs,
                    read_attribute_rt_info(rt_el) if rt_el is not None else {}, attrib, file)
     layer.cls = cls
-    if len(layer.in_index) != len(inputs) or len(layer.out_index) != len(outputs):
-        for ports, index, kind in ((inputs, layer.in_index, "input"), (outputs, layer.out_index, "output")):
+    if len(layer.in_index) != len(layer.inputs) or len(layer.out_index) != len(layer.outputs):
+        for ports, index, kind in ((layer.inputs, layer.in_index, "input"), (layer.outputs, layer.out_index, "output")):
             if len(index) != len(ports):
                 raise SerializationError(f"{_place(where)}: {kind} port ids repeat: {', '.join(p[P_ID] for p in ports)}")
     if others:
         layer.child_order = [c.tag for c in element if isinstance(c.tag, str)]
+        layer.children = {}
         for child in others:
             if child.tag in _BODY_TAGS and body_parser is not None:
                 layer.children[child.tag] = body_parser(child, f"{_place(where)} <{child.tag}>")
@@ -408,6 +438,7 @@ _EDGE_KEYS = ["from-layer", "from-port", "to-layer", "to-port"]
 _PORT_KEYS = ["id", "precision"]
 _NAMED_PORT_KEYS = ["id", "precision", "names"]
 _NO_ATTRIBUTES: dict[str, str] = {}  # shared, never written to
+_NO_PORTS: _PortGroup = ((), {})  # shared, never written to
 
 #: how deep subgraph bodies (If/Loop/TensorIterator) may nest: OpenVINO reads 400 levels; libxml2
 #: refuses elements nested deeper than 2048 (three per body level: ~680 levels) anyway
@@ -441,6 +472,61 @@ def unique_parameter_names(params: list[Node]) -> None:
         node.output_names[0] = renamed
 
 
+#: known input values up to this many elements of an integer or boolean type take part in the
+#: inference memo by content (see _Reader._infer); others by identity
+_CONTENT_KEY_SIZE = 64
+
+
+def _known_key(t: TensorType) -> Any:
+    """What a memo key holds for an input type's known value and bounds (see _Reader._infer): their
+    content when small (the dtype, shape and bytes of an integer/bool array; bound items as ints or
+    (min, max) pairs), else their identity. Keys that agree give the same inference."""
+    value, bounds = t.value, t.bounds
+    if value is None and bounds is None:
+        return None
+    if type(value) is np.ndarray and value.dtype.kind in "iub" and value.size <= _CONTENT_KEY_SIZE:
+        value_key: Any = (value.dtype.str, value.shape, value.tobytes())
+    else:
+        value_key = id(value)
+    if bounds is None:
+        return value_key, None
+    if type(bounds) in (list, tuple) and len(bounds) <= _CONTENT_KEY_SIZE:
+        items: list[Any] = []
+        for x in bounds:
+            if type(x) is int:
+                items.append(x)
+            elif type(x) is Dimension:
+                items.append((x.min, x.max))
+            else:
+                return value_key, id(bounds)
+        return value_key, type(bounds), tuple(items)
+    return value_key, id(bounds)
+
+
+def _copyable_type(t: TensorType) -> bool:
+    """A type whose value is None or a numeric/bool numpy array and whose bounds are None or a
+    list/tuple (of immutable ints and Dimensions): _fresh_type makes an independent equal copy."""
+    value, bounds = t.value, t.bounds
+    return ((value is None or (type(value) is np.ndarray and value.dtype.kind in "biufc"))
+            and (bounds is None or type(bounds) in (list, tuple)))
+
+
+def _fresh_type(t: TensorType) -> TensorType:
+    """An equal TensorType with its own copy of the value (read-only when the original is) and of
+    the bounds list; a type without either is immutable and returned as it is."""
+    value, bounds = t.value, t.bounds
+    if value is None and bounds is None:
+        return t
+    if value is not None:
+        copy = value.copy()
+        if not value.flags.writeable:
+            copy.setflags(write=False)
+        value = copy
+    if type(bounds) is list:
+        bounds = list(bounds)
+    return TensorType(t.element_type, t.shape, value, bounds)
+
+
 class _Reader:
     """Builds one Model from a ``<net>`` (:meth:`read_net`) or a ``<body>`` element.
 
@@ -454,8 +540,10 @@ class _Reader:
         self.file = file
         self.text = text  # the document's bytes, when known (see dims_are_valid)
         self.bin = bin_source
-        self._inferred: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
+        #: memo key -> (output types, whether they carry values: handed out as copies)
+        self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
+        self._port_groups: dict[tuple[_Port, ...], _PortGroup] = {}  # see _parse_ports
         #: small Constants' types (with their read-only values) per blob (offset, size, type, shape)
         #: of this read's .bin: Constants over the same blob share the value and the type, so
         #: their readers' inference is memoized alike (see _infer)
@@ -535,14 +623,14 @@ class _Reader:
             raise SerializationError(f"{where}: no <layers> element")
         layers: dict[int, _Layer] = {}
         order: list[int] = []
-        file, body, checked, classes = self.file, self._body, self._checked, self._classes
+        file, body, checked, classes, groups = self.file, self._body, self._checked, self._classes, self._port_groups
         for el in layers_el:
             tag = el.tag
             if tag != "layer":
                 if not isinstance(tag, str):
                     continue
                 raise SerializationError(f"{where}: unexpected <{tag}> inside <layers>")
-            layer = _parse_layer(el, file, body, checked, classes)
+            layer = _parse_layer(el, file, body, checked, classes, groups)
             if layer.id in layers:
                 other = layers[layer.id]
                 raise SerializationError(
@@ -755,31 +843,37 @@ class _Reader:
     def _infer(self, node: Node, key: "tuple[Any, ...] | None", where: Callable[[], str]) -> None:
         """``node.infer()``, memoized per (attribute text, input types) within one read: the same op
         on the same types infers the same outputs, and large files repeat both. Input types with
-        known values (values are not part of TensorType equality) take part by the identity of
-        their value (one shared Constant feeding a chain of Adds); outputs with values are not
-        remembered."""
+        known values (values are not part of TensorType equality) take part by their content when
+        small integer tensors (the shape subgraphs a real export repeats per block: swin_t's 1,355
+        folding nodes have 480 distinct cases) and by the identity of their value otherwise (one
+        shared Constant feeding a chain of Adds). Outputs with values are remembered as private
+        copies and handed out as fresh copies (see _fresh_type): no two nodes share a value."""
         memo_key = None
         if key is not None:
             in_types = tuple([src.node.output_types[src.index] for src in node.inputs])  # type: ignore[union-attr]
             known = None
             for t in in_types:
                 if t.value is not None or t.bounds is not None:
-                    known = tuple([(id(t.value), id(t.bounds)) for t in in_types])  # kept alive by in_types
+                    known = tuple([_known_key(t) for t in in_types])  # ids: kept alive by in_types
                     break
             memo_key = (key, in_types, known)
             hit = self._inferred.get(memo_key)
             if hit is not None:
-                node.output_types = list(hit)
+                types, with_values = hit
+                node.output_types = [_fresh_type(t) for t in types] if with_values else list(types)
                 names = node._output_names
-                if names is not None and len(names) != len(hit):
-                    node.output_names = (names + [set() for _ in hit])[: len(hit)]
+                if names is not None and len(names) != len(types):
+                    node.output_names = (names + [set() for _ in types])[: len(types)]
                 return
         try:
-            outputs = node.infer()
+            outputs = node.infer() if memo_key is None else node._infer_from(list(in_types))
         except GraphirError as exc:
             raise file_error(f"{where()}: {exc}", exc) from None
-        if memo_key is not None and all(t.value is None and t.bounds is None for t in outputs):
-            self._inferred[memo_key] = tuple(outputs)
+        if memo_key is not None:
+            if all(t.value is None and t.bounds is None for t in outputs):
+                self._inferred[memo_key] = (tuple(outputs), False)
+            elif all(_copyable_type(t) for t in outputs):
+                self._inferred[memo_key] = (tuple([_fresh_type(t) for t in outputs]), True)
 
     def _op(self, layer: _Layer) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op

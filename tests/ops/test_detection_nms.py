@@ -211,3 +211,26 @@ def test_sparse_hard_nms_matches_openvino_cpu_on_thousands_of_boxes(ov) -> None:
     consts = [Const(np.int64(3000)), Const(np.float32(0.5)), Const(np.float32(0.05))]
     got = compare(ov, _gr_nms("opset9"), lambda *a: _ov_nms("opset9")(*a), params + consts, [boxes, scores])
     assert 1000 < len(got[0]) < 5000  # many suppressed, many kept
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_hard_nms_pair_window_on_boxes_of_positive_size(seed: int) -> None:
+    """Boxes of positive height and width take the narrower pair window (a partner must start
+    before ``ymax - 0.99 * t * height``); grid boxes put many IoUs exactly on the thresholds
+    (1/2, 1/3, 1/4 ...) and class offsets (torchvision's batched NMS) make large coordinates."""
+    from graphir.ops.openvino.detection_nms import box_corners, hard_nms_loop, hard_nms_sparse
+
+    rng = np.random.default_rng(100 + seed)
+    for trial in range(120):
+        n = int(rng.integers(2, 400))
+        xy = rng.integers(0, 12, (n, 2)).astype(np.float32)
+        wh = rng.integers(1, 6, (n, 2)).astype(np.float32)
+        boxes = np.concatenate([xy, xy + wh], 1)
+        if trial % 2:
+            boxes += (rng.integers(0, 90, (n, 1)) * 321).astype(np.float32)  # class offsets
+        corners = box_corners(boxes, False)
+        scores = rng.integers(0, 10, n).astype(np.float32)
+        order = np.lexsort((np.arange(n), -scores))
+        for threshold in (0.5, 1 / 3, 0.25, 0.2, 0.55, 2 / 3, 1.0):
+            t = np.float32(threshold)
+            assert hard_nms_sparse(corners, order, n, t) == hard_nms_loop(corners, order, n, t), (trial, threshold)

@@ -111,6 +111,33 @@ def test_gather_nd_values_match_openvino_cpu(ov, version: str) -> None:
          [x, np.abs(idx) % 2])
 
 
+@pytest.mark.parametrize("version", ["opset5", "opset8"])
+def test_prepared_gather_nd_gives_evaluates_values_and_error(version: str) -> None:
+    """Without batch dims a run plan gathers at once (SSDlite's per-class score and box picks):
+    the same values as evaluate for k = 1..3, negative and empty indices; an out-of-range index
+    raises evaluate's error."""
+    from graphir.ops.base import NodeSignature, TensorType
+    from graphir.ops.registry import lookup
+    from graphir.shapes import PartialShape
+    from graphir.types import ElementType
+
+    rng = np.random.default_rng(8)
+    op = lookup("openvino", "GatherND", version)(batch_dims=0)
+    data = rng.standard_normal((7, 5, 3)).astype(np.float32)
+    for k, idx_shape in [(1, (9, 1)), (1, (0, 1)), (2, (4, 2, 2)), (3, (6, 3)), (1, (2, 3, 1))]:
+        idx = np.stack([rng.integers(-d, d, idx_shape[:-1]) for d in data.shape[:k]], -1).astype(np.int32)
+        types = [TensorType(ElementType.f32, PartialShape(data.shape)), TensorType(ElementType.i32, PartialShape(idx.shape))]
+        step = op.prepare(NodeSignature(types, [None, None], op.infer(types), [True]))
+        assert step != op.evaluate
+        got, want = step(data, idx)[0], op.evaluate(data, idx)[0]
+        assert got.shape == want.shape and got.tobytes() == want.tobytes()
+    with pytest.raises(EvaluationError) as raised:
+        step(data, np.full((1, 1), 7, np.int32))
+    with pytest.raises(EvaluationError) as expected:
+        op.evaluate(data, np.full((1, 1), 7, np.int32))
+    assert str(raised.value) == str(expected.value)
+
+
 @pytest.mark.parametrize("data,indices,axis", [("[3,4]", "[5,4]", 0), ("[3,4]", "[3,2]", -1), ("[3,4]", "[2,2]", 0),
                                                ("[?,4]", "[5,?]", 0), ("[...]", "[2,2]", 1), ("[3,4]", "[3]", 0)])
 def test_gather_elements_shapes_match_openvino(ov, data: str, indices: str, axis: int) -> None:

@@ -54,6 +54,8 @@ def iou_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 #: overlapping pairs past which the sparse hard NMS gives way to the box-by-box loop (memory)
 _MAX_SPARSE_PAIRS = 1 << 22
+#: the share of the IoU threshold the sparse NMS's pair window asks of the overlap height
+_PAIR_MARGIN = 0.99
 
 
 def hard_nms_loop(corners: np.ndarray, order: np.ndarray, max_out: int, iou_threshold: np.float32) -> list[int]:
@@ -87,20 +89,35 @@ def hard_nms_sparse(corners: np.ndarray, order: np.ndarray, max_out: int, iou_th
     by_y = np.argsort(boxes[:, 0], kind="stable")
     y0 = boxes[by_y, 0]
     ends = np.searchsorted(y0, boxes[by_y, 2], side="left")  # partners: sorted positions p+1 .. end-1
+    heights, widths = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    if (heights > 0).all() and (widths > 0).all():
+        # IoU <= overlap height / own height (the union is at least the box itself): a partner
+        # starting past ymax - t*h cannot reach the threshold. With a 1% margin, far beyond f32's
+        # few ulps of error in the IoU, no pair that could suppress is left out (SSDlite: 142k ->
+        # 75k pairs)
+        reach = boxes[by_y, 2].astype(np.float64) - _PAIR_MARGIN * float(iou_threshold) * heights[by_y].astype(np.float64)
+        ends = np.minimum(ends, np.searchsorted(y0, reach, side="right"))
     counts = np.maximum(ends - np.arange(1, n + 1), 0)
     total = int(counts.sum())
     if total > _MAX_SPARSE_PAIRS:
         return None
     kept: list[int] = []
     if total:
-        first = np.repeat(np.arange(n), counts)
-        offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        a, b = by_y[first], by_y[first + 1 + offsets]  # ranks (positions in order) of each pair
-        area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-        inter = np.maximum(np.minimum(boxes[a, 2], boxes[b, 2]) - np.maximum(boxes[a, 0], boxes[b, 0]), np.float32(0)) * \
-            np.maximum(np.minimum(boxes[a, 3], boxes[b, 3]) - np.maximum(boxes[a, 1], boxes[b, 1]), np.float32(0))
+        starts = np.cumsum(counts) - counts
+        p = np.repeat(np.arange(n), counts)  # sorted positions of each pair
+        q = np.arange(total) + np.repeat(np.arange(1, n + 1) - starts, counts)
+        y_lo, x_lo, y_hi, x_hi = (np.ascontiguousarray(boxes[by_y, i]) for i in range(4))
+        # pairs apart in x have no intersection (IoU 0, or NaN for empty boxes): they never
+        # suppress, so only the others get an IoU (the same f32 operations on the same operands)
+        iw = np.minimum(x_hi[p], x_hi[q]) - np.maximum(x_lo[p], x_lo[q])
+        apart = iw > 0
+        p, q, iw = p[apart], q[apart], iw[apart]
+        a, b = by_y[p], by_y[q]  # ranks (positions in order) of each pair
+        area = ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))[by_y]
+        inter = np.maximum(np.minimum(y_hi[p], y_hi[q]) - np.maximum(y_lo[p], y_lo[q]), np.float32(0)) * \
+            np.maximum(iw, np.float32(0))
         with np.errstate(all="ignore"):
-            iou = inter / ((area[a] + area[b]) - inter)
+            iou = inter / ((area[p] + area[q]) - inter)
         hit = iou >= iou_threshold  # NaN never suppresses
         earlier, later = np.minimum(a[hit], b[hit]), np.maximum(a[hit], b[hit])
         by_earlier = np.argsort(earlier, kind="stable")

@@ -236,6 +236,29 @@ class GatherND(Op):
             return [out.reshape(batch_shape + out.shape[1:])]
         return [out if b else out.reshape(out.shape[1:])]
 
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """No batch dims and ranks known: one gather, no per-batch loop and stack (SSDlite's 180
+        per-class GatherNDs of the scores and boxes: ~16 -> ~6 us each). The same values and error."""
+        data, indices = node.inputs
+        if self.batch_dims or not (data.shape.rank_is_static and indices.shape.rank_is_static):
+            return self.evaluate
+        k_dim = indices.shape.dims[-1] if len(indices.shape) else None
+        if k_dim is None or k_dim.max != k_dim.min or not 1 <= k_dim.min <= len(data.shape):
+            return self.evaluate
+        k = k_dim.min
+        evaluate = self.evaluate
+
+        def gather(data: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
+            idx = np.asarray(indices).astype(np.int64, copy=False).reshape(-1, k)
+            dims = np.array(data.shape[:k], dtype=np.int64)
+            idx = np.where(idx < 0, idx + dims, idx)
+            if idx.size and (idx.min() < 0 or (idx >= dims).any()):
+                return evaluate(data, indices)  # its error names the node
+            picked = np.take(data, idx[:, 0], axis=0) if k == 1 else data[tuple(idx.T)]
+            return [picked.reshape(indices.shape[:-1] + data.shape[k:])]
+
+        return gather
+
 
 class GatherND8(GatherND):
     """GatherND-8: the batch dims stay as they are."""
