@@ -25,8 +25,10 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 @pytest.fixture(autouse=True)
 def phased_for_every_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests are about the phased layout: 3x3 layers with large maps otherwise build their
-    columns tap by tap (tests/test_conv_columns.py)."""
+    columns tap by tap (tests/test_conv_columns.py), and small maps run as banded products
+    (tests/test_conv_banded.py)."""
     monkeypatch.setattr(conv, "TAP_COLUMNS_MAX_TAPS", 0)
+    monkeypatch.setattr(conv, "BANDED_MAX_WIDTH", 0)
 
 
 def _both(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int], begin: list[int],

@@ -1,0 +1,144 @@
+"""Depthwise convolutions on small maps as one banded matrix product per channel.
+
+A depthwise layer's column layout (``[G, K, L]``: every tap's copy of the input, K times the
+input) costs more to write than the per-channel BLAS products over it take. On maps a few
+outputs wide (``graphir.kernels.conv.BANDED_MAX_WIDTH``) there is a layout that reads each input row once per kernel
+row: for channel ``g``
+
+    out[g, r, c] = sum over (i, c') of A[g, r, (i, c')] * B[g, (i, c'), c]
+
+with ``A[g, r, (i, c')]`` the padded input at row ``r * sy + i * dy``, column ``c'`` (``kh`` rows of
+the input per output row: ``kh / (kh * kw)`` of the columns' copies) and ``B`` the filters laid out
+once as a band: ``B[g, (i, c * sx + j * dx), c] = w[g, i, j]``, zero elsewhere. Its nonzero terms
+come in tap order ``(i, j)``; the zero ones add ``+-0`` to a running sum that starts at ``+0`` and
+so is never ``-0``, which leaves it as it is while the input is finite. OpenBLAS's small products
+sum their inner dimension in order with FMAs from zero, as its gemv does for the columns layout, so
+both give the same bits - where they do: whether a product shape sums that way depends on the BLAS
+and the shape (OpenBLAS 0.3.31 on SkylakeX: 7 or 8 columns with 55+ inner items do not), so each
+shape is checked once per process against the columns layout on random values with zeros
+(:func:`_same_bits`), and a wider band (zero columns, dropped after the product) is tried when the
+plain one does not match. Inputs that are not all finite (``0 * inf``) take the columns layout.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+#: bytes of banded filters a layer may lay out (a band holds ``N * kh * width`` values per channel)
+BANDED_MAX_WEIGHT_BYTES = 16 << 20
+#: bytes of ``A`` rows built at a time (a block of channels stays in cache for its products)
+BANDED_BLOCK_BYTES = 1 << 19
+#: channels of the once-per-shape check against the columns layout
+_CHECK_CHANNELS = 6
+
+_lock = threading.Lock()
+_checked: dict[tuple[Any, ...], bool] = {}
+
+
+class BandedDepthwise:
+    """The banded layout of one 2-D f32 depthwise convolution's static shapes, or ``ok=False``."""
+
+    def __init__(self, x_shape: Sequence[int], groups: int, kernel: Sequence[int], strides: Sequence[int],
+                 dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+                 out_spatial: Sequence[int], reference: Callable[[int], Callable[[np.ndarray, np.ndarray], np.ndarray]]
+                 ) -> None:
+        """``reference(channels)``: the columns-layout kernel of this layer with that many channels
+        (``kernel(x, w [G, 1, 1, kh, kw])`` -> output), to check the product's order against."""
+        self.height, self.width = int(x_shape[2]), int(x_shape[3])
+        self.groups = groups
+        (self.kh, self.kw), (self.sy, self.sx) = (int(k) for k in kernel), (int(s) for s in strides)
+        (self.dy, self.dx), (self.pby, self.pbx) = (int(d) for d in dilations), (int(b) for b in pads_begin)
+        self.oh, self.ow = (int(o) for o in out_spatial)
+        #: the padded columns the windows read
+        self.span = (self.ow - 1) * self.sx + (self.kw - 1) * self.dx + 1
+        self.inner = self.kh * self.span
+        #: the padded input's rows the windows read, and where the input goes in it (rows, columns)
+        self.padded_rows = (self.oh - 1) * self.sy + (self.kh - 1) * self.dy + 1
+        self.place = [_placement(self.pby, self.height, self.padded_rows), _placement(self.pbx, self.width, self.span)]
+        self.columns = 0  # the band's width N (>= ow); 0: not usable
+        key = (tuple(int(d) for d in x_shape[2:]), self.kh, self.kw, self.sy, self.sx, self.dy, self.dx, self.pby,
+               self.pbx, tuple(int(e) for e in pads_end))
+        for columns in dict.fromkeys((self.ow, 2 * self.ow, 16)):
+            if columns < self.ow or groups * self.inner * columns * 4 > BANDED_MAX_WEIGHT_BYTES:
+                continue
+            self.columns = columns
+            if _same_bits(self, key + (columns,), reference):
+                break
+            self.columns = 0
+        self.ok = self.columns > 0
+
+    def weights(self, w: np.ndarray) -> np.ndarray:
+        """The band ``[G, kh * span, N]`` of filters ``w [G, 1, 1, kh, kw]`` (f32)."""
+        taps = np.asarray(w, np.float32).reshape(self.groups, self.kh, self.kw)
+        band = np.zeros((self.groups, self.kh, self.span, self.columns), np.float32)
+        for c in range(self.ow):
+            band[:, :, c * self.sx:c * self.sx + (self.kw - 1) * self.dx + 1:self.dx, c] = taps
+        return band.reshape(self.groups, self.inner, self.columns)
+
+    def __call__(self, x: np.ndarray, band: np.ndarray, out: np.ndarray) -> bool:
+        """Write the convolution of ``x [N, G, H, W]`` (f32) into ``out [N, G, oh, ow]``; False (nothing
+        written) when ``x`` is not all finite or its sum overflows: the caller takes the columns layout."""
+        if not np.isfinite(np.add.reduce(x, axis=None)):
+            return False
+        groups, oh, ow, columns, span = self.groups, self.oh, self.ow, self.columns, self.span
+        padded = np.empty((groups, self.padded_rows, span), np.float32)
+        (row_to, row_from), (col_to, col_from) = self.place
+        padded.fill(0)  # (one pass: cheaper than the border's four strided regions)
+        block = min(groups, max(1, BANDED_BLOCK_BYTES // (oh * self.inner * 4)))
+        rows = np.empty((block, oh, self.kh, span), np.float32)
+        flat = rows.reshape(block, oh, self.inner)
+        product = None if columns == ow else np.empty((block, oh, columns), np.float32)
+        item = padded.itemsize
+        for image in range(x.shape[0]):
+            padded[:, row_to, col_to] = x[image, :, row_from, col_from]
+            for start in range(0, groups, block):
+                stop = min(groups, start + block)
+                count = stop - start
+                part = padded[start:stop]
+                rows[:count] = as_strided(part, (count, oh, self.kh, span),
+                                          (part.strides[0], self.sy * span * item, self.dy * span * item, item),
+                                          writeable=False)
+                if product is None:
+                    np.matmul(flat[:count], band[start:stop], out=out[image, start:stop])
+                else:
+                    np.matmul(flat[:count], band[start:stop], out=product[:count])
+                    out[image, start:stop] = product[:count, :, :ow]
+        return True
+
+
+def _placement(pad: int, size: int, room: int) -> tuple[slice, slice]:
+    """Along one axis: the padded slots ``[0, room)`` that hold input (target) and the input they hold."""
+    first = min(pad, room)
+    stop = max(first, min(room, pad + size))
+    return slice(first, stop), slice(first - pad, stop - pad)
+
+
+def _same_bits(banded: BandedDepthwise, key: tuple[Any, ...],
+               reference: Callable[[int], Callable[[np.ndarray, np.ndarray], np.ndarray]]) -> bool:
+    """Does the banded product give the columns layout's bits for this shape (random values with
+    zeros and negative zeros; once per shape and band width per process)?"""
+    with _lock:
+        known = _checked.get(key)
+    if known is not None:
+        return known
+    channels = _CHECK_CHANNELS
+    rng = np.random.default_rng(2026)
+    x = rng.standard_normal((1, channels, banded.height, banded.width), dtype=np.float32)
+    x[0, 0] = 0.0
+    x[0, 1] = -0.0
+    x[0, 2, ::2] = 0.0
+    w = rng.standard_normal((channels, 1, 1, banded.kh, banded.kw), dtype=np.float32)
+    w[1] = np.abs(w[1])
+    expected = reference(channels)(x, w)
+    probe = BandedDepthwise.__new__(BandedDepthwise)
+    probe.__dict__.update(banded.__dict__)
+    probe.groups = channels
+    got = np.empty(expected.shape, np.float32)
+    same = probe(x, probe.weights(w), got) and got.tobytes() == expected.tobytes()
+    with _lock:
+        _checked[key] = same
+    return same

@@ -1,0 +1,185 @@
+"""Depthwise convolutions on small maps as banded products (graphir/kernels/banded.py) keep the
+bits of the former formulation: the padded input's window view copied whole, then one BLAS gemv
+per channel (whose taps are summed in order with FMAs from zero; the band's zeros add nothing).
+
+Checked on random layers, on the corpus layers that take the path (asserting that they do), on
+inputs with zeros, negative zeros, infinities and NaNs (those take the columns layout), on real
+exports run end to end, and against OpenVINO's CPU plugin."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import graphir
+from graphir.interpreter import run
+from graphir.kernels import banded, conv
+from graphir.kernels.conv import ConvKernel
+from tests.test_conv_columns import _former
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _layer(x: np.ndarray, k: tuple[int, int], stride: int = 1, dilation: int = 1,
+           pads: tuple[int, int] | None = None) -> ConvKernel:
+    begin = [k[0] // 2 * dilation, k[1] // 2 * dilation] if pads is None else [pads[0]] * 2
+    end = list(begin) if pads is None else [pads[1]] * 2
+    return ConvKernel(x.shape, x.dtype, (x.shape[1], 1, 1, *k), [stride] * 2, [dilation] * 2, begin, end)
+
+
+def test_banded_depthwise_keeps_the_former_bits_on_random_layers() -> None:
+    rng = np.random.default_rng(11)
+    used = 0
+    for _ in range(300):
+        channels, height, width = int(rng.integers(1, 12)), int(rng.integers(2, 20)), int(rng.integers(2, 20))
+        k = (int(rng.integers(2, 7)), int(rng.integers(2, 7)))
+        strides = [int(v) for v in rng.integers(1, 3, 2)]
+        dilations = [int(v) for v in rng.integers(1, 3, 2)]
+        begin, end = [int(v) for v in rng.integers(0, 4, 2)], [int(v) for v in rng.integers(0, 4, 2)]
+        x = rng.standard_normal((int(rng.integers(1, 3)), channels, height, width), dtype=np.float32)
+        w = rng.standard_normal((channels, 1, 1, *k), dtype=np.float32)
+        kernel = ConvKernel(x.shape, x.dtype, w.shape, strides, dilations, begin, end)
+        if min(kernel.out_spatial) <= 0 or kernel.banded is None:
+            continue
+        used += 1
+        got = kernel(x, kernel.weights(w))
+        assert got.tobytes() == _former(kernel, x, w).tobytes(), (x.shape, k, strides, dilations, begin, end)
+    assert used > 80
+
+
+# MobileNetV3-small/large, EfficientNet-B0 and SSDlite layers whose outputs are <= 16 wide
+@pytest.mark.parametrize("shape, k, stride", [((1, 576, 7, 7), 5, 1), ((1, 240, 14, 14), 5, 1),
+                                              ((1, 96, 28, 28), 5, 2), ((1, 672, 14, 14), 5, 1),
+                                              ((1, 1152, 7, 7), 5, 1), ((1, 1152, 7, 7), 3, 1),
+                                              ((1, 480, 14, 14), 3, 1), ((1, 672, 20, 20), 5, 2),
+                                              ((1, 960, 10, 10), 5, 1), ((1, 88, 28, 28), 3, 2)])
+def test_corpus_layers_take_the_banded_product_with_the_former_bits(shape: tuple[int, ...], k: int,
+                                                                     stride: int) -> None:
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    w = rng.standard_normal((shape[1], 1, 1, k, k), dtype=np.float32)
+    kernel = _layer(x, (k, k), stride)
+    assert kernel.banded is not None
+    weights = kernel.weights(w)
+    assert isinstance(weights, conv.BandedWeights)
+    out = np.empty(kernel.out_shape, np.float32)
+    assert kernel.banded(x, weights.band, out)  # the band itself computed it, not the fallback
+    assert out.tobytes() == _former(kernel, x, w).tobytes()
+    assert kernel(x, weights).tobytes() == out.tobytes()
+
+
+def test_wide_outputs_keep_the_columns_layout() -> None:
+    x = np.zeros((1, 8, 40, 40), np.float32)
+    assert _layer(x, (3, 3)).banded is None  # 40 wide: the band's zeros would cost more than the copies
+    assert _layer(np.zeros((1, 8, 9, 9), np.float32), (2, 2)).banded is None  # 4 taps: gemv sums otherwise
+
+
+def test_zeros_and_negative_zeros_keep_their_signs() -> None:
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((2, 6, 7, 7), dtype=np.float32)
+    x[0, :3] = 0.0
+    x[1, :3] = -0.0
+    x[0, 4, ::2] = -0.0
+    w = rng.standard_normal((6, 1, 1, 5, 5), dtype=np.float32)
+    w[1] = -np.abs(w[1])
+    w[2] = 0.0
+    kernel = _layer(x, (5, 5))
+    assert kernel.banded is not None
+    got = kernel(x, kernel.weights(w))
+    assert np.signbit(got).any() and (got == 0).any()
+    assert got.tobytes() == _former(kernel, x, w).tobytes()
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan, 3e38])
+def test_inputs_that_are_not_finite_take_the_columns_layout(bad: float) -> None:
+    """``0 * inf`` in the band's zeros would turn outputs the infinity never reaches into NaN; a
+    sum that overflows (3e38 twice) is treated alike. The columns layout computes those."""
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((1, 5, 14, 14), dtype=np.float32)
+    x[0, 2, 3, 4] = bad
+    x[0, 2, 5, 4] = bad
+    w = rng.standard_normal((5, 1, 1, 3, 3), dtype=np.float32)
+    kernel = _layer(x, (3, 3))
+    assert kernel.banded is not None
+    weights = kernel.weights(w)
+    assert not kernel.banded(x, weights.band, np.empty(kernel.out_shape, np.float32))
+    got = kernel(x, weights)
+    assert got.tobytes() == _former(kernel, x, w).tobytes()
+    assert np.isfinite(got[0, 0]).all() and np.isfinite(got[0, 2, 0]).all()
+
+
+def test_a_band_that_sums_otherwise_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The once-per-shape check compares the band with the columns layout: a product that rounds
+    differently (here: the columns' result one ulp off) keeps the columns layout."""
+    monkeypatch.setattr(banded, "_checked", {})
+    plain = ConvKernel._reference_with
+
+    def off_by_one_ulp(self: ConvKernel, channels: int):  # type: ignore[no-untyped-def]
+        exact = plain(self, channels)
+        return lambda x, w: np.nextafter(exact(x, w), np.float32(np.inf))
+
+    monkeypatch.setattr(ConvKernel, "_reference_with", off_by_one_ulp)
+    x = np.zeros((1, 4, 7, 7), np.float32)
+    kernel = _layer(x, (3, 3))
+    assert kernel.banded is None and kernel.phased is not None
+    assert all(not same for same in banded._checked.values()) and banded._checked
+
+
+def test_the_band_width_chosen_is_one_that_matched_the_columns_layout() -> None:
+    """OpenBLAS 0.3.31 (SkylakeX) sums 7-column products with 55 inner items in another order: the
+    7x7 5x5 layers take a 14-column band there (its extra columns zero, dropped). Whatever the BLAS,
+    the width chosen is one whose product matched the columns layout in the check."""
+    kernel = _layer(np.zeros((1, 8, 7, 7), np.float32), (5, 5))
+    assert kernel.banded is not None and kernel.banded.columns >= 7
+    key = [key for key, same in banded._checked.items() if same and key[-1] == kernel.banded.columns]
+    assert key
+
+
+@pytest.mark.parametrize("name", ["torchvision/mobilenet_v3_small.xml", "torchvision/lraspp_mobilenet_v3_small.xml"])
+def test_real_exports_run_with_the_same_bits_with_and_without_the_band(name: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    shape = [1, 3, 224, 224] if "lraspp" not in name else [1, 3, 160, 192]
+    x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
+    built: list[ConvKernel] = []
+    plain_init = ConvKernel.__init__
+
+    def counting(self: ConvKernel, *args: object, **kwargs: object) -> None:
+        plain_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        built.append(self)
+
+    monkeypatch.setattr(ConvKernel, "__init__", counting)
+    model = graphir.read_model(FIXTURES / name)
+    model.reshape([shape])
+    with_band = run(model, [x])
+    assert sum(k.banded is not None for k in built) >= 4
+    generic = run(model, [x], specialize=False)
+    monkeypatch.setattr(conv, "BANDED_MAX_WIDTH", 0)
+    model = graphir.read_model(FIXTURES / name)
+    model.reshape([shape])
+    without = run(model, [x])
+    for key in with_band:
+        assert with_band[key].tobytes() == without[key].tobytes() == generic[key].tobytes(), key
+
+
+@pytest.mark.parametrize("shape, k, stride, dilation", [((1, 96, 7, 7), 5, 1, 1), ((1, 40, 14, 14), 3, 1, 1),
+                                                        ((1, 24, 28, 28), 5, 2, 1), ((2, 16, 11, 13), 3, 1, 2)])
+def test_banded_depthwise_bits_equal_openvino_cpu(ov, shape: tuple[int, ...], k: int, stride: int,
+                                                  dilation: int) -> None:
+    from openvino import opset13 as ops
+
+    from tests.ops.ov_diff import core
+
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal(shape, dtype=np.float32)
+    w = rng.standard_normal((shape[1], 1, 1, k, k), dtype=np.float32)
+    pad = k // 2 * dilation
+    kernel = _layer(x, (k, k), stride, dilation)
+    assert kernel.banded is not None
+    got = kernel(x, kernel.weights(w))
+    p = ops.parameter(list(shape), ov.Type.f32)
+    y = ops.group_convolution(p, ops.constant(w), [stride] * 2, [pad] * 2, [pad] * 2, [dilation] * 2)
+    compiled = core(ov).compile_model(ov.Model([y], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32",
+                                                                  "INFERENCE_NUM_THREADS": 1})
+    want = compiled([x])[0]
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
