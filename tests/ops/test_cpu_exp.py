@@ -163,3 +163,49 @@ def test_blocked_logistic_gives_the_bits_of_one_pass() -> None:
         blocked = cpu_exp.logistic_f32(x.reshape(3, -1))
     assert x.size > cpu_exp.LOGISTIC_BLOCK and blocked.shape == (3, x.size // 3)
     np.testing.assert_array_equal(blocked.reshape(-1).view(np.uint32), whole.view(np.uint32))
+
+
+def test_checked_logistic_keeps_the_careful_bits_on_every_kind_of_input() -> None:
+    """Small inputs (EfficientNet's squeeze-excite gates) take the form with one check over all
+    six FMAs' sums: where it answers, every bit is the step-by-step form's; where a sum needs
+    the careful rounding (subnormal inputs here) it answers None and the block is computed again."""
+    rng = np.random.default_rng(21)
+    answered = fell_back = 0
+    with np.errstate(all="ignore"):
+        for x in (_random_bits(), (rng.standard_normal(200_000) * 5).astype(np.float32), SPECIAL):
+            for start in range(0, x.size, 1024):
+                block = x[start:start + 1024]
+                fast = cpu_exp._logistic_block_fast(block)
+                if fast is None:
+                    fell_back += 1
+                    continue
+                answered += 1
+                np.testing.assert_array_equal(fast.view(np.uint32), cpu_exp._logistic_block(block).view(np.uint32))
+    assert answered > 150 and fell_back > 0
+    assert cpu_exp._logistic_block_fast(np.array([1e-45], np.float32)) is None  # r is f32-subnormal
+
+
+def test_small_sigmoid_inputs_take_the_checked_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(22)
+    x = (rng.standard_normal((1, 1152, 1, 1)) * 4).astype(np.float32)
+    with np.errstate(all="ignore"):
+        want = cpu_exp._logistic_block(x.reshape(-1)).reshape(x.shape)
+
+    def careful(block: np.ndarray) -> np.ndarray:
+        raise AssertionError("the step-by-step form was used")
+
+    monkeypatch.setattr(cpu_exp, "_logistic_block", careful)
+    got = cpu_exp.logistic_f32(x)
+    assert got.shape == x.shape
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("size", [96, 1152, 2048])
+def test_small_sigmoid_bits_equal_openvino_cpu(ov, size: int) -> None:
+    from openvino import Core, Model, Type, opset13 as ops
+
+    x = np.concatenate([SPECIAL, _inputs()[:size - len(SPECIAL)]])
+    got = cpu_exp.logistic_f32(x)
+    p = ops.parameter([size], Type.f32)
+    want = Core().compile_model(Model([ops.sigmoid(p)], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})([x])[0]
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
