@@ -95,3 +95,36 @@ def test_evaluate_outside_a_run_keeps_the_reference_order(ov, mode: str, sort: s
     want = reference(ov, factory("opset11", "TopK", attrs), [x, np.int64(7)])
     assert want is not None
     np.testing.assert_array_equal(folded, want[1])
+
+
+def test_heap_replay_of_nan_free_rows_keeps_the_generic_heaps_order() -> None:
+    """NaN-free rows replay the heap with ``>`` on flat lists (mode min on negated values); every
+    order must be the generic replay's, on rows full of ties, negative zeros and both modes."""
+    rng = np.random.default_rng(31)
+    for trial in range(2000):
+        n = int(rng.integers(1, 70))
+        k = int(rng.integers(1, n + 1))
+        row = rng.integers(-3, int(rng.integers(-2, 9)), n).astype(np.float64)
+        row[rng.integers(0, n, 2)] = -0.0 if trial % 2 else 0.0
+        values = row.tolist()
+        for mode in ("max", "min"):
+            keys = values if mode == "max" else [-v for v in values]
+            assert cpu_topk._heap_ordered(keys, k) == cpu_topk._heap(values, k, mode), (values, k, mode)
+
+
+def test_rows_with_ties_take_the_flat_heap_and_nan_rows_the_generic_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = np.array([[3.0, 1.0, 3.0, 2.0, 3.0, 1.0, 0.5, 2.0, 3.0], [3.0, np.nan, 3.0, 2.0, 3.0, 1.0, 0.5, 2.0, 3.0]],
+                    np.float32)
+    want = cpu_topk.cpu_topk_indices(rows, 7, "max", "heap")
+    generic = cpu_topk._heap
+    calls: list[int] = []
+
+    def counted(values: list, k: int, mode: str) -> list[int]:
+        calls.append(len(values))
+        return generic(values, k, mode)
+
+    monkeypatch.setattr(cpu_topk, "_heap", counted)
+    got = cpu_topk.cpu_topk_indices(rows, 7, "max", "heap")
+    assert calls == [9]  # the NaN row only
+    assert got.tolist() == want.tolist()
+    assert got[0].tolist() == generic(rows[0].astype(np.float64).tolist(), 7, "max")

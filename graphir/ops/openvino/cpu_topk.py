@@ -143,6 +143,45 @@ def _heap(values: list, k: int, mode: str) -> list[int]:
     return [i for _, i in heap]
 
 
+def _heap_ordered(keys: list, k: int) -> list[int]:
+    """:func:`_heap` in mode max for NaN-free ``keys`` (mode min: the negated values, which keep
+    every comparison's outcome): ``above`` is then ``>``, and the heap is two flat lists instead of
+    pairs, and a sift moves a hole down instead of swapping (the same moves, so the same order)."""
+    values = keys[:k]
+    index = list(range(k))
+
+    def sift_down(node: int, last: int) -> None:
+        if last == 0:
+            return
+        only_left = last >> 1 if last & 1 else -1  # the node whose one child is ``last``
+        deepest = (last - 1) >> 1
+        value, item = values[node], index[node]  # moved down a hole: children move up into it
+        while node <= deepest:
+            child = 2 * node + 1
+            if node != only_left and values[child] > values[child + 1]:
+                child += 1
+            below = values[child]
+            if not value > below:
+                break
+            values[node], index[node] = below, index[child]
+            node = child
+        values[node], index[node] = value, item
+
+    for node in range((k - 2) >> 1 if k > 1 else 0, -1, -1):
+        sift_down(node, k - 1)
+    root = values[0]
+    for i in range(k, len(keys)):
+        if keys[i] > root:
+            values[0], index[0] = keys[i], i
+            sift_down(0, k - 1)
+            root = values[0]
+    for last in range(k - 1, 0, -1):
+        values[0], values[last] = values[last], values[0]
+        index[0], index[last] = index[last], index[0]
+        sift_down(0, last - 1)
+    return index
+
+
 def bitonic_stages(n: int) -> list[list[tuple[int, int]]]:
     """The comparators of the plugin's bitonic network over ``n`` items, stage by stage (the
     comparators of one stage touch distinct items). Every comparator orders (left, right) the same
@@ -232,9 +271,12 @@ def cpu_topk_indices(values: np.ndarray, k: int, mode: str, algo: Algorithm) -> 
     if algo == "bitonic":
         result[todo] = _bitonic(wide[todo], k, mode)
         return result
-    for r in todo:
+    finite = ~np.isnan(wide[todo]).any(axis=1) if values.dtype.kind == "f" else np.ones(len(todo), bool)
+    for r, ordered in zip(todo, finite):
         row = wide[r].tolist()
-        if algo == "heap":
+        if algo == "heap" and ordered:
+            result[r] = _heap_ordered(row if mode == "max" else [-v for v in row], k)
+        elif algo == "heap":
             result[r] = _heap(row, k, mode)
         elif algo == "horizontal":
             result[r] = _horizontal(row, mode)
