@@ -372,3 +372,40 @@ def test_convert_prepared_gives_the_generic_bits(source: str, target: str) -> No
     assert (step_names(model, [value])["Convert"] == {"convert"}) == fast
     with np.errstate(all="ignore"):
         assert_same_bits(model, [value])
+
+
+@pytest.mark.parametrize("name", ["Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual"])
+@pytest.mark.parametrize("dtype", ["f32", "i64"])
+def test_comparisons_prepared_give_the_generic_bits(name: str, dtype: str) -> None:
+    """One ufunc into a new boolean array (never into an input of another type); NaN compares
+    as evaluate compares it."""
+    rng = np.random.default_rng(41)
+    a = opset.parameter([5, 7], dtype, name="a")
+    b = opset.parameter([1, 7], dtype, name="b")
+    model = Model([opset.make(name, a, b)], [a.node, b.node])
+    np_type = np.float32 if dtype == "f32" else np.int64
+    x = rng.integers(-3, 4, (5, 7)).astype(np_type)
+    y = rng.integers(-3, 4, (1, 7)).astype(np_type)
+    if dtype == "f32":
+        x[0, :3] = np.nan
+        y[0, 5] = np.nan
+    assert prepared_types(model, [x, y])[name]
+    got = assert_same_bits(model, [x, y])
+    assert next(iter(got.values())).dtype == np.bool_
+
+
+def test_shape_of_non_zero_and_numpy_broadcast_prepared_give_the_generic_bits() -> None:
+    """SSDlite's per-class steps: scores above a threshold (NonZero of a Greater), the count's
+    shape (ShapeOf of a run-time length) and a scalar broadcast to it (Broadcast-3 numpy mode)."""
+    x = opset.parameter([-1], "f32", name="scores")
+    keep = opset.make("Greater", x, opset.constant(np.array([0.5], np.float32)))
+    idx = opset.make("NonZero", keep, output_type="i64")
+    count = opset.make("ShapeOf", idx, output_type="i32")
+    fill = opset.make("Broadcast", opset.constant(np.array(7, np.int64)), count, mode="numpy")
+    model = Model([idx, count, fill], [x.node])
+    scores = np.random.default_rng(42).uniform(0, 1, 301).astype(np.float32)
+    kinds = prepared_types(model, [scores])
+    assert kinds["NonZero"] and kinds["ShapeOf"] and kinds["Broadcast"] and kinds["Greater"]
+    got = list(assert_same_bits(model, [scores]).values())
+    kept = int((scores > 0.5).sum())
+    assert got[0].shape == (1, kept) and got[1].tolist() == [1, kept] and got[2].tolist() == [[7] * kept]

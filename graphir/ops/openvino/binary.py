@@ -22,7 +22,7 @@ from pydantic import Field
 
 from graphir.broadcast import AutoBroadcastSpec, broadcast_merge, numpy_merge
 from graphir.errors import GraphirError
-from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
+from graphir.ops.base import NodeSignature, Op, Port, TensorType, fresh_output, writes_into
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -225,6 +225,15 @@ class BinaryComparison(BinaryElementwise):
     def output_element_type(self, inputs: list[TensorType]) -> ElementType:
         self.merged_element_type(inputs)
         return ElementType.boolean
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """The comparison's one ufunc (see BinaryElementwise.prepare), into a new boolean array:
+        never into an input (of another type)."""
+        prepared = super().prepare(node)
+        ufunc = self.ufunc
+        if ufunc is None or getattr(prepared, "into_inputs", None) is None:
+            return prepared
+        return fresh_output(lambda a, b: [ufunc(a, b)])
 
 
 class BinaryLogical(BinaryElementwise):

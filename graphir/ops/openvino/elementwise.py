@@ -238,6 +238,7 @@ class Mod(BinaryArithmetic):
 # --- comparison ------------------------------------------------------------------------------
 class Equal(BinaryComparison):
     type_name: ClassVar[str] = "Equal"
+    ufunc: ClassVar[np.ufunc | None] = np.equal
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.equal(a, b)
@@ -245,6 +246,7 @@ class Equal(BinaryComparison):
 
 class NotEqual(BinaryComparison):
     type_name: ClassVar[str] = "NotEqual"
+    ufunc: ClassVar[np.ufunc | None] = np.not_equal
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.not_equal(a, b)
@@ -252,6 +254,7 @@ class NotEqual(BinaryComparison):
 
 class Less(BinaryComparison):
     type_name: ClassVar[str] = "Less"
+    ufunc: ClassVar[np.ufunc | None] = np.less
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.less(a, b)
@@ -259,6 +262,7 @@ class Less(BinaryComparison):
 
 class LessEqual(BinaryComparison):
     type_name: ClassVar[str] = "LessEqual"
+    ufunc: ClassVar[np.ufunc | None] = np.less_equal
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.less_equal(a, b)
@@ -266,6 +270,7 @@ class LessEqual(BinaryComparison):
 
 class Greater(BinaryComparison):
     type_name: ClassVar[str] = "Greater"
+    ufunc: ClassVar[np.ufunc | None] = np.greater
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.greater(a, b)
@@ -273,6 +278,7 @@ class Greater(BinaryComparison):
 
 class GreaterEqual(BinaryComparison):
     type_name: ClassVar[str] = "GreaterEqual"
+    ufunc: ClassVar[np.ufunc | None] = np.greater_equal
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.greater_equal(a, b)

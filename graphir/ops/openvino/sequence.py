@@ -11,7 +11,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from graphir.limits import check_tensor
-from graphir.ops.base import INDEX, INTEGRAL, Op, Port, TensorType
+from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType
 from graphir.ops.openvino import cpu_topk
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
@@ -153,6 +153,15 @@ class NonZero(Op):
         if x.ndim == 0:
             return [np.zeros((0, 1 if x != 0 else 0), dtype)]
         return [np.array(np.nonzero(x), dtype=dtype).reshape(x.ndim, -1)]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """Inputs of static rank >= 1: ``evaluate``'s ``nonzero``, the index type decoded once."""
+        shape = node.inputs[0].shape
+        if not shape.rank_is_static or len(shape) == 0:
+            return self.evaluate
+        dtype = np.dtype(ElementType.parse(self.output_type).numpy_dtype)
+        rank = len(shape)
+        return lambda x: [np.array(np.nonzero(x), dtype=dtype).reshape(rank, -1)]
 
 
 # --- TopK ------------------------------------------------------------------------------------

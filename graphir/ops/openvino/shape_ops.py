@@ -69,6 +69,11 @@ class ShapeOf(Op):
     def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
         return [np.array(np.shape(x), dtype=self.result_type().numpy_dtype)]
 
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """The result type decoded once (a dynamic shape's ShapeOf runs per call: SSDlite's 181)."""
+        dtype = np.dtype(self.result_type().numpy_dtype)
+        return lambda x: [np.array(np.shape(x), dtype=dtype)]
+
 
 class ShapeOf3(ShapeOf):
     """ShapeOf-3: ``output_type`` i64 (default) or i32."""
@@ -699,7 +704,11 @@ class Broadcast3(Op):
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
         """Bidirectional mode on f32/f16 data (an LLM's KV heads repeated to the query heads, the
         target shape computed per call): ``x * 1`` over the broadcast shape, as ``evaluate``'s
-        ``x * ones(target)`` (the same products, without building the ones)."""
+        ``x * ones(target)`` (the same products, without building the ones). Numpy mode: the
+        target decoded and the copy made without ``evaluate``'s mode dispatch (SSDlite broadcasts
+        a scalar per class, 90 per run)."""
+        if self.mode == "numpy" and len(node.inputs) == 2:
+            return _prepared_numpy_broadcast
         if self.mode != "bidirectional" or node.inputs[0].element_type not in (ElementType.f32, ElementType.f16):
             return self.evaluate
         generic, dtype = self.evaluate, np.dtype(node.inputs[0].element_type.numpy_dtype)
@@ -714,6 +723,17 @@ class Broadcast3(Op):
             return [np.multiply(np.broadcast_to(x, out), one)]
 
         return broadcast
+
+
+def _prepared_numpy_broadcast(x: np.ndarray, target: np.ndarray) -> list[np.ndarray]:
+    """Broadcast-3 numpy mode: ``evaluate``'s steps for that mode."""
+    x = np.asarray(x)
+    shape = tuple(np.asarray(target).reshape(-1).tolist())
+    check_tensor(shape, x.dtype)
+    view = np.broadcast_to(x, shape)
+    if view.nbytes >= BROADCAST_VIEW_BYTES and view.size >= 2 * x.size:
+        return [view]
+    return [view.copy()]
 
 
 class Broadcast(Broadcast3):
