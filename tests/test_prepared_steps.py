@@ -409,3 +409,35 @@ def test_shape_of_non_zero_and_numpy_broadcast_prepared_give_the_generic_bits() 
     got = list(assert_same_bits(model, [scores]).values())
     kept = int((scores > 0.5).sum())
     assert got[0].shape == (1, kept) and got[1].tolist() == [1, kept] and got[2].tolist() == [[7] * kept]
+
+
+@pytest.mark.parametrize("index", [np.array(3, np.int64), np.array([0, 4, 4, 1], np.int32), np.array(-1, np.int64)])
+def test_gather_with_constant_indices_prepared_gives_the_generic_bits(index: np.ndarray) -> None:
+    """Constant indices in range are checked once (a constant negative one keeps the per-call path)."""
+    data = opset.parameter([-1, 6], "f32", name="scores")
+    out = opset.make("Gather", data, opset.constant(index), opset.constant(np.array(1, np.int64)), batch_dims=0)
+    model = Model([out], [data.node])
+    x = np.random.default_rng(43).standard_normal((9, 6)).astype(np.float32)
+    names = step_names(model, [x])["Gather"]
+    assert ("<lambda>" in names) == bool(index.min() >= 0)
+    assert_same_bits(model, [x])
+
+
+@pytest.mark.parametrize("rows", [[[0], [3], [3], [1]], [[-1], [2]], [[5], [0]]])
+def test_gather_nd_single_index_prepared_gives_the_generic_bits(rows: list[list[int]]) -> None:
+    """One index per row: in range, the take without the wrap; negative ones wrap as evaluate does;
+    out of range fails as evaluate fails."""
+    data = opset.parameter([5, 4], "f32", name="boxes")
+    idx = opset.parameter([-1, 1], "i64", name="idx")
+    model = Model([opset.make("GatherND", data, idx, batch_dims=0)], [data.node, idx.node])
+    x = np.random.default_rng(44).standard_normal((5, 4)).astype(np.float32)
+    values = [x, np.array(rows, np.int64)]
+    assert prepared_types(model, values)["GatherND"]
+    if max(r[0] for r in rows) >= 5:
+        with pytest.raises(Exception) as prepared:
+            run(model, values)
+        with pytest.raises(type(prepared.value)) as generic:
+            run(model, values, specialize=False)
+        assert str(generic.value) == str(prepared.value)
+        return
+    assert_same_bits(model, values)

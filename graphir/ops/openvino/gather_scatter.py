@@ -104,6 +104,13 @@ class Gather(Op):
         if batch != 0:
             return self.evaluate
         evaluate = self.evaluate
+        known, dim_t = node.constants[1], data_t.shape.dims[ax]
+        if known is not None and dim_t.is_static:
+            fixed = np.asarray(known)
+            if fixed.size and fixed.dtype.kind in "iu" and fixed.min() >= 0 and fixed.max() < dim_t.min:
+                # constant indices in range, checked once (SSDlite's per-class column of the scores)
+                taken = fixed.astype(np.int64)
+                return lambda data, indices, axis_: [np.take(data, taken, axis=ax)]
 
         def gather(data: np.ndarray, indices: np.ndarray, axis_: np.ndarray) -> list[np.ndarray]:
             dim = data.shape[ax]  # per call: the data's dims may be known only then (a KV cache)
@@ -250,6 +257,9 @@ class GatherND(Op):
 
         def gather(data: np.ndarray, indices: np.ndarray) -> list[np.ndarray]:
             idx = np.asarray(indices).astype(np.int64, copy=False).reshape(-1, k)
+            if k == 1 and idx.size and idx.min() >= 0 and idx.max() < data.shape[0]:
+                # indices already in range (the usual case): no wrap of negatives to make
+                return [np.take(data, idx[:, 0], axis=0).reshape(indices.shape[:-1] + data.shape[1:])]
             dims = np.array(data.shape[:k], dtype=np.int64)
             idx = np.where(idx < 0, idx + dims, idx)
             if idx.size and (idx.min() < 0 or (idx >= dims).any()):
