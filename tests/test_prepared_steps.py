@@ -441,3 +441,18 @@ def test_gather_nd_single_index_prepared_gives_the_generic_bits(rows: list[list[
         assert str(generic.value) == str(prepared.value)
         return
     assert_same_bits(model, values)
+
+
+@pytest.mark.parametrize("version, axis", [("opset8", -1), ("opset8", 1), ("opset1", 2), ("opset1", 0)])
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_softmax_prepared_gives_the_generic_bits(version: str, axis: int, dtype: str) -> None:
+    """One exp pass (the generic form makes two), the quotient into the exponentials; -inf and
+    equal rows included."""
+    x = opset.parameter([2, 7, 5], dtype, name="x")
+    model = Model([opset.make("Softmax", x, axis=axis, version=version)], [x.node])
+    values = (np.random.default_rng(45).standard_normal((2, 7, 5)) * 6).astype(np.float32 if dtype == "f32" else np.float64)
+    values[0, 0] = -np.inf
+    values[0, 0, 1] = 0.5
+    values[1, 2] = 3.0
+    assert prepared_types(model, [values])["Softmax"]
+    assert_same_bits(model, [values])
