@@ -290,18 +290,30 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
 
 def _write_into_dead_inputs(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]",
                             nodes: "list[tuple[Node, tuple[int, ...], Callable[..., Any] | None]]", keep: set[int]) -> None:
-    """Let an elementwise step write its result into an input nothing else will read: a fresh
+    """Let an elementwise step write its result into an input nothing will read after it: a fresh
     array (:func:`graphir.ops.base.fresh_output`: a convolution's, a product's, an earlier
-    elementwise step's) whose only reader it is, of the output's type and static shape (a bias
-    Add after a Convolution, a residual Add). Saves an allocation and its page faults per step;
-    the values are the same ufunc's."""
-    readers: dict[int, int] = {}
+    elementwise step's) of the output's type and static shape that it alone reads (a bias Add
+    after a Convolution, a residual Add), or that it reads last while every earlier reader made a
+    fresh array of its own from it (a squeeze-excite block's Multiply after its ReduceMean: those
+    readers keep no reference to it). Saves an allocation per step; the values are the same ufunc's."""
+    readers: dict[int, list[int]] = {}
     fresh: set[int] = set()
-    for node, ins, evaluate in nodes:
+    for index, (node, ins, evaluate) in enumerate(nodes):
         for s in set(ins):
-            readers[s] = readers.get(s, 0) + 1
+            readers.setdefault(s, []).append(index)
         if getattr(evaluate, "fresh_output", False) and node.output_types:
             fresh.add(plan.slot_of[(node.id, 0)])
+
+    def dead_after(slot: int, index: int) -> bool:
+        """Is step ``index`` the last reader of ``slot``, every earlier one a fresh-output step?"""
+        for other in readers.get(slot, ()):
+            if other == index:
+                continue
+            earlier, _, evaluate = nodes[other]
+            if other > index or not getattr(evaluate, "fresh_output", False) or len(earlier.output_types) != 1:
+                return False
+        return True
+
     for index, (node, ins, evaluate) in enumerate(nodes):
         variants = getattr(evaluate, "into_inputs", None)
         if variants is None or len(ins) != len(variants) or not node.output_types:
@@ -309,7 +321,7 @@ def _write_into_dead_inputs(plan: "RunPlan", types: "Mapping[tuple[int, int], Te
         out_type = types.get((node.id, 0), node.output_types[0])
         out_dims = static_dims(out_type)
         for port, slot in enumerate(ins):
-            if slot in keep or slot not in fresh or readers.get(slot) != 1 or out_dims is None:
+            if slot in keep or slot not in fresh or out_dims is None or not dead_after(slot, index):
                 continue
             source = node.inputs[port]
             assert source is not None

@@ -456,3 +456,32 @@ def test_softmax_prepared_gives_the_generic_bits(version: str, axis: int, dtype:
     values[1, 2] = 3.0
     assert prepared_types(model, [values])["Softmax"]
     assert_same_bits(model, [values])
+
+
+def _writes_in_place(step: Any) -> bool:
+    """Is this prepared step a ``writes_into`` variant (its ufunc call passes ``out=``)?"""
+    return ("out",) in step[0].__code__.co_consts
+
+
+def _elementwise_after_reduce(view_reader: bool) -> tuple[Model, list[np.ndarray]]:
+    rng = np.random.default_rng(46)
+    x = opset.parameter([2, 8, 5, 5], "f32", name="x")
+    added = opset.add(x, opset.constant(rng.standard_normal((1, 8, 1, 1)).astype(np.float32)))
+    mean = opset.make("ReduceMean", added, opset.constant(np.array([2, 3], np.int64)), keep_dims=True)
+    outputs = [opset.multiply(added, opset.sigmoid(mean))]
+    if view_reader:  # an earlier reader whose output is a view of the Add's array, returned to the caller
+        outputs.append(opset.make("Reshape", added, opset.constant(np.array([2, -1], np.int64)), special_zero=False))
+    model = Model(outputs, [x.node])
+    return model, [rng.standard_normal((2, 8, 5, 5)).astype(np.float32)]
+
+
+@pytest.mark.parametrize("view_reader", [False, True])
+def test_last_reader_writes_into_an_input_earlier_readers_copied(view_reader: bool) -> None:
+    """Squeeze-excite: Add -> ReduceMean -> gate, then Multiply(Add, gate). The Multiply reads the
+    Add's array last and the ReduceMean made its own array from it, so the Multiply writes into
+    it. An earlier reader handing out a view of it (a Reshape returned as an output) keeps it out."""
+    model, values = _elementwise_after_reduce(view_reader)
+    spec = specialization(model, get_plan(model), values)
+    multiply = next(step for step in spec.steps if step[-1].op.type_name == "Multiply")
+    assert _writes_in_place(multiply) != view_reader
+    assert_same_bits(model, values)  # with a view reader: its output is the Add's values, untouched

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from graphir.errors import InferenceError
-from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType, types
+from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output, types
 from graphir.ops.openvino import shape_values as sv
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
@@ -205,7 +205,7 @@ class ReduceMean(_Reduce):
             total = add(x, axis=ax, keepdims=keep)
             return [divide(total, items, out=total, casting="unsafe")]
 
-        return mean
+        return fresh_output(mean)  # a new array, no reference to x kept (x's last reader may write into it)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         if x.dtype.kind in "iu":
