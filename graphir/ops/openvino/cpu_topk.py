@@ -271,8 +271,9 @@ def cpu_topk_indices(values: np.ndarray, k: int, mode: str, algo: Algorithm) -> 
     if algo == "bitonic":
         result[todo] = _bitonic(wide[todo], k, mode)
         return result
-    finite = ~np.isnan(wide[todo]).any(axis=1) if values.dtype.kind == "f" else np.ones(len(todo), bool)
-    for r, ordered in zip(todo, finite):
+    nan_rows = np.asarray(np.isnan(wide[todo]).any(axis=1) if values.dtype.kind == "f" else np.zeros(len(todo), bool))
+    for r, nan in zip(todo.tolist(), nan_rows.tolist()):
+        ordered = not nan
         row = wide[r].tolist()
         if algo == "heap" and ordered:
             result[r] = _heap_ordered(row if mode == "max" else [-v for v in row], k)
