@@ -32,6 +32,13 @@ from numpy.lib.stride_tricks import as_strided
 BANDED_MAX_WEIGHT_BYTES = 16 << 20
 #: bytes of ``A`` rows built at a time (a block of channels stays in cache for its products)
 BANDED_BLOCK_BYTES = 1 << 19
+#: the band is used only below this many multiply-adds per output per tap (:meth:`BandedDepthwise.waste`):
+#: measured per layer inside whole runs (the band then comes from memory, not cache), 1 thread:
+#: 240x14x14 5x5 (3.6) 320 -> 285 us, 144x14x14 5x5 (3.6) 198 -> 178, 512x5x5 3x3 (2.3) 60 -> 46;
+#: 480x14x14 3x3 (5.3) 308 -> 372, 288x14x14 5x5/2 (6.8) 230 -> 248, DeepLabV3's 16-wide 3x3
+#: (6.0) and 5x5 dilation 2 (4.8) slower by 5-25%, 1152x7x7 5x5 with one row per product (4.4)
+#: 600 -> 700 (two rows per product: 2.6)
+BANDED_MAX_WASTE = 4.0
 #: channels of the once-per-shape check against the columns layout
 _CHECK_CHANNELS = 6
 
@@ -40,7 +47,11 @@ _checked: dict[tuple[Any, ...], bool] = {}
 
 
 class BandedDepthwise:
-    """The banded layout of one 2-D f32 depthwise convolution's static shapes, or ``ok=False``."""
+    """The banded layout of one 2-D f32 depthwise convolution's static shapes, or ``ok=False``.
+
+    A product row covers ``R`` output rows (``R = 2`` on maps so narrow that one row's outputs
+    would leave the band's columns mostly padding: 7-wide maps take ``N = 14`` either way, and two
+    rows make all 14 outputs): it reads ``(R - 1) * sy + kh`` padded input rows (``band_rows``)."""
 
     def __init__(self, x_shape: Sequence[int], groups: int, kernel: Sequence[int], strides: Sequence[int],
                  dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
@@ -55,28 +66,49 @@ class BandedDepthwise:
         self.oh, self.ow = (int(o) for o in out_spatial)
         #: the padded columns the windows read
         self.span = (self.ow - 1) * self.sx + (self.kw - 1) * self.dx + 1
-        self.inner = self.kh * self.span
-        #: the padded input's rows the windows read, and where the input goes in it (rows, columns)
-        self.padded_rows = (self.oh - 1) * self.sy + (self.kh - 1) * self.dy + 1
-        self.place = [_placement(self.pby, self.height, self.padded_rows), _placement(self.pbx, self.width, self.span)]
-        self.columns = 0  # the band's width N (>= ow); 0: not usable
+        self.columns = 0  # the band's width N (>= R * ow); 0: not usable
         key = (tuple(int(d) for d in x_shape[2:]), self.kh, self.kw, self.sy, self.sx, self.dy, self.dx, self.pby,
                self.pbx, tuple(int(e) for e in pads_end))
-        for columns in dict.fromkeys((self.ow, 2 * self.ow, 16)):
-            if columns < self.ow or groups * self.inner * columns * 4 > BANDED_MAX_WEIGHT_BYTES:
+        shapes = [(1, self.ow)] + ([(2, 2 * self.ow)] if self.dy == 1 and self.oh >= 2 else []) + [(1, 2 * self.ow), (1, 16)]
+        chosen = None
+        for rows_per, columns in dict.fromkeys(shapes):
+            self._shape(rows_per, columns)
+            if (columns < rows_per * self.ow or groups * self.inner * columns * 4 > BANDED_MAX_WEIGHT_BYTES
+                    or self.waste() >= BANDED_MAX_WASTE):
                 continue
-            self.columns = columns
-            if _same_bits(self, key + (columns,), reference):
+            if _same_bits(self, key + (rows_per, columns), reference):
+                chosen = (rows_per, columns)
                 break
+        self._shape(*(chosen or (1, self.ow)))
+        self.ok = chosen is not None
+        if not self.ok:
             self.columns = 0
-        self.ok = self.columns > 0
+
+    def _shape(self, rows_per: int, columns: int) -> None:
+        self.rows_per, self.columns = rows_per, columns
+        #: padded input rows per product row, the step between them, product rows
+        self.band_rows = self.kh if rows_per == 1 else (rows_per - 1) * self.sy + self.kh
+        self.row_step = self.dy if rows_per == 1 else 1
+        self.products = -(-self.oh // rows_per)
+        self.inner = self.band_rows * self.span
+        #: the padded input's rows the product rows read, and where the input goes in it (rows, columns)
+        self.padded_rows = (self.products - 1) * rows_per * self.sy + (self.band_rows - 1) * self.row_step + 1
+        self.place = [_placement(self.pby, self.height, self.padded_rows), _placement(self.pbx, self.width, self.span)]
+
+    def waste(self) -> float:
+        """Multiply-adds per output over taps per output (the band's zeros, its unused columns)."""
+        return self.inner * self.columns / (self.rows_per * self.ow * self.kh * self.kw)
 
     def weights(self, w: np.ndarray) -> np.ndarray:
-        """The band ``[G, kh * span, N]`` of filters ``w [G, 1, 1, kh, kw]`` (f32)."""
+        """The band ``[G, band_rows * span, N]`` of filters ``w [G, 1, 1, kh, kw]`` (f32)."""
         taps = np.asarray(w, np.float32).reshape(self.groups, self.kh, self.kw)
-        band = np.zeros((self.groups, self.kh, self.span, self.columns), np.float32)
-        for c in range(self.ow):
-            band[:, :, c * self.sx:c * self.sx + (self.kw - 1) * self.dx + 1:self.dx, c] = taps
+        band = np.zeros((self.groups, self.band_rows, self.span, self.columns), np.float32)
+        for q in range(self.rows_per):  # output row q of a product row reads band rows q*sy + i*dy
+            first = q * self.sy if self.rows_per > 1 else 0
+            step = self.dy if self.rows_per > 1 else 1
+            for c in range(self.ow):
+                band[:, first:first + (self.kh - 1) * step + 1:step,
+                     c * self.sx:c * self.sx + (self.kw - 1) * self.dx + 1:self.dx, q * self.ow + c] = taps
         return band.reshape(self.groups, self.inner, self.columns)
 
     def __call__(self, x: np.ndarray, band: np.ndarray, out: np.ndarray) -> bool:
@@ -85,28 +117,31 @@ class BandedDepthwise:
         if not np.isfinite(np.add.reduce(x, axis=None)):
             return False
         groups, oh, ow, columns, span = self.groups, self.oh, self.ow, self.columns, self.span
+        products, rows_per = self.products, self.rows_per
         padded = np.empty((groups, self.padded_rows, span), np.float32)
         (row_to, row_from), (col_to, col_from) = self.place
         padded.fill(0)  # (one pass: cheaper than the border's four strided regions)
-        block = min(groups, max(1, BANDED_BLOCK_BYTES // (oh * self.inner * 4)))
-        rows = np.empty((block, oh, self.kh, span), np.float32)
-        flat = rows.reshape(block, oh, self.inner)
-        product = None if columns == ow else np.empty((block, oh, columns), np.float32)
+        block = min(groups, max(1, BANDED_BLOCK_BYTES // (products * self.inner * 4)))
+        rows = np.empty((block, products, self.band_rows, span), np.float32)
+        flat = rows.reshape(block, products, self.inner)
+        direct = columns == ow and rows_per == 1  # the product is the output itself
+        product = None if direct else np.empty((block, products, columns), np.float32)
         item = padded.itemsize
+        strides = (rows_per * self.sy * span * item, self.row_step * span * item, item)
         for image in range(x.shape[0]):
             padded[:, row_to, col_to] = x[image, :, row_from, col_from]
             for start in range(0, groups, block):
                 stop = min(groups, start + block)
                 count = stop - start
                 part = padded[start:stop]
-                rows[:count] = as_strided(part, (count, oh, self.kh, span),
-                                          (part.strides[0], self.sy * span * item, self.dy * span * item, item),
+                rows[:count] = as_strided(part, (count, products, self.band_rows, span), (part.strides[0],) + strides,
                                           writeable=False)
                 if product is None:
                     np.matmul(flat[:count], band[start:stop], out=out[image, start:stop])
-                else:
-                    np.matmul(flat[:count], band[start:stop], out=product[:count])
-                    out[image, start:stop] = product[:count, :, :ow]
+                    continue
+                np.matmul(flat[:count], band[start:stop], out=product[:count])
+                used = product[:count, :, :rows_per * ow].reshape(count, products * rows_per, ow)
+                out[image, start:stop] = used[:, :oh]
         return True
 
 
