@@ -17,6 +17,7 @@ from graphir.interpreter import run
 from graphir.kernels import banded, conv
 from graphir.kernels.conv import ConvKernel
 from tests.test_conv_columns import _former
+from tests.test_conv_kernel import openvino_depthwise
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -179,20 +180,11 @@ def test_real_exports_run_with_the_same_bits_with_and_without_the_band(name: str
                                                         ((1, 64, 5, 5), 3, 1, 1)])
 def test_banded_depthwise_bits_equal_openvino_cpu(ov, shape: tuple[int, ...], k: int, stride: int,
                                                   dilation: int) -> None:
-    from openvino import opset13 as ops
-
-    from tests.ops.ov_diff import core
-
     rng = np.random.default_rng(15)
     x = rng.standard_normal(shape, dtype=np.float32)
     w = rng.standard_normal((shape[1], 1, 1, k, k), dtype=np.float32)
-    pad = k // 2 * dilation
     kernel = _layer(x, (k, k), stride, dilation)
     assert kernel.banded is not None
     got = kernel(x, kernel.weights(w))
-    p = ops.parameter(list(shape), ov.Type.f32)
-    y = ops.group_convolution(p, ops.constant(w), [stride] * 2, [pad] * 2, [pad] * 2, [dilation] * 2)
-    compiled = core(ov).compile_model(ov.Model([y], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32",
-                                                                  "INFERENCE_NUM_THREADS": 1})
-    want = compiled([x])[0]
+    want = openvino_depthwise(ov, x, w, stride, k // 2 * dilation, dilation)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))

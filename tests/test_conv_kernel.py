@@ -104,10 +104,6 @@ def _reread(name: str, shape: list[int]) -> graphir.Model:
 @pytest.mark.parametrize("shape, k, stride, dilation", [((1, 24, 20, 20), 3, 1, 1), ((1, 40, 28, 28), 5, 2, 1),
                                                         ((2, 16, 15, 17), 3, 1, 2), ((1, 96, 9, 9), 5, 1, 1)])
 def test_phased_depthwise_bits_equal_openvino_cpu(ov, shape: tuple[int, ...], k: int, stride: int, dilation: int) -> None:
-    from openvino import opset13 as ops
-
-    from tests.ops.ov_diff import core
-
     rng = np.random.default_rng(3)
     x = rng.standard_normal(shape, dtype=np.float32)
     w = rng.standard_normal((shape[1], 1, 1, k, k), dtype=np.float32)
@@ -115,12 +111,21 @@ def test_phased_depthwise_bits_equal_openvino_cpu(ov, shape: tuple[int, ...], k:
     kernel = ConvKernel(x.shape, x.dtype, w.shape, [stride] * 2, [dilation] * 2, [pad] * 2, [pad] * 2)
     assert kernel.phased is not None
     got = kernel(x, kernel.weights(w))
-    p = ops.parameter(list(shape), ov.Type.f32)
+    want = openvino_depthwise(ov, x, w, stride, pad, dilation)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def openvino_depthwise(ov, x: np.ndarray, w: np.ndarray, stride: int, pad: int, dilation: int) -> np.ndarray:  # noqa: ANN001
+    """OpenVINO CPU's GroupConvolution of ``x`` with ``w [G, 1, 1, k, k]`` (f32, one thread)."""
+    from openvino import opset13 as ops
+
+    from tests.ops.ov_diff import core
+
+    p = ops.parameter(list(x.shape), ov.Type.f32)
     y = ops.group_convolution(p, ops.constant(w), [stride] * 2, [pad] * 2, [pad] * 2, [dilation] * 2)
     compiled = core(ov).compile_model(ov.Model([y], [p]), "CPU", {"INFERENCE_PRECISION_HINT": "f32",
                                                                   "INFERENCE_NUM_THREADS": 1})
-    want = compiled([x])[0]
-    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    return compiled([x])[0]
 
 
 @pytest.mark.parametrize("n, ci, co, size, k", [(4, 256, 256, 14, 2), (1, 64, 64, 20, 2), (3, 128, 64, 10, 3),
