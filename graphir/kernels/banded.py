@@ -2,22 +2,25 @@
 
 A depthwise layer's column layout (``[G, K, L]``: every tap's copy of the input, K times the
 input) costs more to write than the per-channel BLAS products over it take. On maps a few
-outputs wide (``graphir.kernels.conv.BANDED_MAX_WIDTH``) there is a layout that reads each input row once per kernel
-row: for channel ``g``
+outputs wide (``graphir.kernels.conv.BANDED_MAX_WIDTH``) there is a layout that reads each input
+row once per kernel row: for channel ``g``
 
     out[g, r, c] = sum over (i, c') of A[g, r, (i, c')] * B[g, (i, c'), c]
 
 with ``A[g, r, (i, c')]`` the padded input at row ``r * sy + i * dy``, column ``c'`` (``kh`` rows of
 the input per output row: ``kh / (kh * kw)`` of the columns' copies) and ``B`` the filters laid out
-once as a band: ``B[g, (i, c * sx + j * dx), c] = w[g, i, j]``, zero elsewhere. Its nonzero terms
-come in tap order ``(i, j)``; the zero ones add ``+-0`` to a running sum that starts at ``+0`` and
-so is never ``-0``, which leaves it as it is while the input is finite. OpenBLAS's small products
-sum their inner dimension in order with FMAs from zero, as its gemv does for the columns layout, so
-both give the same bits - where they do: whether a product shape sums that way depends on the BLAS
-and the shape (OpenBLAS 0.3.31 on SkylakeX: 7 or 8 columns with 55+ inner items do not), so each
+once as a band: ``B[g, (i, c * sx + j * dx), c] = w[g, i, j]``, zero elsewhere (on 7-wide maps a
+product row holds two output rows: see :class:`BandedDepthwise`). Its nonzero terms come in tap
+order ``(i, j)``; the zero ones add ``+-0`` to a running sum that starts at ``+0`` and so is never
+``-0``, which leaves it as it is while the input is finite. OpenBLAS's small products sum their
+inner dimension in order with FMAs from zero, as its gemv does for the columns layout, so both
+give the same bits - where they do: whether a product shape sums that way depends on the BLAS and
+the shape (OpenBLAS 0.3.31 on SkylakeX: 7, 8 or 56 columns with 55+ inner items do not), so each
 shape is checked once per process against the columns layout on random values with zeros
-(:func:`_same_bits`), and a wider band (zero columns, dropped after the product) is tried when the
-plain one does not match. Inputs that are not all finite (``0 * inf``) take the columns layout.
+(:func:`_same_bits`), and other shapes (two rows per product row, a wider band whose extra columns
+are dropped) are tried when the plain one does not match. Bands whose zeros cost too many
+multiply-adds (:data:`BANDED_MAX_WASTE`) are not used. Inputs that are not all finite
+(``0 * inf``) take the columns layout.
 """
 from __future__ import annotations
 
