@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from graphir.broadcast import broadcast_merge
 from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.shapes import Dimension, PartialShape
+from graphir.types import ElementType
 
 
 #: per-matrix multiply-accumulates from which a stack of f32 matrices times one 2-D B is one
@@ -27,6 +29,41 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             and a.shape[-2] >= 2 and b.shape[1] >= 2 and a.shape[-2] * a.shape[-1] * b.shape[1] >= FLAT_MIN_MACS):
         return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + (b.shape[1],))
     return np.matmul(a, b)
+
+
+#: constant B (weights) used transposed, up to this size, is copied once into its transposed layout
+#: when that keeps the product's bits (:func:`contiguous_b_keeps_bits`): OpenBLAS packs a transposed
+#: B per call at a cost (vit's [65,128] x [128,128]^T: ~20% of the product)
+CONTIGUOUS_B_MAX_BYTES = 1 << 20
+_layout_lock = threading.Lock()
+_layout_same: dict[tuple[tuple[int, ...], int, int], bool] = {}
+
+
+def contiguous_b_keeps_bits(a_shape: Sequence[int], k: int, n: int) -> bool:
+    """Does :func:`matmul` of an f32 ``a`` of ``a_shape`` by ``B [k, n]`` give the same bits when B
+    is contiguous as when it is the transposed view of a contiguous ``[n, k]``? OpenBLAS packs
+    both into the same panels for its level-3 kernels; its small-matrix kernels (one per layout)
+    may sum differently. Checked once per shape: random values, then zeros, infinities and NaN."""
+    key = (tuple(int(d) for d in a_shape), int(k), int(n))
+    with _layout_lock:
+        known = _layout_same.get(key)
+    if known is not None:
+        return known
+    rng = np.random.default_rng(20261124)
+    same = True
+    for trial in range(3):
+        a = rng.standard_normal(key[0], dtype=np.float32)
+        w = rng.standard_normal((n, k), dtype=np.float32)
+        if trial == 2:
+            a.reshape(-1)[::7] = 0.0
+            a.reshape(-1)[3::11] = np.inf
+            w.reshape(-1)[5::13] = np.nan
+            w.reshape(-1)[1::17] = -np.inf
+        with np.errstate(all="ignore"):
+            same = same and np.array_equal(matmul(a, w.T).view(np.uint32), matmul(a, np.ascontiguousarray(w.T)).view(np.uint32))
+    with _layout_lock:
+        _layout_same[key] = same
+    return same
 
 
 class MatMul(Op):
@@ -94,6 +131,12 @@ class MatMul(Op):
         weights = node.constants[1]
         if weights is not None:
             b = np.swapaxes(weights, -1, -2) if swap_b else weights
+            a_shape = node.static_shape(a_t)
+            if (swap_b and not swap_a and b.ndim == 2 and a_shape is not None and len(a_shape) >= 2
+                    and a_t.element_type == ElementType.f32 and b.dtype == np.float32
+                    and b.nbytes <= CONTIGUOUS_B_MAX_BYTES and b.flags.f_contiguous
+                    and contiguous_b_keeps_bits(a_shape, b.shape[0], b.shape[1])):
+                b = np.ascontiguousarray(b)
             if swap_a:
                 return fresh_output(lambda a, _: [matmul(np.swapaxes(a, -1, -2), b)])
             return fresh_output(lambda a, _: [matmul(a, b)])
