@@ -19,6 +19,12 @@ from graphir.kernels import gelu
 from graphir.ops.openvino.activations import _gelu_erf_reference, gelu_erf
 
 
+@pytest.fixture(autouse=True)
+def _table_for_every_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small arrays normally take the formula (MIN_ELEMENTS): here the table decides them too."""
+    monkeypatch.setattr(gelu, "MIN_ELEMENTS", 0)
+
+
 def _same_bits(v: np.ndarray) -> int:
     """Assert the kernel (into a new array and into ``v`` itself) gives the formula's bits; return
     how many elements the formula computed."""
@@ -111,6 +117,14 @@ def test_model_like_distributions_and_the_fast_path(scale: float) -> None:
     fallbacks = _same_bits(v)
     outside = np.count_nonzero((v < gelu.V_LOW) | (v > gelu.V_HIGH))
     assert fallbacks - outside < 0.01 * v.size  # ~0.3-0.6% near rounding boundaries
+
+
+def test_small_arrays_take_the_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gelu, "MIN_ELEMENTS", 8192)
+    v = np.linspace(-2, 2, 8191, dtype=np.float32)
+    assert _same_bits(v) == v.size
+    v = np.linspace(-2, 2, 8192, dtype=np.float32)
+    assert _same_bits(v) < 0.02 * v.size
 
 
 def test_table_error_is_far_below_the_tolerance() -> None:

@@ -34,6 +34,9 @@ GRID = 512
 V_LOW, V_HIGH = -4.5, 8.5
 #: relative half-width of the interval around the table's product that must round to one f32
 TOLERANCE = 2.0 ** -33
+#: arrays smaller than this take the formula itself (the table's ~25 numpy calls cost more there:
+#: 4,096 elements 39 us against 26 us; from ~10,000 elements the table is faster)
+MIN_ELEMENTS = 8192
 #: elements per block (the block's scratch arrays, ~40 bytes per element, stay in cache)
 BLOCK = 1 << 15
 
@@ -105,6 +108,9 @@ def gelu_erf_f32_fallbacks(v: np.ndarray, out: np.ndarray, reference: Callable[[
     size = flat_v.size
     if size == 0:
         return 0
+    if size < MIN_ELEMENTS:
+        flat_out[...] = reference(flat_v)
+        return size
     blocks = -(-size // BLOCK)
     step = -(-size // blocks)
     scratch = _scratch_for(step)

@@ -1,11 +1,13 @@
-"""Prepared steps for the small transformers of benchmarks/real_files.py (vit, bert), each against its
+"""Prepared steps for the small nets of benchmarks/real_files.py (vit, bert, lstm_classifier), each against its
 former formulation bit for bit, and taken where it applies:
 
 * MatMul by constant transposed weights: the weights laid out once (contiguous) where the product's
   bits are checked equal to the transposed view's (``contiguous_b_keeps_bits``);
 * Convolution whose windows tile the input (a ViT's patch embedding): the im2col columns as one
   transposed copy (``ConvKernel.patches``);
-* MVN f32 over static shapes: ``np.mean``'s arithmetic without its Python layers.
+* MVN f32 over static shapes: ``np.mean``'s arithmetic without its Python layers;
+* LSTMSequence f32: the sigmoid gates' rows of W, R, B negated once (no ``negative`` per step);
+* Gather with constant indices: checked once.
 """
 from __future__ import annotations
 
@@ -134,3 +136,38 @@ def test_mvn_step_takes_the_prepared_path() -> None:
     assert "fast" in step[0].__code__.co_freevars  # the closure over _mvn_f32_prepared's function
     assert [a.tobytes() for a in run(model, [value]).values()] == \
         [a.tobytes() for a in run(model, [value], specialize=False).values()]
+
+
+@pytest.mark.parametrize("dirs", [["forward"], ["reverse"], ["forward", "reverse"]])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_lstm_with_negated_gate_rows_keeps_the_plain_bits(dirs: list[str], batch: int) -> None:
+    """Random, huge (overflowing), tiny, zero, infinite and NaN inputs; NaN results (whose sign
+    would follow the other path) are recomputed by the plain formulation."""
+    from graphir.ops.openvino.recurrent import _lstm_f32, _lstm_f32_plain
+
+    rng = np.random.default_rng(batch + len(dirs))
+    n, k, seq = 16, 8, 5
+    w = rng.standard_normal((len(dirs), 4 * n, k)).astype(np.float32)
+    r = rng.standard_normal((len(dirs), 4 * n, n)).astype(np.float32)
+    b = rng.standard_normal((len(dirs), 4 * n)).astype(np.float32)
+    h0 = rng.standard_normal((batch, len(dirs), n)).astype(np.float32)
+    c0 = rng.standard_normal((batch, len(dirs), n)).astype(np.float32)
+    for x in _edge_values((batch, seq, k), rng) + [np.full((batch, seq, k), 1e20, np.float32)]:
+        for weights in (w, w * np.float32(1e25)):
+            with np.errstate(all="ignore"):
+                fast = _lstm_f32(x, h0, c0, weights, r, b, dirs, n)
+                plain = _lstm_f32_plain(x, h0, c0, weights, r, b, dirs, n)
+            assert [a.tobytes() for a in fast] == [a.tobytes() for a in plain]
+
+
+def test_constant_gather_indices_are_checked_once() -> None:
+    x = opset.parameter([2, 7, 4], "f32", name="x")
+    for index in (-1, 3, 0):
+        y = opset.gather(x, opset.constant(np.array(index, np.int64)), opset.constant(np.array(1, np.int64)))
+        model = Model([y], [x.node])
+        value = np.random.default_rng(index + 5).standard_normal((2, 7, 4)).astype(np.float32)
+        spec = specialization(model, get_plan(model), [value])
+        assert {s[0].__name__ for s in spec.steps} == {"gather_constant"}
+        (out,) = run(model, [value]).values()
+        assert out.tobytes() == value[:, index].tobytes()
+        assert out.tobytes() == next(iter(run(model, [value], specialize=False).values())).tobytes()
