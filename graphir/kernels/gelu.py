@@ -116,15 +116,19 @@ def gelu_erf_f32_fallbacks(v: np.ndarray, out: np.ndarray, reference: Callable[[
     scratch = _scratch_for(step)
     a0, a1, a2, a3 = tables()
     fallbacks = 0
+    into_input = np.may_share_memory(v, out)
     with np.errstate(all="ignore"):  # NaN/inf inputs reach the index cast; they take the fallback
         for start in range(0, size, step):
             fallbacks += _block(flat_v[start:start + step], flat_out[start:start + step], scratch,
-                                a0, a1, a2, a3, reference, start, size)
+                                a0, a1, a2, a3, reference, start, size, into_input)
     return fallbacks
 
 
 def _block(v: np.ndarray, out: np.ndarray, scratch: _Scratch, a0: np.ndarray, a1: np.ndarray,
-           a2: np.ndarray, a3: np.ndarray, reference: Callable[[np.ndarray], np.ndarray], start: int, size: int) -> int:
+           a2: np.ndarray, a3: np.ndarray, reference: Callable[[np.ndarray], np.ndarray], start: int, size: int,
+           into_input: bool) -> int:
+    """One block; ``into_input``: ``out`` is ``v`` (the result waits in the scratch until the
+    elements the formula computes have been read from ``v``)."""
     n = v.size
     scaled, nearest = scratch.narrow[0, :n], scratch.narrow[1, :n]
     t, p, coefficient = scratch.wide[0, :n], scratch.wide[1, :n], scratch.wide[2, :n]
@@ -147,21 +151,22 @@ def _block(v: np.ndarray, out: np.ndarray, scratch: _Scratch, a0: np.ndarray, a1
     p += coefficient
     np.copyto(coefficient, v)
     p *= coefficient  # v * Phi(v): the sign of zero results too
-    low, high = scratch.narrow[0, :n], scratch.narrow[1, :n]
+    low, high = (scratch.narrow[0, :n] if into_input else out), scratch.narrow[1, :n]
     np.multiply(p, 1.0 - TOLERANCE, out=coefficient)
     np.copyto(low, coefficient, casting="same_kind")
     np.multiply(p, 1.0 + TOLERANCE, out=coefficient)
     np.copyto(high, coefficient, casting="same_kind")
     np.not_equal(low, high, out=bad)  # NaN (sentinel rows) compares unequal too
     fallback = None
-    if bad.any():
-        where = np.flatnonzero(bad)
+    where = np.flatnonzero(bad)
+    if where.size:
         values = v[where]
         fallback = (where, reference(values))
         special = ~np.isfinite(values)
         if special.any():
             fallback[1][special] = _in_place_of(values[special], start + where[special], size, reference)
-    np.copyto(out, low)
+    if into_input:
+        np.copyto(out, low)
     if fallback is None:
         return 0
     out[fallback[0]] = fallback[1]
