@@ -293,6 +293,8 @@ def test_unary_prepared_gives_the_generic_bits(name: str, attrs: dict[str, Any],
     # f32 HSwish/HSigmoid/Swish run in cache-sized blocks, into a fresh input (tests/test_activation_into.py)
     blocked = dtype == "f32" and (name in ("h_swish", "h_sigmoid") or name.startswith("swish"))
     expected = {"blocked_f32"} if blocked else {"swish"} if name.startswith("swish") else {"unary"}
+    if dtype == "f32" and name == "gelu" and not attrs:  # the table kernel (tests/test_gelu_kernel.py)
+        expected = {"gelu"}
     assert names == expected if fast else names == {"evaluate"}
     with np.errstate(all="ignore"):
         assert_same_bits(model, values)
@@ -413,13 +415,12 @@ def test_shape_of_non_zero_and_numpy_broadcast_prepared_give_the_generic_bits() 
 
 @pytest.mark.parametrize("index", [np.array(3, np.int64), np.array([0, 4, 4, 1], np.int32), np.array(-1, np.int64)])
 def test_gather_with_constant_indices_prepared_gives_the_generic_bits(index: np.ndarray) -> None:
-    """Constant indices in range are checked once (a constant negative one keeps the per-call path)."""
-    data = opset.parameter([-1, 6], "f32", name="scores")
+    """SSDlite's per-class score columns: constant indices checked (and wrapped) once."""
+    data = opset.parameter([9, 6], "f32", name="scores")
     out = opset.make("Gather", data, opset.constant(index), opset.constant(np.array(1, np.int64)), batch_dims=0)
     model = Model([out], [data.node])
     x = np.random.default_rng(43).standard_normal((9, 6)).astype(np.float32)
-    names = step_names(model, [x])["Gather"]
-    assert ("<lambda>" in names) == bool(index.min() >= 0)
+    assert step_names(model, [x])["Gather"] == {"gather_constant"}
     assert_same_bits(model, [x])
 
 
