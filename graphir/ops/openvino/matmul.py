@@ -64,10 +64,12 @@ class MatMul(Op):
                 f"incompatible MatMul matrix dimension: K of A ({ad[-1]}) != K of B ({bd[-2]}); "
                 f"A {a} (transpose_a={self.transpose_a}), B {b} (transpose_b={self.transpose_b})"
             )
-        batch = broadcast_merge(PartialShape.of(tuple(ad[:-2])), PartialShape.of(tuple(bd[:-2])), "numpy")
-        if batch is None:
-            raise self.fail(f"batch dimensions do not broadcast: A {a}, B {b}")
-        out = list(batch.dims)
+        out: list[Dimension] = []
+        if len(ad) > 2 or len(bd) > 2:  # (two matrices have no batch dims to broadcast)
+            batch = broadcast_merge(PartialShape.of(tuple(ad[:-2])), PartialShape.of(tuple(bd[:-2])), "numpy")
+            if batch is None:
+                raise self.fail(f"batch dimensions do not broadcast: A {a}, B {b}")
+            out = list(batch.dims)
         if not a1:
             out.append(ad[-2])
         if not b1:
