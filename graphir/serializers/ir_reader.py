@@ -765,7 +765,9 @@ class _Reader:
             if p[P_PRECISION] not in _PRECISIONS:
                 _precision(p, layer.where())
         cls = layer.cls
-        if cls is not None and cls is not Constant and not layer.children:
+        if cls is Constant and not layer.children:
+            node = self._constant_node(layer, inputs)
+        elif cls is not None and cls is not Constant and not layer.children:
             node = self._plain_node(cls, layer, inputs)
         else:
             op, extra, key = self._op(layer)
@@ -783,6 +785,33 @@ class _Reader:
         if layer.child_order:
             node.extra["ir_child_order"] = layer.child_order
         return node
+
+    def _constant_node(self, layer: _Layer, inputs: list[Output | None]) -> Node:
+        """_op and _make_node in one for a Const layer without subelements: its type is its
+        declaration when it is too large to fold, else its value's (see _constant_type)."""
+        op = self._constant(layer.data, (layer.file, layer.id, layer.name, layer.type))
+        big = math.prod(op.shape) > FOLDABLE_CONSTANT_SIZE
+        node = Node._restore(op, inputs, layer.name, layer.id,
+                             [_declared_type(op.element_type, op.shape) if big else _UNKNOWN_TYPE])
+        extra: dict[str, Any] = {}
+        node.extra = extra
+        if layer.attrib:
+            extra["ir_layer_attributes"] = dict(layer.attrib)
+        if not big:
+            self._constant_type(node, op, layer.where)
+        self._name_outputs(node, layer)
+        return node
+
+    def _name_outputs(self, node: Node, layer: _Layer) -> None:
+        """Output tensor names from the layer's ports (the op may have inferred more outputs than
+        it first declared: variadic ones)."""
+        names = None
+        for i, p in enumerate(layer.outputs):
+            if p[P_NAMES]:
+                if names is None:
+                    names = node.output_names
+                if i < len(names):
+                    names[i] = split_names(p[P_NAMES])
 
     def _plain_node(self, cls: type[Op], layer: _Layer, inputs: list[Output | None]) -> Node:
         """_op and _make_node in one for the layers most files are made of: a known op other than
@@ -803,13 +832,7 @@ class _Reader:
         if is_result:
             node.output_names[0] = split_names(attrib.get("output_names", ""))
         else:
-            names = None
-            for i, p in enumerate(layer.outputs):
-                if p[P_NAMES]:  # the op may have inferred more outputs than it first declared (variadic)
-                    if names is None:
-                        names = node.output_names
-                    if i < len(names):
-                        names[i] = split_names(p[P_NAMES])
+            self._name_outputs(node, layer)
         return node
 
     def _make_node(self, op: Op, extra: dict[str, Any], key: "tuple[Any, ...] | None", inputs: list[Output | None],
@@ -971,9 +994,15 @@ class _Reader:
         """A Const layer's op over its blob, checked against the .bin; ``where`` names the layer
         (a (file, id, name, type) tuple is formatted only when needed)."""
         et, shape, need = _const_declaration(data.get("element_type", ""), data.get("shape", ""), where)
-        offset = _int_attr_text(data, "offset", where)
-        size = _int_attr_text(data, "size", where)
-        check_const_size(et, shape, need, size, where)
+        try:  # the common case; anything else takes the checks below with their messages
+            offset, size = int(data["offset"]), int(data["size"])
+            ok = offset >= 0 and size >= 0 and (need is None or size >= need) and et is not ElementType.string
+        except (KeyError, ValueError):
+            ok = False
+        if not ok:
+            offset = _int_attr_text(data, "offset", where)
+            size = _int_attr_text(data, "size", where)
+            check_const_size(et, shape, need, size, where)
         source = self.bin
         if size > 0:
             if source is None or not source.exists:
