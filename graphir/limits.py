@@ -86,7 +86,9 @@ def check_tensor(shape: Iterable[int], dtype: Any, what: str = "output") -> None
 
     ``what`` says which tensor (the interpreter adds the node); e.g. ``"output 0"``."""
     dims = [int(d) for d in shape]
-    check_bytes(tensor_bytes(dims, _itemsize(dtype)), f"{what} of shape {_short(dims)}")
+    nbytes = tensor_bytes(dims, _itemsize(dtype))
+    if nbytes > max_tensor_bytes():  # the message is worded only for a tensor refused
+        check_bytes(nbytes, f"{what} of shape {_short(dims)}")
 
 
 def check_bytes(nbytes: int, what: str) -> None:

@@ -64,8 +64,9 @@ def _create_temp(path: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name beside {path}")
 
 
-def temp_copy(path: Path, data: Payload) -> str:
-    """``data`` in a synced temporary file beside ``path``; its name. On failure nothing is left."""
+def temp_copy(path: Path, data: Payload, *, sync: bool = True) -> str:
+    """``data`` in a temporary file beside ``path`` (fsynced unless ``sync`` is False: the caller
+    then syncs it, see :class:`_Flush`); its name. On failure nothing is left."""
     _refuse_directory(path)
     try:
         fd, tmp = _create_temp(path)
@@ -76,7 +77,8 @@ def temp_copy(path: Path, data: Payload) -> str:
             for chunk in _buffers(data):
                 fh.write(chunk)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
     except OSError as exc:
         unlink_quietly(tmp)
         raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
@@ -153,9 +155,55 @@ def holds(path: Path, data: Payload) -> bool:
     return True
 
 
-#: from this many bytes of weights a pair save handles the .bin on a second thread (below it, the
-#: thread's start and hand-over, ~0.1-0.4 ms, cost more than the overlap gains)
+#: from this many bytes of weights a pair save flushes the .bin to disk on a second thread while
+#: it makes the XML (below it, the thread's start and hand-over, ~0.1-0.4 ms, cost more than the
+#: overlap gains)
 BIN_THREAD_FROM = 1 << 20
+
+
+class _Flush:
+    """``os.fsync`` of one file, on a second thread or on the caller's.
+
+    The thread does nothing but the one call, which releases the GIL for its whole wait: it needs
+    the GIL only to start and to finish. (A thread that runs Python between its I/O calls, as
+    comparing or writing the .bin did, waits for a slice of the GIL after each call while the caller
+    makes the XML, up to the 5 ms switch interval every time: the overlap was lost, and ResNet-18's
+    save over its own files took 32 ms instead of 15.) The file is opened and closed on the caller's
+    thread; an error is raised by :meth:`wait`, naming ``shown``."""
+
+    def __init__(self, path: "str | Path", shown: Path, threaded: bool) -> None:
+        self.shown = shown
+        self.error: "OSError | None" = None
+        try:
+            self.fd = os.open(path, os.O_RDONLY)
+        except OSError as exc:
+            raise SerializationError(f"{shown}: cannot write: {exc.strerror or exc}") from None
+        self.worker: threading.Thread | None = None
+        if threaded:
+            self.worker = threading.Thread(target=self._sync, name="graphir-save-fsync", daemon=True)
+            try:
+                self.worker.start()
+            except BaseException:
+                os.close(self.fd)
+                raise
+        else:
+            self._sync()
+
+    def _sync(self) -> None:
+        try:
+            os.fsync(self.fd)
+        except OSError as exc:
+            self.error = exc
+
+    def wait(self) -> None:
+        """Wait for the flush (also through an interrupt, re-raised after it), close the file and
+        raise a SerializationError if the flush failed."""
+        try:
+            _finish(self.worker)
+        finally:
+            os.close(self.fd)
+        if self.error is not None:
+            raise SerializationError(f"{self.shown}: cannot write: {self.error.strerror or self.error}") from None
 
 
 def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bin_path: Path, blob: Payload) -> None:
@@ -167,33 +215,21 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
     fsynced): when one of the two is unchanged the save is one rename, atomic as a whole, and when
     both are, nothing is written.
 
-    The .bin side (comparing with the existing file, else writing and fsyncing its temporary
-    copy) runs first when it is smaller than :data:`BIN_THREAD_FROM` bytes, else on a second
-    thread while this one makes the XML (``xml`` may be a function giving
-    its bytes) and compares or writes it: file I/O and fsync release the GIL. An error on either
-    side removes both temporary files; the first is raised."""
+    The .bin is compared with the existing file, else written to its temporary copy, first; its
+    fsync (the wait for the disk) then runs on a second thread from :data:`BIN_THREAD_FROM` bytes
+    (see :class:`_Flush`) while this one makes the XML (``xml`` may be a function giving its bytes)
+    and compares or writes it. An error on either side removes both temporary files; the first is
+    raised."""
     if same_file(xml_path, bin_path):
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
-    done: dict[str, Any] = {}
-
-    def bin_side() -> None:
-        try:
-            if holds(bin_path, blob):  # the weights did not change: the .bin is kept
-                _sync_file(bin_path)  # made durable, as a written file would be
-                done["same"] = True
-            else:
-                done["tmp"] = temp_copy(bin_path, blob)
-        except BaseException as exc:  # re-raised on the caller's thread
-            done["error"] = exc
-
-    worker: threading.Thread | None = None
-    if sum(memoryview(b).nbytes for b in _buffers(blob)) >= BIN_THREAD_FROM:
-        worker = threading.Thread(target=bin_side, name="graphir-save-bin", daemon=True)
-        worker.start()
-    else:  # a small .bin: a thread's start and hand-over cost more than the overlap saves
-        bin_side()
-        if "error" in done:
-            raise done["error"]
+    bin_same = holds(bin_path, blob)  # the weights did not change: the .bin is kept (and made durable)
+    tmp_bin = None if bin_same else temp_copy(bin_path, blob, sync=False)
+    try:
+        flush = _Flush(bin_path if tmp_bin is None else tmp_bin, bin_path,  # a kept .bin flushes at once
+                       threaded=not bin_same and sum(memoryview(b).nbytes for b in _buffers(blob)) >= BIN_THREAD_FROM)
+    except BaseException:
+        unlink_quietly(tmp_bin)
+        raise
     tmp_xml = None
     try:
         data = xml() if callable(xml) else xml
@@ -202,27 +238,28 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
         else:
             tmp_xml = temp_copy(xml_path, data)
     except BaseException:
-        _finish(worker)
-        unlink_quietly(done.get("tmp"))
+        try:
+            flush.wait()
+        except SerializationError:
+            pass  # the XML side's error is the one raised
+        finally:
+            unlink_quietly(tmp_bin)
         raise
     try:
-        _finish(worker)
+        flush.wait()
     except BaseException:
-        unlink_quietly(done.get("tmp"))
+        unlink_quietly(tmp_bin)
         unlink_quietly(tmp_xml)
         raise
-    if "error" in done:
-        unlink_quietly(tmp_xml)
-        raise done["error"]
-    if done.get("same") or tmp_xml is None:  # one file changed (one rename) or none
-        for tmp, path in ((tmp_xml, xml_path), (done.get("tmp"), bin_path)):
+    if tmp_bin is None or tmp_xml is None:  # one file changed (one rename) or none
+        for tmp, path in ((tmp_xml, xml_path), (tmp_bin, bin_path)):
             if tmp is not None:
                 _rename(tmp, path)
         _sync_directory(xml_path)  # also when nothing was renamed: the files' names are made durable
         if _directory(bin_path) != _directory(xml_path):
             _sync_directory(bin_path)
         return
-    _replace_pair(done["tmp"], bin_path, tmp_xml, xml_path)
+    _replace_pair(tmp_bin, bin_path, tmp_xml, xml_path)
 
 
 def _sync_file(path: Path) -> None:

@@ -20,7 +20,7 @@ from graphir.broadcast import broadcast_merge
 from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType, types
 from graphir.ops.openvino import shape_values as sv
-from graphir.ops.openvino.binary import fold
+from graphir.ops.openvino.binary import FOLD_LIMIT, fold
 from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -117,6 +117,10 @@ class Reshape(Op):
                 return [TensorType(data.element_type, PartialShape.dynamic(pattern.shape.to_shape()[0]))]
             return [TensorType(data.element_type, PartialShape.dynamic())]
         shape = self._output_shape(data.shape, items)
+        if data.value is not None and pattern.value is not None and shape.is_static and not data.element_type.is_dynamic:
+            dims = shape.to_shape()
+            if math.prod(dims) <= FOLD_LIMIT:  # what folding through evaluate gives: the value viewed in the shape
+                return [TensorType(data.element_type, shape, np.asarray(data.value).reshape(dims))]
         out = with_value(self, inputs, data.element_type, shape)
         if out.value is None and data.value is None:
             return [sv.make(data.element_type, shape, sv.elements(data)) if data.bounds is not None else out]
@@ -603,6 +607,11 @@ class Broadcast3(Op):
         else:
             target = PartialShape([sv.as_dimension(e) for e in items])
             shape = self._shape(data.shape, target, inputs[2] if len(inputs) > 2 else None)
+            if self.mode == "numpy" and data.value is not None and target_t.value is not None and shape.is_static \
+                    and not data.element_type.is_dynamic:
+                dims = shape.to_shape()
+                if math.prod(dims) <= FOLD_LIMIT:  # what folding through evaluate gives, without its checks
+                    return [TensorType(data.element_type, shape, np.broadcast_to(np.asarray(data.value), dims).copy())]
         out = with_value(self, inputs, data.element_type, shape)
         if (out.value is None and data.bounds is not None and len(data.bounds) == 1 and shape.is_static
                 and math.prod(shape.to_shape()) <= sv.BOUNDS_LIMIT):
