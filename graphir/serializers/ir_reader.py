@@ -27,7 +27,7 @@ from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Paramete
 from graphir.ops.registry import _REGISTRY, find
 from graphir.serializers.ir_attributes import MAX_ATTRIBUTE_CHARS, _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
-from graphir.serializers.ir_parser import element_attributes
+from graphir.serializers.ir_parser import MANY_ATTRIBUTES, element_attributes
 from graphir.serializers.ir_rt_info import read_attribute_rt_info, read_net_rt_info
 from graphir.shapes import MAX_LENGTH, MAX_RANK, Dimension, PartialShape
 from graphir.types import ElementType
@@ -310,7 +310,8 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
     for child in element:
         tag = child.tag
         if tag == "data":
-            data = element_attributes(child)
+            keys = child.keys()  # (element_attributes, inlined for the few a <data> has)
+            data = dict(zip(keys, child.values())) if len(keys) <= MANY_ATTRIBUTES else element_attributes(child)
         elif tag == "input":
             inputs = _parse_ports(child, where, checked, opaque, shared)
         elif tag == "output":
