@@ -112,8 +112,12 @@ class _Layer:
     #: the op class (None: opaque, or an opset OpenVINO refuses: see opset_refusal)
     cls: "type[Op] | None"
 
+    #: per input port: (source layer id, output index) of its edge, None without one (see _edges);
+    #: None when no edge reaches the layer
+    feeds: "list[tuple[int, int] | None] | None"
+
     __slots__ = ("id", "name", "type", "version", "data", "inputs", "outputs", "rt_info", "attrib",
-                 "children", "child_order", "in_index", "out_index", "file", "cls")
+                 "children", "child_order", "in_index", "out_index", "file", "cls", "feeds")
 
     def __init__(self, id: int, name: str, type: str, version: str, data: dict[str, str],
                  inputs: "_PortGroup", outputs: "_PortGroup", rt_info: dict[str, Any],
@@ -131,6 +135,7 @@ class _Layer:
         self.child_order: list[str] | None = None
         self.file = file
         self.cls = None
+        self.feeds = None
 
     def where(self) -> str:
         return describe_layer((self.file, self.id, self.name, self.type))
@@ -348,9 +353,9 @@ def _parse_layer(element: Any, file: str, body_parser: Any = None, checked: "set
     return layer
 
 
-def _unfed_tail_is_optional(layer: _Layer, index: int, sources: dict[tuple[int, str], tuple[int, str]]) -> bool:
+def _unfed_tail_is_optional(layer: _Layer, index: int) -> bool:
     """Whether input ports ``index..`` of ``layer`` all lack an edge and its op can do without them."""
-    if any((layer.id, p[P_ID]) in sources for p in layer.inputs[index:]):
+    if layer.feeds is not None and any(feed is not None for feed in layer.feeds[index:]):
         return False
     cls = _find_op(layer.type, layer.version)
     return cls is not None and cls is not Constant and cls.input_count_range()[0] <= index
@@ -644,9 +649,9 @@ class _Reader:
             order.append(layer.id)
         self.edge_order: list[tuple[int, int, int]] = []  # (from layer, to layer, input index)
         self.ignored_edges: list[str] = []
-        sources = self._edges(root, layers, where)
-        topo = self._toposort(layers, sources, where)
-        nodes = self._build_nodes(layers, sources, topo)
+        self._edges(root, layers, where)
+        topo = self._toposort(layers, where)
+        nodes = self._build_nodes(layers, topo)
         params = [nodes[i] for i in order if isinstance(nodes[i].op, Parameter)]
         results = [nodes[i] for i in order if isinstance(nodes[i].op, Result)]
         unique_parameter_names(params)
@@ -658,39 +663,42 @@ class _Reader:
         model.meta["ir_edge_order"] = self.edge_order
         return model
 
-    def _build_nodes(self, layers: dict[int, _Layer], sources: dict[tuple[int, str], tuple[int, str]],
-                     topo: list[int]) -> dict[int, Node]:
+    def _build_nodes(self, layers: dict[int, _Layer], topo: list[int]) -> dict[int, Node]:
         """Every layer's node, built (and inferred) in the topological order ``topo``."""
         nodes: dict[int, Node] = {}
-        made: dict[tuple[int, str], Output] = {}  # one (immutable) Output per source port, shared by its readers
+        made: dict[tuple[int, int], Output] = {}  # one (immutable) Output per source port, shared by its readers
         for lid in topo:
             layer = layers[lid]
+            feeds = layer.feeds
             inputs: list[Output | None] = []
-            for index, port in enumerate(layer.inputs):
-                src = sources.get((lid, port[P_ID]))
-                if src is None:
-                    if _unfed_tail_is_optional(layer, index, sources):
+            for index in range(len(layer.inputs)):
+                feed = feeds[index] if feeds is not None else None
+                if feed is None:
+                    if _unfed_tail_is_optional(layer, index):
                         break  # OpenVINO builds the op from the inputs it has (Broadcast-1 without axes_mapping)
                     ignored = f"; ignored: {', '.join(self.ignored_edges)}" if self.ignored_edges else ""
-                    raise SerializationError(f"{layer.where()}: input port {port[P_ID]} has no incoming edge{ignored}")
-                output = made.get(src)
+                    raise SerializationError(f"{layer.where()}: input port {layer.inputs[index][P_ID]} has no "
+                                             f"incoming edge{ignored}")
+                output = made.get(feed)
                 if output is None:
-                    src_node = nodes[src[0]]
-                    out_index = layers[src[0]].out_index[src[1]]
+                    src_node = nodes[feed[0]]
+                    out_index = feed[1]
                     if out_index >= len(src_node.output_types):
-                        src_layer = layers[src[0]]
+                        src_layer = layers[feed[0]]
                         raise SerializationError(
-                            f"{layer.where()}: input port {port[P_ID]} reads output port {src[1]} of "
-                            f"{src_layer.where()}, which records {len(src_layer.outputs)} output ports "
-                            f"but has {len(src_node.output_types)} outputs")
-                    output = made[src] = Output(src_node, out_index)
+                            f"{layer.where()}: input port {layer.inputs[index][P_ID]} reads output port "
+                            f"{src_layer.outputs[out_index][P_ID]} of {src_layer.where()}, which records "
+                            f"{len(src_layer.outputs)} output ports but has {len(src_node.output_types)} outputs")
+                    output = made[feed] = Output(src_node, out_index)
                 inputs.append(output)
             nodes[lid] = self._node(layer, inputs)
         return nodes
 
-    def _edges(self, root: Any, layers: dict[int, _Layer], where: str) -> dict[tuple[int, str], tuple[int, str]]:
-        sources: dict[tuple[int, str], tuple[int, str]] = {}
+    def _edges(self, root: Any, layers: dict[int, _Layer], where: str) -> None:
+        """Every ``<edge>`` checked and recorded in its target layer's ``feeds``: (source layer id,
+        output index) per input index (no dict of port-id pairs: one tuple per edge)."""
         edges_el = root.find("edges")
+        edge_order = self.edge_order
         for e in edges_el.iter("edge") if edges_el is not None else ():
             if e.keys() == _EDGE_KEYS:
                 frm_text, fport, to_text, tport = e.values()
@@ -700,12 +708,16 @@ class _Reader:
             try:  # the common case; anything odd takes the checked path below with its messages
                 frm, to = int(frm_text), int(to_text)  # type: ignore[arg-type]
                 src, dst = layers[frm], layers[to]
-                ok = fport in src.out_index and tport in dst.in_index and (to, tport) not in sources
+                out_index, index = src.out_index[fport], dst.in_index[tport]  # type: ignore[index]
+                feeds = dst.feeds
+                if feeds is None:
+                    feeds = dst.feeds = [None] * len(dst.inputs)
+                ok = feeds[index] is None
             except (TypeError, ValueError, KeyError):
                 ok = False
             if ok:
-                sources[(to, tport)] = (frm, fport)  # type: ignore[index]
-                self.edge_order.append((frm, to, dst.in_index[tport]))  # type: ignore[index]
+                feeds[index] = (frm, out_index)
+                edge_order.append((frm, to, index))
                 continue
             ewhere = (f"{where}: edge from-layer={frm_text} from-port={fport} "
                       f"to-layer={to_text} to-port={tport}")
@@ -726,21 +738,24 @@ class _Reader:
                 raise SerializationError(
                     f"{ewhere}: {dst.where()} has no input port {tport} "
                     f"(input ports: {', '.join(p[P_ID] for p in dst.inputs) or 'none'})")
-            if (to, tport) in sources:
+            index = dst.in_index[tport]
+            if dst.feeds is None:
+                dst.feeds = [None] * len(dst.inputs)
+            if dst.feeds[index] is not None:
                 raise SerializationError(f"{ewhere}: {dst.where()} input port {tport} has two incoming edges")
-            sources[(to, tport)] = (frm, fport)
-            self.edge_order.append((frm, to, dst.in_index[tport]))
-        return sources
+            dst.feeds[index] = (frm, src.out_index[fport])
+            edge_order.append((frm, to, index))
 
-    def _toposort(self, layers: dict[int, _Layer], sources: dict[tuple[int, str], tuple[int, str]],
-                  where: str) -> list[int]:
-        if all(src < dst for (dst, _), (src, _) in sources.items()):
+    def _toposort(self, layers: dict[int, _Layer], where: str) -> list[int]:
+        if all(feed is None or feed[0] < lid for lid, layer in layers.items() if layer.feeds for feed in layer.feeds):
             return sorted(layers)  # every edge runs from a lower id to a higher: the heap order below
         indegree = {lid: 0 for lid in layers}
         users: dict[int, list[int]] = {lid: [] for lid in layers}
-        for (dst, _), (src, _) in sources.items():
-            indegree[dst] += 1
-            users[src].append(dst)
+        for lid, layer in layers.items():
+            for feed in layer.feeds or ():
+                if feed is not None:
+                    indegree[lid] += 1
+                    users[feed[0]].append(lid)
         ready = [lid for lid, d in indegree.items() if d == 0]
         heapq.heapify(ready)
         out: list[int] = []

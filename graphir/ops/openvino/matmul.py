@@ -29,6 +29,9 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
+_NUMERIC_TYPES = frozenset(NUMERIC)
+
+
 class MatMul(Op):
     """``A @ B`` with optional transposes of the two innermost dims; 1-D inputs are promoted
     (A to ``[1,K]``, B to ``[K,1]``) and the added dim is dropped again, as numpy does."""
@@ -42,8 +45,10 @@ class MatMul(Op):
     transpose_b: bool = False
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        self.check_input_types(inputs)
-        et = self.merge_types(inputs, (0, 1))
+        et = inputs[0].element_type
+        if et is not inputs[1].element_type or et not in _NUMERIC_TYPES:  # (the common case needs no more)
+            self.check_input_types(inputs)
+            et = self.merge_types(inputs, (0, 1))
         a, b = inputs[0].shape, inputs[1].shape
         if a.rank_is_dynamic or b.rank_is_dynamic:
             return [TensorType(et, PartialShape.dynamic())]
