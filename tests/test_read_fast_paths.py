@@ -3,6 +3,8 @@
 * Concat's shape without a shape per input (``Concat._uniform_shape``: equal dims off the axis,
   static or not) against OpenVINO 2026.4 and against the general rule on random shapes;
 * MatMul of two matrices (no batch dims to broadcast) against OpenVINO;
+* a Convert that widens (f16 -> f32 weights, i32 -> i64 shapes) folded in one ``astype``: the same
+  bits as the general fold for every pair of 12 types;
 * a Const's blob as a slice of one uint8 array over the whole .bin (``BinSource.byte_array``):
   the same values, dtype and read-only flag as ``np.frombuffer``, and no memoryview per blob;
 * ``benchmarks/read_phases.py`` (the per-phase profile of a read) on a fixture file.
@@ -110,6 +112,42 @@ def test_concat_uniform_shape_is_the_general_rule() -> None:
 def test_matmul_shapes_as_openvino(ov: Any, a: str, b: str, ta: bool, tb: bool) -> None:
     check(ov, lambda x, y: opset.mat_mul(x, y, transpose_a=ta, transpose_b=tb),
           lambda x, y: _ov_ops().matmul(x, y, ta, tb), [Param(a, "f32"), Param(b, "f32")])
+
+
+# --- Convert folds ----------------------------------------------------------------------------
+CONVERT_TYPES = ["boolean", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
+
+
+@pytest.mark.parametrize("source", CONVERT_TYPES)
+def test_convert_fold_shortcut_gives_the_general_fold(source: str) -> None:
+    """Every conversion between these types folds to the same bits, dtype and shape as through
+    ``fold`` and ``convert_array`` (the widening ones take the one-astype shortcut): values with
+    NaN, infinities, -0.0 and each type's extremes."""
+    from graphir.ops.openvino.binary import fold
+    from graphir.ops.openvino.conversion import Convert, _Bound, _widened
+
+    src = ElementType.parse(source)
+    dtype = np.dtype(src.numpy_dtype)
+    if dtype.kind == "f":
+        value = np.array([np.nan, np.inf, -np.inf, -0.0, 0.5, -3.25, np.finfo(dtype).max, np.finfo(dtype).min], dtype)
+    elif dtype.kind == "b":
+        value = np.array([True, False, True, True, False, False, True, False])
+    else:
+        info = np.iinfo(dtype)
+        value = np.array([info.min, info.max, 0, 1, info.max // 3, info.min // 3, 7, 100 % (info.max + 1)], dtype)
+    value = value.reshape(2, 4)
+    value.setflags(write=False)
+    x = TensorType(src, PartialShape([2, 4]), value)
+    taken = 0
+    for target in CONVERT_TYPES:
+        et = ElementType.parse(target)
+        general = fold(_Bound(Convert(destination_type=et), et, src), [x], x.shape, et)
+        out = Convert(destination_type=et).infer([x])[0]
+        taken += _widened(x, et) is not None
+        assert out.value.dtype == general.dtype and out.value.shape == general.shape, (source, target)
+        assert out.value.tobytes() == general.tobytes(), (source, target)
+    widening = {"f16": 2, "f32": 1, "i8": 3, "i16": 2, "i32": 1, "u8": 6, "u16": 4, "u32": 2}
+    assert taken == widening.get(source, 0)
 
 
 # --- Const blobs -------------------------------------------------------------------------------
