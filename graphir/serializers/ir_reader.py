@@ -536,6 +536,16 @@ def _fresh_type(t: TensorType) -> TensorType:
     return TensorType(t.element_type, t.shape, value, bounds)
 
 
+def _keep_layer_attributes(extra: dict[str, Any], attrib: dict[str, str], is_result: bool) -> None:
+    """A layer's attributes besides id/name/type/version, kept for writing back (a Result's
+    ``output_names`` are its tensor names instead)."""
+    kept = dict(attrib)
+    if is_result:
+        kept.pop("output_names", None)
+    if kept:
+        extra["ir_layer_attributes"] = kept
+
+
 class _Reader:
     """Builds one Model from a ``<net>`` (:meth:`read_net`) or a ``<body>`` element.
 
@@ -709,7 +719,7 @@ class _Reader:
                 frm, to = int(frm_text), int(to_text)  # type: ignore[arg-type]
                 src, dst = layers[frm], layers[to]
                 out_index, index = src.out_index[fport], dst.in_index[tport]  # type: ignore[index]
-                feeds = dst.feeds
+                feeds: "list[tuple[int, int] | None]" = dst.feeds  # type: ignore[assignment]
                 if feeds is None:
                     feeds = dst.feeds = [None] * len(dst.inputs)
                 ok = feeds[index] is None
@@ -812,7 +822,7 @@ class _Reader:
         extra: dict[str, Any] = {}
         node.extra = extra
         if layer.attrib:
-            extra["ir_layer_attributes"] = dict(layer.attrib)
+            _keep_layer_attributes(extra, layer.attrib, False)
         if not big:
             self._constant_type(node, op, layer.where)
         self._name_outputs(node, layer)
@@ -839,11 +849,7 @@ class _Reader:
         attrib = layer.attrib
         is_result = cls is Result
         if attrib:
-            kept = dict(attrib)
-            if is_result:
-                kept.pop("output_names", None)
-            if kept:
-                extra["ir_layer_attributes"] = kept
+            _keep_layer_attributes(extra, attrib, is_result)
         self._infer(node, decoded.key, layer.where)
         if is_result:
             node.output_names[0] = split_names(attrib.get("output_names", ""))
@@ -871,11 +877,7 @@ class _Reader:
         node.extra = extra
         is_result = type(op) is Result
         if attrib:
-            kept = dict(attrib)
-            if is_result:
-                kept.pop("output_names", None)
-            if kept:
-                extra["ir_layer_attributes"] = kept
+            _keep_layer_attributes(extra, attrib, is_result)
         if type(op) is Constant and not big_constant:
             self._constant_type(node, op, where)
         elif not (big_constant or opaque):

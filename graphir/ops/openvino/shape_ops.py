@@ -523,7 +523,8 @@ class Concat(Op):
         axis = self.axis + rank if self.axis < 0 else self.axis
         if not 0 <= axis < rank:
             return None
-        low, high = 0, 0
+        low: int = 0
+        high: int | None = 0
         for t in inputs:
             shape = t.shape
             if shape is not first_shape:
