@@ -102,7 +102,11 @@ class ConvKernel:
                 self.phased = None  # the tap-by-tap columns below: the same columns, no phase copy
         self.columns: TapColumns | None = None
         self.skipping: ChunkedProduct | None = None
-        if self.strategy in ("im2col", "depthwise") and self.phased is None:
+        # windows that tile the input (kernel == stride, no padding or dilation: a ViT's patch
+        # embedding): the columns are one transposed copy of the input
+        self.patches = (self.strategy == "im2col" and not self.needs_pad and self.strides == kernel
+                        and all(d == 1 for d in self.dilations) and all(o > 0 for o in self.out_spatial))
+        if self.strategy in ("im2col", "depthwise") and self.phased is None and not self.patches:
             self.columns = TapColumns(spatial, kernel, self.strides, self.dilations, self.begin, self.out_spatial)
             if self.strategy == "im2col" and self.ct == np.float32 and self.columns.empty_taps * 3 >= self.columns.all_taps:
                 self._skip_empty_taps(spatial)
@@ -144,6 +148,8 @@ class ConvKernel:
             return self._finish(self._per_image(w, x.reshape(x.shape[0], x.shape[1], -1)))
         if self.phased is not None:
             return self._depthwise_phased(x, w)
+        if self.patches:
+            return self._finish(self._per_image(w, self._patch_columns(x)))
         if self.columns is not None and self.strategy == "depthwise":
             return self._depthwise_columns(x, w)
         if self.columns is not None:
@@ -167,6 +173,19 @@ class ConvKernel:
         o, k = letters[:ns], letters[ns: 2 * ns]
         out = np.einsum(f"ngc{o}{k},gac{k}->nga{o}", win, w, optimize=True)
         return self._finish(out)
+
+    def _patch_columns(self, x: np.ndarray) -> np.ndarray:
+        """im2col ``[N, C*K, O]`` of windows that tile the input: the input (cut to whole windows)
+        seen as ``[N, C, O1, K1, O2, K2, ...]``, its axes ordered ``[N, C, K..., O...]``, one copy.
+        The same columns as the window view's, so the product keeps its bits."""
+        ns = len(self.kernel)
+        cut = x[(slice(None), slice(None)) + tuple(slice(0, o * k) for o, k in zip(self.out_spatial, self.kernel))]
+        split: tuple[int, ...] = (x.shape[0], x.shape[1])
+        for o, k in zip(self.out_spatial, self.kernel):
+            split += (o, k)
+        perm = (0, 1) + tuple(3 + 2 * i for i in range(ns)) + tuple(2 + 2 * i for i in range(ns))
+        cols = np.ascontiguousarray(cut.reshape(split).transpose(perm))
+        return cols.reshape(self.n, self.ci * int(np.prod(self.kernel)), -1)
 
     def _depthwise_columns(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The depthwise product over :class:`TapColumns`, a block of channels (1 MiB of columns)

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import field_validator
 
+from graphir.kernels.gelu import gelu_erf_f32
 from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino.unary import UnaryElementwise, compute_real, erf
@@ -106,6 +107,10 @@ def gelu_tanh(v: np.ndarray) -> np.ndarray:
     return 0.5 * v * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (v + 0.044715 * v * v * v)))
 
 
+def _gelu_erf_reference(v: np.ndarray) -> np.ndarray:
+    return compute_real(v, gelu_erf)
+
+
 class _GeluBase(UnaryElementwise):
     def check_element_type(self, t: TensorType) -> None:
         if t.element_type not in _GELU_TYPES:
@@ -113,6 +118,26 @@ class _GeluBase(UnaryElementwise):
                 f"Argument element type must be f16, bf16, f32, f64 or dynamic (got {t.element_type}); "
                 f"input 0 is {t}"
             )
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """f32 ERF form: :func:`graphir.kernels.gelu.gelu_erf_f32` (a table instead of an f64
+        ``erf`` per element; the same bits), into its input when that is a fresh array only this
+        step reads. Other types and the TANH form: the unary prepare."""
+        if node.inputs[0].element_type != ElementType.f32 or self.real_kernel(np.dtype(np.float32)) is not gelu_erf:
+            return super().prepare(node)
+        generic = self.evaluate
+
+        def gelu(x: np.ndarray) -> list[np.ndarray]:
+            if x.dtype != np.float32 or not x.flags.c_contiguous:
+                return generic(x)
+            return [gelu_erf_f32(x, np.empty(x.shape, np.float32), _gelu_erf_reference)]
+
+        def gelu_into(x: np.ndarray) -> list[np.ndarray]:  # x: a fresh array only this step reads
+            if x.dtype != np.float32 or not x.flags.c_contiguous:
+                return generic(x)
+            return [gelu_erf_f32(x, x, _gelu_erf_reference)]
+
+        return writes_into(gelu, gelu_into)
 
 
 class Gelu(_GeluBase):

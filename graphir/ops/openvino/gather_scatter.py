@@ -104,10 +104,27 @@ class Gather(Op):
         if batch != 0:
             return self.evaluate
         evaluate = self.evaluate
+        data_shape, constant = node.static_shape(data_t), node.constants[1]
+        if constant is not None and data_shape is not None and np.asarray(constant).dtype.kind in "iu":
+            # constant indices (an LSTM classifier's last step): checked and made non-negative once
+            picked = np.asarray(constant).astype(np.int64)
+            dim = data_shape[ax]
+            wraps = self.negative_indices or self.wraps_negative
+            if picked.size and bool(((picked >= (-dim if wraps else 0)) & (picked < dim)).all()):
+                picked = np.where(picked < 0, picked + dim, picked)
+
+                def gather_constant(data: np.ndarray, indices: np.ndarray, axis_: np.ndarray) -> list[np.ndarray]:
+                    if data.shape[ax] != dim:
+                        return evaluate(data, indices, axis_)
+                    return [np.take(data, picked, axis=ax)]
+
+                return gather_constant
+        smallest, largest = np.minimum.reduce, np.maximum.reduce
 
         def gather(data: np.ndarray, indices: np.ndarray, axis_: np.ndarray) -> list[np.ndarray]:
             dim = data.shape[ax]  # per call: the data's dims may be known only then (a KV cache)
-            if indices.size and indices.dtype.kind in "iu" and indices.min() >= 0 and indices.max() < dim:
+            if indices.size and indices.dtype.kind in "iu" and smallest(indices, axis=None) >= 0 \
+                    and largest(indices, axis=None) < dim:
                 return [np.take(data, indices.astype(np.int64), axis=ax)]
             return evaluate(data, indices, axis_)
 

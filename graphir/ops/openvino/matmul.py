@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -10,6 +11,7 @@ import numpy as np
 from graphir.broadcast import broadcast_merge
 from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.shapes import Dimension, PartialShape
+from graphir.types import ElementType
 
 
 #: per-matrix multiply-accumulates from which a stack of f32 matrices times one 2-D B is one
@@ -30,6 +32,54 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 _NUMERIC_TYPES = frozenset(NUMERIC)
+
+
+#: constant B (weights) used transposed, up to this size, is copied once into its transposed layout
+#: when that keeps the product's bits (:func:`contiguous_b_keeps_bits`): OpenBLAS packs a transposed
+#: B per call at a cost (vit's [65,128] x [128,128]^T: ~20% of the product)
+CONTIGUOUS_B_MAX_BYTES = 1 << 20
+#: OpenBLAS (0.3.31, SkylakeX) takes its small-matrix kernels up to this many multiply-accumulates
+SMALL_KERNEL_MAX_MACS = 100 ** 3
+_layout_lock = threading.Lock()
+_layout_same: dict[tuple[tuple[int, ...], int, int], bool] = {}
+
+
+def contiguous_b_keeps_bits(a_shape: Sequence[int], k: int, n: int) -> bool:
+    """Does :func:`matmul` of an f32 ``a`` of ``a_shape`` by ``B [k, n]`` give the same bits when B
+    is contiguous as when it is the transposed view of a contiguous ``[n, k]``? OpenBLAS's level-3
+    driver packs both into the same panels, so their kernels see the same numbers; its
+    small-matrix kernels (one per layout, up to 100^3 multiply-accumulates per matrix: not
+    considered) differ, if only in the sign of zero sums. Checked once per shape: random values,
+    then zeros of both signs, underflowing products, infinities and NaN."""
+    key = (tuple(int(d) for d in a_shape), int(k), int(n))
+    with _layout_lock:
+        known = _layout_same.get(key)
+    if known is not None:
+        return known
+    rows = key[0][-2] if len(key[0]) >= 2 else 1
+    same = rows >= 2 and n >= 2 and rows * k * n > SMALL_KERNEL_MAX_MACS
+    rng = np.random.default_rng(20261124)
+    for trial in range(4 if same else 0):
+        a = rng.standard_normal(key[0], dtype=np.float32)
+        w = rng.standard_normal((n, k), dtype=np.float32)
+        if trial == 1:
+            a.reshape(-1)[::7] = 0.0
+            a.reshape(-1)[1::7] = -0.0
+            a.reshape(-1)[3::11] = np.inf
+            w.reshape(-1)[5::13] = np.nan
+            w.reshape(-1)[1::17] = -np.inf
+        elif trial == 2:  # every product underflows: zero sums whose sign depends on the order
+            a *= np.float32(1e-30)
+            w *= np.float32(-1e-30)
+        elif trial == 3:
+            a[...] = -0.0
+        with np.errstate(all="ignore"):
+            same = np.array_equal(matmul(a, w.T).view(np.uint32), matmul(a, np.ascontiguousarray(w.T)).view(np.uint32))
+        if not same:
+            break
+    with _layout_lock:
+        _layout_same[key] = same
+    return same
 
 
 class MatMul(Op):
@@ -101,6 +151,12 @@ class MatMul(Op):
         weights = node.constants[1]
         if weights is not None:
             b = np.swapaxes(weights, -1, -2) if swap_b else weights
+            a_shape = node.static_shape(a_t)
+            if (swap_b and not swap_a and b.ndim == 2 and a_shape is not None and len(a_shape) >= 2
+                    and a_t.element_type == ElementType.f32 and b.dtype == np.float32
+                    and b.nbytes <= CONTIGUOUS_B_MAX_BYTES and b.flags.f_contiguous
+                    and contiguous_b_keeps_bits(a_shape, b.shape[0], b.shape[1])):
+                b = np.ascontiguousarray(b)
             if swap_a:
                 return fresh_output(lambda a, _: [matmul(np.swapaxes(a, -1, -2), b)])
             return fresh_output(lambda a, _: [matmul(a, b)])

@@ -100,6 +100,35 @@ def _mvn_f32(x: np.ndarray, axes: tuple[int, ...], normalize_variance: bool, eps
     return centered
 
 
+def _mvn_f32_prepared(axes: tuple[int, ...], count: int, normalize_variance: bool, eps: float,
+                      inside: bool) -> Callable[[np.ndarray], np.ndarray]:
+    """:func:`_mvn_f32` for one static shape: each ``mean`` as what ``np.mean`` does without its
+    Python layers (``np.add.reduce``, then the division by the count as a numpy ``intp``, in f64
+    rounded to f32), the square into its own buffer, ``sqrt`` and ``+ eps`` in place: the same bits."""
+    items = np.intp(count)
+    add, divide, subtract, multiply, sqrt = np.add.reduce, np.true_divide, np.subtract, np.multiply, np.sqrt
+
+    def mvn(x: np.ndarray) -> np.ndarray:
+        mean = add(x, axis=axes, keepdims=True)
+        divide(mean, items, out=mean, casting="unsafe")
+        centered = subtract(x, mean)
+        if not normalize_variance:
+            return centered
+        square = multiply(centered, centered)
+        var = add(square, axis=axes, keepdims=True)
+        divide(var, items, out=var, casting="unsafe")
+        if inside:
+            np.add(var, eps, out=var)
+            sqrt(var, out=var)
+        else:
+            sqrt(var, out=var)
+            np.add(var, eps, out=var)
+        np.divide(centered, var, out=centered)
+        return centered
+
+    return mvn
+
+
 def _check_axes(op: Op, data: PartialShape, axes: TensorType) -> None:
     """Known ``axes`` values must be valid for ``data``'s rank (the error names the data shape)."""
     if data.rank_is_static and axes.value is not None:
@@ -184,6 +213,11 @@ class MVN(Op):
         except InferenceError:
             return self.evaluate
         variance, eps, inside = self.normalize_variance, self.eps, self.eps_mode.lower() == "inside_sqrt"
+        count = int(np.prod([shape[a] for a in ax])) if ax else 1
+        if node.inputs[0].element_type == ElementType.f32 and ax and count > 0:
+            fast = _mvn_f32_prepared(ax, count, variance, eps, inside)
+            return lambda x, _: [fast(x) if x.dtype == np.float32 and x.shape == shape
+                                 else _mvn(x, ax, variance, eps, inside)]
         if node.inputs[0].element_type == ElementType.f32:
             return lambda x, _: [_mvn_f32(x, ax, variance, eps, inside) if x.dtype == np.float32
                                  else _mvn(x, ax, variance, eps, inside)]

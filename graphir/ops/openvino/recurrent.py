@@ -448,10 +448,11 @@ class LSTMSequence(_LSTMStep, _Sequence):
         return run
 
 
-def _lstm_f32(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_all: np.ndarray, r_all: np.ndarray,
+def _lstm_f32_plain(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_all: np.ndarray, r_all: np.ndarray,
               b_all: np.ndarray, dirs: Sequence[str], n: int) -> list[np.ndarray]:
     """LSTMSequence in f32, every sequence full length: what ``_Sequence.evaluate`` computes with
-    ``_LSTMStep.step`` (``x W^T + (h R^T + B)``, ``1 / (1 + exp(-g))``, ``tanh``), bit for bit."""
+    ``_LSTMStep.step`` (``x W^T + (h R^T + B)``, ``1 / (1 + exp(-g))``, ``tanh``), bit for bit
+    (NaNs included: :func:`_lstm_f32` falls back to it when a NaN arises)."""
     batch, seq = x.shape[:2]
     y = np.zeros((batch, len(dirs), seq, n), dtype=np.float32)
     h_out = np.zeros((batch, len(dirs), n), dtype=np.float32)
@@ -472,6 +473,53 @@ def _lstm_f32(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_all: np.ndarray, 
             y[:, d, at] = h
         h_out[:, d] = h
         c_out[:, d] = c
+    return [y, h_out, c_out]
+
+
+def _lstm_f32(x: np.ndarray, h0: np.ndarray, c0: np.ndarray, w_all: np.ndarray, r_all: np.ndarray,
+              b_all: np.ndarray, dirs: Sequence[str], n: int) -> list[np.ndarray]:
+    """LSTMSequence in f32, every sequence full length: what ``_Sequence.evaluate`` computes with
+    ``_LSTMStep.step`` (``x W^T + (h R^T + B)``, ``1 / (1 + exp(-g))``, ``tanh``), bit for bit.
+
+    The rows of W, R and B of the three sigmoid gates (f, i, o) are negated once, so the step's
+    product gives ``-g`` for them directly (negation is exact and rounding symmetric: the same
+    magnitudes; a zero may change sign, which ``exp`` maps to 1 alike) and ``exp`` runs on it
+    without a ``negative`` pass; the cell block keeps its sign for ``tanh``. Results go into their
+    buffers (``out=``): the same ufuncs on the same operands. A NaN's sign would follow the other
+    path (numpy keeps one NaN operand's sign): a run whose outputs hold a NaN (any NaN spreads to
+    them) is computed again by :func:`_lstm_f32_plain`."""
+    batch, seq = x.shape[:2]
+    y = np.zeros((batch, len(dirs), seq, n), dtype=np.float32)
+    h_out = np.zeros((batch, len(dirs), n), dtype=np.float32)
+    c_out = np.zeros_like(h_out)
+    one = np.float32(1.0)
+    sign = np.ones(4 * n, np.float32)
+    sign[:2 * n] = -1.0
+    sign[3 * n:] = -1.0
+    exp, add, divide, multiply, tanh = np.exp, np.add, np.divide, np.multiply, np.tanh
+    for d, direction in enumerate(dirs):
+        h, c = h0[:, d].copy(), c0[:, d].copy()
+        w_t = (w_all[d] * sign[:, None]).T
+        r_t = (r_all[d] * sign[:, None]).T
+        b = b_all[d] * sign
+        for t in range(seq):
+            at = t if direction == "forward" else seq - 1 - t
+            gates = h @ r_t
+            add(gates, b, out=gates)
+            add(x[:, at] @ w_t, gates, out=gates)  # -f, -i, g, -o
+            cell = tanh(gates[:, 2 * n:3 * n])
+            gate = exp(gates, out=gates)
+            add(one, gate, out=gate)
+            divide(one, gate, out=gate)  # sigmoid of f, i, o (the cell block's values are unused)
+            multiply(gate[:, :n], c, out=c)
+            multiply(gate[:, n:2 * n], cell, out=cell)
+            add(c, cell, out=c)
+            h = y[:, d, at]
+            multiply(gate[:, 3 * n:], tanh(c), out=h)
+        h_out[:, d] = h
+        c_out[:, d] = c
+    if np.isnan(y).any() or np.isnan(c_out).any():
+        return _lstm_f32_plain(x, h0, c0, w_all, r_all, b_all, dirs, n)
     return [y, h_out, c_out]
 
 
