@@ -33,6 +33,7 @@ class BinSource:
         self._data: Any = None if data is None else memoryview(data)
         self._size: int | None = None if data is None else len(data)
         self._exists: bool | None = None
+        self._bytes: np.ndarray | None = None
 
     @property
     def size(self) -> int:
@@ -65,6 +66,14 @@ class BinSource:
                 with open(self.path, "rb") as fh:
                     self._data = memoryview(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
         return self._data
+
+    def byte_array(self) -> np.ndarray:
+        """The whole .bin as one read-only uint8 array over :meth:`buffer`: a blob is a slice of it
+        viewed as its type (cheaper than an ``np.frombuffer`` per blob, which also leaves a
+        memoryview per blob for the cyclic GC to track)."""
+        if self._bytes is None:
+            self._bytes = np.frombuffer(self.buffer(), dtype=np.uint8)
+        return self._bytes
 
     def read(self, offset: int, size: int) -> memoryview:
         buf = self.buffer()
@@ -252,9 +261,10 @@ class BlobLoader:
         if whole is not None:  # one view of the whole .bin at the blob's offset: no slice object per
             count = math.prod(self.shape)  # blob (a memoryview the cyclic GC would track)
             if count * whole.itemsize <= self.size:
-                buffer = self.source.buffer()
-                if self.offset + self.size <= len(buffer):
-                    return np.frombuffer(buffer, dtype=whole, count=count, offset=self.offset).reshape(self.shape)
+                data = self.source.byte_array()
+                if self.offset + self.size <= len(data):
+                    start = self.offset
+                    return data[start:start + count * whole.itemsize].view(whole).reshape(self.shape)
         raw = self.source.read(self.offset, self.size)  # (its message when the blob lies outside)
         try:
             return unpack(raw, self.et, self.shape)

@@ -15,10 +15,11 @@ from typing import ClassVar
 import numpy as np
 
 import functools
+import math
 from collections.abc import Callable
 
 from graphir.ops.base import NodeSignature, Op, Port, TensorType
-from graphir.ops.openvino.binary import fold
+from graphir.ops.openvino.binary import FOLD_LIMIT, fold
 from graphir.ops.openvino import shape_values
 from graphir.types import ElementType
 
@@ -128,13 +129,33 @@ def _converted(op: Op, data: list[TensorType], et: ElementType, all_inputs: list
     if et.is_dynamic:
         return TensorType(et, x.shape)
     if x.value is not None:
-        value = fold(_Bound(op, et, x.element_type), data, x.shape, et)
+        value = _widened(x, et)
+        if value is None:
+            value = fold(_Bound(op, et, x.element_type), data, x.shape, et)
         return TensorType(et, x.shape, value)
     items = shape_values.elements(x)
     if items is not None and et.is_integral_number and x.element_type.is_integral_number:
         # an unknown dim stays the same unknown: it fits any integer type shape subgraphs use
         return shape_values.make(et, x.shape, items)
     return TensorType(et, x.shape)
+
+
+def _widened(x: TensorType, et: ElementType) -> np.ndarray | None:
+    """The folded value of a conversion that is exact and raises nothing (f16 -> f32 weights, i32
+    -> i64 shapes: a wider float, a wider integer of the same signedness, unsigned into a wider
+    signed integer), what :func:`fold` gives through :func:`convert_array`, in one ``astype``
+    (a read folds hundreds of decompression Converts); None for every other case."""
+    value = x.value
+    if (type(value) is not np.ndarray or et.is_sub_byte or x.element_type.is_sub_byte
+            or x.element_type is ElementType.nf4 or not x.shape.is_static
+            or math.prod(x.shape.to_shape()) > FOLD_LIMIT):
+        return None
+    source, target = value.dtype, np.dtype(et.numpy_dtype)
+    if target.itemsize <= source.itemsize:
+        return None
+    if (source.kind == target.kind and source.kind in "fiu") or (source.kind == "u" and target.kind == "i"):
+        return value.astype(target)
+    return None
 
 
 class _Bound:

@@ -31,6 +31,9 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
+_NUMERIC_TYPES = frozenset(NUMERIC)
+
+
 #: constant B (weights) used transposed, up to this size, is copied once into its transposed layout
 #: when that keeps the product's bits (:func:`contiguous_b_keeps_bits`): OpenBLAS packs a transposed
 #: B per call at a cost (vit's [65,128] x [128,128]^T: ~20% of the product)
@@ -92,8 +95,10 @@ class MatMul(Op):
     transpose_b: bool = False
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        self.check_input_types(inputs)
-        et = self.merge_types(inputs, (0, 1))
+        et = inputs[0].element_type
+        if et is not inputs[1].element_type or et not in _NUMERIC_TYPES:  # (the common case needs no more)
+            self.check_input_types(inputs)
+            et = self.merge_types(inputs, (0, 1))
         a, b = inputs[0].shape, inputs[1].shape
         if a.rank_is_dynamic or b.rank_is_dynamic:
             return [TensorType(et, PartialShape.dynamic())]
@@ -114,10 +119,12 @@ class MatMul(Op):
                 f"incompatible MatMul matrix dimension: K of A ({ad[-1]}) != K of B ({bd[-2]}); "
                 f"A {a} (transpose_a={self.transpose_a}), B {b} (transpose_b={self.transpose_b})"
             )
-        batch = broadcast_merge(PartialShape.of(tuple(ad[:-2])), PartialShape.of(tuple(bd[:-2])), "numpy")
-        if batch is None:
-            raise self.fail(f"batch dimensions do not broadcast: A {a}, B {b}")
-        out = list(batch.dims)
+        out: list[Dimension] = []
+        if len(ad) > 2 or len(bd) > 2:  # (two matrices have no batch dims to broadcast)
+            batch = broadcast_merge(PartialShape.of(tuple(ad[:-2])), PartialShape.of(tuple(bd[:-2])), "numpy")
+            if batch is None:
+                raise self.fail(f"batch dimensions do not broadcast: A {a}, B {b}")
+            out = list(batch.dims)
         if not a1:
             out.append(ad[-2])
         if not b1:

@@ -21,7 +21,7 @@ from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType, types
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import FOLD_LIMIT, fold
-from graphir.shapes import Dimension, PartialShape
+from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
 from graphir.types import ElementType
 
 ONE = Dimension.static(1)
@@ -503,7 +503,7 @@ class Concat(Op):
                 listed = ", ".join(str(t) for t in inputs)
                 raise self.fail(f"Argument element types are inconsistent ({listed}).")
             et = merged
-        shape = self._static_shape(inputs)
+        shape = self._uniform_shape(inputs)
         if shape is None:
             shape = self._partial_shape(inputs)
         out = with_value(self, inputs, et, shape)
@@ -513,31 +513,41 @@ class Concat(Op):
                 return [sv.make(et, shape, [e for p in parts for e in p])]  # type: ignore[union-attr]
         return [out]
 
-    def _static_shape(self, inputs: list[TensorType]) -> PartialShape | None:
-        """The output shape when every input shape is static and they agree off the axis, in plain
-        integers (DenseNet's concatenations of dozens of inputs); None for the general path."""
-        if not inputs[0].shape.is_static:
+    def _uniform_shape(self, inputs: list[TensorType]) -> PartialShape | None:
+        """The output shape when every input has the first one's static rank and equal dims off
+        the axis (equal dims merge into themselves), without a shape per input (DenseNet's
+        concatenations of dozens of inputs, static or with a dynamic batch); None for the general
+        path, which also gives every error."""
+        first_shape = inputs[0].shape
+        if first_shape.rank_is_dynamic:
             return None
-        first = inputs[0].shape.dims
+        first = first_shape.dims
         if not first:
             return None
         rank = len(first)
         axis = self.axis + rank if self.axis < 0 else self.axis
         if not 0 <= axis < rank:
             return None
-        total = 0
+        low: int = 0
+        high: int | None = 0
         for t in inputs:
             shape = t.shape
-            if not shape.is_static:
-                return None
-            dims = shape.dims
-            if len(dims) != rank:  # type: ignore[arg-type]
-                return None
-            for i in range(rank):
-                if i != axis and dims[i] is not first[i] and dims[i].min != first[i].min:  # type: ignore[index]
+            if shape is not first_shape:
+                if shape.rank_is_dynamic:
                     return None
-            total += dims[axis].min  # type: ignore[index]
-        return PartialShape.of(first[:axis] + (Dimension.static(total),) + first[axis + 1:])
+                dims = shape.dims
+                if len(dims) != rank:
+                    return None
+                for i in range(rank):
+                    d, f = dims[i], first[i]
+                    if i != axis and d is not f and (d.min != f.min or d.max != f.max):
+                        return None
+            d = shape.dims[axis]
+            low += d.min
+            high = None if high is None or d.max is None else high + d.max
+        if low > MAX_LENGTH or (high is not None and high > MAX_LENGTH):
+            return None
+        return PartialShape.of(first[:axis] + (Dimension(low, high),) + first[axis + 1:])
 
     def _partial_shape(self, inputs: list[TensorType]) -> PartialShape:
         result: PartialShape | None = None
