@@ -64,3 +64,17 @@ def test_wrong_outputs_fail_the_comparison() -> None:
     assert compare([np.array([1.0, 2.0, np.nan], np.float32)], expected)[1:] == (False, "output 0: non-finite values differ")
     assert compare([np.zeros(2, np.float32)], expected)[1:] == (False, "output 0: shape [2] vs [3]")
     assert compare([], expected)[1:] == (False, "0 outputs, reference has 1")
+
+
+def test_short_calls_are_timed_more_often() -> None:
+    """A call under SHORT_CALL_S gets at least SHORT_SAMPLES timed calls (a cold 0.1 ms reshape's
+    best of 5 is noise); a slow one gets ``repeat``; ``before`` runs once per call, untimed."""
+    bench = _bench_module()
+    calls: list[str] = []
+    best, out = bench.best_time(lambda: calls.append("call") or 7, 3, lambda: calls.append("before"))
+    assert out == 7 and 0 <= best < bench.SHORT_CALL_S
+    assert calls == ["before", "call"] * bench.SHORT_SAMPLES
+    slow: list[int] = []
+    bench.SHORT_CALL_S = 0.0  # every call counts as slow: repeat decides
+    bench.best_time(lambda: slow.append(1), 3)
+    assert len(slow) == 3
