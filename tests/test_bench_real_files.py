@@ -78,3 +78,12 @@ def test_short_calls_are_timed_more_often() -> None:
     bench.SHORT_CALL_S = 0.0  # every call counts as slow: repeat decides
     bench.best_time(lambda: slow.append(1), 3)
     assert len(slow) == 3
+
+
+def test_graphir_run_worker_reports_a_bad_file_as_an_error(tmp_path: Path) -> None:
+    """The run workers (each engine in a fresh process of its own) return what stopped them, not a traceback."""
+    bench = _bench_module()
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<net name='x' version='11'><layers><layer id='0' type='Nope'")
+    side = bench.graphir_run_worker(str(bad), [np.zeros(2, np.float32)], 1, (10.0, "wall"))
+    assert set(side) == {"error"} and "bad.xml" in side["error"]
