@@ -2,7 +2,6 @@
 command cannot rot: it makes the file, measures every stage once and reports figures and goals."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,20 +10,14 @@ from types import ModuleType
 
 import numpy as np
 
+from tests.script_modules import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks" / "real_files.py"
 
 
 def _bench_module() -> ModuleType:
-    sys.path.insert(0, str(BENCH.parent))
-    try:
-        spec = importlib.util.spec_from_file_location("real_files", BENCH)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCH.parent))
-    return module
+    return load_script(BENCH, "real_files", search=BENCH.parent)
 
 
 def test_benchmark_measures_every_stage_of_the_tiny_chain(ov, tmp_path: Path) -> None:

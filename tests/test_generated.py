@@ -2,22 +2,19 @@
 declared after the index was generated is still found (by importing every op module once)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
+from tests.script_modules import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("graphir_generate", ROOT / "scripts" / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "scripts" / "generate.py", "graphir_generate")
 
 
 def test_generated_files_are_current() -> None:

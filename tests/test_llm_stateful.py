@@ -111,13 +111,9 @@ def test_every_layer_type_and_shape_match_openvino(name: str) -> None:
 
 
 def _example_generate():
-    import importlib.util
+    from tests.script_modules import load_script
 
-    path = Path(__file__).resolve().parent.parent / "examples" / "generate.py"
-    spec = importlib.util.spec_from_file_location("generate_example", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return load_script(Path(__file__).resolve().parent.parent / "examples" / "generate.py", "generate_example")
 
 
 @pytest.mark.parametrize("name", ["llama-int4asym", "gpt2-nf4", "qwen2-mxfp4", "phi3-int8"])

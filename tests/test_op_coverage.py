@@ -2,19 +2,17 @@
 209 types in 2026.4 (the ``#define _OPENVINO_OP_REG(x, y)`` line is no entry)."""
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.script_modules import load_script
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "op_coverage.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("op_coverage", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return load_script(SCRIPT, "op_coverage")
 
 
 def test_reference_has_no_phantom_entries(ov) -> None:

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import gc
-import importlib.util
 import random
 import sys
 from pathlib import Path
@@ -29,6 +28,7 @@ from graphir.serializers.ir_constants import BinSource, BlobLoader
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 from tests.ops.ov_diff import Param, check
+from tests.script_modules import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -184,11 +184,7 @@ def test_blobs_leave_no_memoryview_each(tmp_path: Path) -> None:
 
 # --- the per-phase profile ---------------------------------------------------------------------
 def _phases_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("read_phases", ROOT / "benchmarks" / "read_phases.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "read_phases.py", "read_phases")
 
 
 def test_read_phases_profiles_a_fixture(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,23 +1,20 @@
 """examples/leaky_relu.py: LeakyRelu as Select(Less(x, 0), Multiply(x, alpha), x)."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from graphir.ops.openvino.select import Select
+from tests.script_modules import load_script
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "leaky_relu.py"
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("leaky_relu_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return load_script(EXAMPLE, "leaky_relu_example")
 
 
 def test_model_is_the_composition(example) -> None:

@@ -24,12 +24,13 @@ multiply-adds (:data:`BANDED_MAX_WASTE`) are not used. Inputs that are not all f
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+
+from graphir.kernels.once import once_per_key
 
 #: bytes of banded filters a layer may lay out (a band holds ``N * kh * width`` values per channel)
 BANDED_MAX_WEIGHT_BYTES = 16 << 20
@@ -45,7 +46,6 @@ BANDED_MAX_WASTE = 4.0
 #: channels of the once-per-shape check against the columns layout
 _CHECK_CHANNELS = 6
 
-_lock = threading.Lock()
 _checked: dict[tuple[Any, ...], bool] = {}
 
 
@@ -159,10 +159,11 @@ def _same_bits(banded: BandedDepthwise, key: tuple[Any, ...],
                reference: Callable[[int], Callable[[np.ndarray, np.ndarray], np.ndarray]]) -> bool:
     """Does the banded product give the columns layout's bits for this shape (random values with
     zeros and negative zeros; once per shape and band width per process)?"""
-    with _lock:
-        known = _checked.get(key)
-    if known is not None:
-        return known
+    return once_per_key(_checked, key, lambda: _compare_with_columns(banded, reference))
+
+
+def _compare_with_columns(banded: BandedDepthwise,
+                          reference: Callable[[int], Callable[[np.ndarray, np.ndarray], np.ndarray]]) -> bool:
     channels = _CHECK_CHANNELS
     rng = np.random.default_rng(2026)
     x = rng.standard_normal((1, channels, banded.height, banded.width), dtype=np.float32)
@@ -176,7 +177,4 @@ def _same_bits(banded: BandedDepthwise, key: tuple[Any, ...],
     probe.__dict__.update(banded.__dict__)
     probe.groups = channels
     got = np.empty(expected.shape, np.float32)
-    same = probe(x, probe.weights(w), got) and got.tobytes() == expected.tobytes()
-    with _lock:
-        _checked[key] = same
-    return same
+    return probe(x, probe.weights(w), got) and got.tobytes() == expected.tobytes()

@@ -264,16 +264,7 @@ def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bi
 
 def _sync_file(path: Path) -> None:
     """fsync a file kept as it is (cheap when nothing of it is waiting to be written)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:
-        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        raise SerializationError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+    _Flush(path, path, threaded=False).wait()
 
 
 def _finish(worker: "threading.Thread | None") -> None:

@@ -797,8 +797,7 @@ class _Reader:
             node = self._plain_node(cls, layer, inputs)
         else:
             op, extra, key = self._op(layer)
-            node = self._make_node(op, extra, key, inputs, layer.id, layer.name, layer.attrib,
-                                   [p[P_NAMES] for p in layer.outputs], layer.where)
+            node = self._make_node(op, extra, key, inputs, layer)
         node.rt_info = layer.rt_info
         for p in layer.outputs:
             if p[P_RT_INFO]:
@@ -858,8 +857,7 @@ class _Reader:
         return node
 
     def _make_node(self, op: Op, extra: dict[str, Any], key: "tuple[Any, ...] | None", inputs: list[Output | None],
-                   lid: int, name: str, attrib: dict[str, str], output_names: "list[str | None]",
-                   where: Callable[[], str]) -> Node:
+                   layer: _Layer) -> Node:
         """The node of a layer's op: output types inferred (as OpenVINO does) or, for big Constants
         and opaque ops, as declared; output tensor names from the ports (a Result's from its
         ``output_names``); the layer's other attributes kept for writing back."""
@@ -873,9 +871,10 @@ class _Reader:
             output_types = list(op.recorded_outputs)
         else:  # placeholders (as Node makes them) until inference below
             output_types = [_UNKNOWN_TYPE] * op.num_outputs()
-        node = Node._restore(op, inputs, name, lid, output_types)
+        node = Node._restore(op, inputs, layer.name, layer.id, output_types)
         node.extra = extra
         is_result = type(op) is Result
+        attrib, where = layer.attrib, layer.where
         if attrib:
             _keep_layer_attributes(extra, attrib, is_result)
         if type(op) is Constant and not big_constant:
@@ -884,11 +883,8 @@ class _Reader:
             self._infer(node, key, where)
         if is_result and not opaque:
             node.output_names[0] = split_names(attrib.get("output_names", ""))
-        elif any(output_names):  # the op may have inferred more outputs than it first declared (variadic)
-            names = node.output_names
-            for i, port_names in enumerate(output_names[: len(names)]):
-                if port_names:
-                    names[i] = split_names(port_names)
+        else:
+            self._name_outputs(node, layer)
         return node
 
     def _constant_type(self, node: Node, op: Constant, where: Callable[[], str]) -> None:

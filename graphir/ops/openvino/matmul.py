@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
 
 from graphir.broadcast import broadcast_merge
+from graphir.kernels.once import once_per_key
 from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
@@ -40,7 +40,6 @@ _NUMERIC_TYPES = frozenset(NUMERIC)
 CONTIGUOUS_B_MAX_BYTES = 1 << 20
 #: OpenBLAS (0.3.31, SkylakeX) takes its small-matrix kernels up to this many multiply-accumulates
 SMALL_KERNEL_MAX_MACS = 100 ** 3
-_layout_lock = threading.Lock()
 _layout_same: dict[tuple[tuple[int, ...], int, int], bool] = {}
 
 
@@ -52,15 +51,16 @@ def contiguous_b_keeps_bits(a_shape: Sequence[int], k: int, n: int) -> bool:
     considered) differ, if only in the sign of zero sums. Checked once per shape: random values,
     then zeros of both signs, underflowing products, infinities and NaN."""
     key = (tuple(int(d) for d in a_shape), int(k), int(n))
-    with _layout_lock:
-        known = _layout_same.get(key)
-    if known is not None:
-        return known
-    rows = key[0][-2] if len(key[0]) >= 2 else 1
+    return once_per_key(_layout_same, key, lambda: _layouts_agree(*key))
+
+
+def _layouts_agree(a_shape: tuple[int, ...], k: int, n: int) -> bool:
+    """The check behind :func:`contiguous_b_keeps_bits` (no check where the small kernels decide)."""
+    rows = a_shape[-2] if len(a_shape) >= 2 else 1
     same = rows >= 2 and n >= 2 and rows * k * n > SMALL_KERNEL_MAX_MACS
     rng = np.random.default_rng(20261124)
     for trial in range(4 if same else 0):
-        a = rng.standard_normal(key[0], dtype=np.float32)
+        a = rng.standard_normal(a_shape, dtype=np.float32)
         w = rng.standard_normal((n, k), dtype=np.float32)
         if trial == 1:
             a.reshape(-1)[::7] = 0.0
@@ -77,8 +77,6 @@ def contiguous_b_keeps_bits(a_shape: Sequence[int], k: int, n: int) -> bool:
             same = np.array_equal(matmul(a, w.T).view(np.uint32), matmul(a, np.ascontiguousarray(w.T)).view(np.uint32))
         if not same:
             break
-    with _layout_lock:
-        _layout_same[key] = same
     return same
 
 
