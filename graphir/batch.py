@@ -205,8 +205,8 @@ def _job_shapes(task: Task) -> dict[str, Any]:
             shapes = {i: list(np.shape(v)) for i, v in _indexed(model, sample_inputs(model, task.sample)).items()}
             model = model.clone()
             model.reshape(shapes)
-        results = [{"name": _output_name(node), "type": str(node.inputs[0].tensor_type.element_type),
-                    "shape": str(node.inputs[0].tensor_type.shape)} for node in model.get_results()]
+        results = [{"name": _output_name(node), "type": str(node.input_value(0).tensor_type.element_type),
+                    "shape": str(node.input_value(0).tensor_type.shape)} for node in model.get_results()]
         layers = len(model.get_ordered_ops())
     return {"read": read, "layers": layers, "outputs": results}
 
@@ -239,7 +239,7 @@ def _model(path: str) -> tuple["Model", threading.Lock, bool]:
 
 def _output_name(result: Any) -> str:
     """The key ``model.run`` returns a Result's value under: a tensor name, else the friendly name."""
-    names = result.outputs()[0].names or result.inputs[0].names
+    names = result.outputs()[0].names or result.input_value(0).names
     return sorted(names)[0] if names else str(result.name)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from graphir.cli import EXIT_INCONSISTENT, EXIT_OK, UsageError, command
 
@@ -77,7 +78,7 @@ def batch(args: argparse.Namespace) -> int:
     return EXIT_INCONSISTENT if summary.failed else EXIT_OK
 
 
-def _client(address: str) -> object:
+def _client(address: str) -> Any:
     from graphir.batch import DISTRIBUTED_MISSING
 
     try:
