@@ -347,3 +347,22 @@ def test_dask_worker_killed_mid_batch(tmp_path: Path, dask_client: Any) -> None:
     assert (summary.ok, summary.failed) == (300, 0)
     assert Counter(r["sample"] for r in rows) == Counter(t.sample for t in tasks)  # every row exactly once
     dask_client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed worker
+
+
+def test_pool_workers_use_one_blas_thread() -> None:
+    """N workers with a BLAS thread per core each would oversubscribe the cores."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    pytest.importorskip("threadpoolctl", reason="needs the optional extra graphir[batch]")
+    with cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"),
+                                initializer=batch._pool_worker_started) as pool:
+        info = pool.submit(_blas_threads).result()
+    assert info and {threads for _api, threads in info} == {1}
+
+
+def _blas_threads() -> list[tuple[str, int]]:
+    import numpy  # noqa: F401 - loads the BLAS library
+    from threadpoolctl import threadpool_info
+
+    return [(i["internal_api"], i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"]
