@@ -417,13 +417,15 @@ class Summary:
 
 def run(tasks: Iterable[Task], *, workers: int | None = None, client: Any = None,
         output: str | os.PathLike[str], resume: bool = False, overwrite: bool = False,
-        progress: bool = True, chunk_size: int | None = None) -> Summary:
+        progress: bool = True, chunk_size: int | None = None,
+        on_row: Callable[[dict[str, Any]], None] | None = None) -> Summary:
     """Run ``tasks`` and append one row per task to ``output`` (JSON Lines).
 
     ``workers=None``: in this process; ``workers=N``: a pool of N processes (forkserver/spawn);
     ``client``: a ``distributed.Client`` (workers read the paths themselves). ``resume``: skip the
     tasks ``output`` already has a row for. An existing output is refused unless ``resume`` or
     ``overwrite``. ``chunk_size``: tasks sent to a worker at once (default: by the task count).
+    ``on_row``: called in this process with each row once it is written.
     """
     out = os.fspath(output)
     if os.path.isdir(out):
@@ -446,6 +448,8 @@ def run(tasks: Iterable[Task], *, workers: int | None = None, client: Any = None
         for row in rows:
             writer.write(row)
             counts["ok" if row["status"] == "ok" else "error"] += 1
+            if on_row is not None:
+                on_row(row)
         bar.update(len(rows))
         if counts["error"]:
             bar.set_postfix(failed=counts["error"], refresh=False)
