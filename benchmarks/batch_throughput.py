@@ -67,9 +67,10 @@ def mlp(folder: Path) -> Path:
 def plain_loop(model_path: Path, count: int) -> tuple[float, float, float]:
     start = time.perf_counter()
     model = graphir.read_model(model_path)
+    shapes = batch.random_shapes(model)
     first = 0.0
     for seed in range(count):
-        outputs = model.run(batch.random_inputs(model, seed), progress=False)
+        outputs = model.run(batch.random_inputs(model, seed, shapes), progress=False)
         [batch.summary(name, value) for name, value in outputs.items()]
         if seed == 0:
             first = time.perf_counter()

@@ -134,33 +134,41 @@ def _list_file(path: str) -> list[str]:
 
 # ---------------------------------------------------------------- the task function (any process)
 
+@dataclass
+class _Entry:
+    """A model read by this process, the lock its runs take (one Model is not run from two
+    threads at once; Dask workers may have several) and its random inputs' shapes, once chosen."""
+    model: "Model"
+    lock: threading.Lock
+    random_shapes: list[tuple[int, ...]] | None = None
+
+
 class _ModelCache:
-    """The last few models this process read, keyed by path, modification time and size; each
-    with a lock, as one Model is not run from two threads at once (Dask workers may have several)."""
+    """The last few models this process read, keyed by path, modification time and size."""
 
     def __init__(self, capacity: int = 8) -> None:
         self.capacity = capacity
         self._lock = threading.Lock()
-        self._models: OrderedDict[tuple[str, int, int], tuple["Model", threading.Lock]] = OrderedDict()
+        self._entries: OrderedDict[tuple[str, int, int], _Entry] = OrderedDict()
 
-    def get(self, path: str) -> tuple["Model", threading.Lock, bool]:
-        """The model, its lock, and whether it was read now (False: from the cache)."""
+    def get(self, path: str) -> tuple[_Entry, bool]:
+        """The model's entry, and whether the model was read now (False: from the cache)."""
         import graphir
 
         stat = os.stat(path)
         key = (path, stat.st_mtime_ns, stat.st_size)
         with self._lock:
-            entry = self._models.get(key)
+            entry = self._entries.get(key)
             if entry is not None:
-                self._models.move_to_end(key)
-                return entry[0], entry[1], False
+                self._entries.move_to_end(key)
+                return entry, False
         model = graphir.read_model(path)  # outside the lock: other threads read other models meanwhile
         with self._lock:
-            entry = self._models.setdefault(key, (model, threading.Lock()))
-            self._models.move_to_end(key)
-            while len(self._models) > self.capacity:
-                self._models.popitem(last=False)
-        return entry[0], entry[1], True
+            entry = self._entries.setdefault(key, _Entry(model, threading.Lock()))
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+        return entry, True
 
 
 _MODELS = _ModelCache()
@@ -193,18 +201,18 @@ def error_text(exc: BaseException) -> str:
 
 
 def _job_run(task: Task) -> dict[str, Any]:
-    model, lock, read = _model(task.model)
-    with lock:
-        inputs = sample_inputs(model, task.sample)
-        outputs = model.run(inputs, progress=False)
+    entry, read = _model(task.model)
+    with entry.lock:
+        outputs = entry.model.run(_inputs(entry, task.sample), progress=False)
     return {"read": read, "outputs": [summary(name, value) for name, value in outputs.items()]}
 
 
 def _job_shapes(task: Task) -> dict[str, Any]:
-    model, lock, read = _model(task.model)
-    with lock:
+    entry, read = _model(task.model)
+    with entry.lock:
+        model = entry.model
         if task.sample is not None:
-            shapes = {i: list(np.shape(v)) for i, v in _indexed(model, sample_inputs(model, task.sample)).items()}
+            shapes = {i: list(np.shape(v)) for i, v in _indexed(model, _inputs(entry, task.sample)).items()}
             model = model.clone()
             model.reshape(shapes)
         results = [{"name": _output_name(node), "type": str(node.input_value(0).tensor_type.element_type),
@@ -215,13 +223,13 @@ def _job_shapes(task: Task) -> dict[str, Any]:
 
 def _job_compare(task: Task) -> dict[str, Any]:
     assert task.reference is not None
-    model, lock, read = _model(task.model)
-    with lock:
-        inputs = sample_inputs(model, task.sample)
-        got = list(model.run(inputs, progress=False).items())
-    reference, ref_lock, _ = _model(task.reference)
-    with ref_lock:
-        want = list(reference.run(inputs, progress=False).values())
+    entry, read = _model(task.model)
+    with entry.lock:
+        inputs = _inputs(entry, task.sample)
+        got = list(entry.model.run(inputs, progress=False).items())
+    reference, _ = _model(task.reference)
+    with reference.lock:
+        want = list(reference.model.run(inputs, progress=False).values())
     if len(got) != len(want):
         raise BatchError(f"the model has {len(got)} outputs, the reference {len(want)}")
     rows = [difference(name, value, expected) for (name, value), expected in zip(got, want)]
@@ -233,10 +241,19 @@ _JOB_FUNCTIONS: dict[str, Callable[[Task], dict[str, Any]]] = {
     "run": _job_run, "shapes": _job_shapes, "compare": _job_compare}
 
 
-def _model(path: str) -> tuple["Model", threading.Lock, bool]:
+def _model(path: str) -> tuple[_Entry, bool]:
     if not os.path.isfile(path):
         raise BatchError(f"{path}: no such file")
     return _MODELS.get(path)
+
+
+def _inputs(entry: _Entry, sample: str | None) -> dict[Any, np.ndarray] | None:
+    """``sample_inputs``, the random shapes chosen once per model (the caller holds its lock)."""
+    if sample is not None and sample.startswith(RANDOM_PREFIX):
+        if entry.random_shapes is None:
+            entry.random_shapes = random_shapes(entry.model)
+        return random_inputs(entry.model, int(sample[len(RANDOM_PREFIX):]), entry.random_shapes)
+    return sample_inputs(entry.model, sample)
 
 
 def _output_name(result: Any) -> str:
@@ -285,16 +302,21 @@ def _indexed(model: "Model", inputs: dict[Any, np.ndarray] | None) -> dict[int, 
     return indexed
 
 
-def random_inputs(model: "Model", seed: int) -> dict[Any, np.ndarray]:
-    """Random values for every input: dynamic dimensions take their smallest length (at least 1)."""
+def random_shapes(model: "Model") -> list[tuple[int, ...]]:
+    """A static shape per input that the model accepts (graphir.input_sizes: each dynamic dim from
+    its interval's lower bound, the model's static dims and powers of two, the first that infers)."""
+    from graphir.input_sizes import choose_input_shapes
+
+    return choose_input_shapes(model, advice="a sample .npz of the sizes")
+
+
+def random_inputs(model: "Model", seed: int, shapes: Sequence[tuple[int, ...]] | None = None) -> dict[Any, np.ndarray]:
+    """Random values for every input, of ``shapes`` (default: :func:`random_shapes`)."""
     rng = np.random.default_rng(seed)
     values: dict[Any, np.ndarray] = {}
-    for index, param in enumerate(model.get_parameters()):
-        tensor = param.outputs()[0].tensor_type
-        if tensor.shape.rank_is_dynamic:
-            raise BatchError(f"input '{param.name}' has a dynamic rank: give samples as .npz files")
-        shape = tuple(max(d.min, 1) if d.max is None else min(max(d.min, 1), d.max) for d in tensor.shape)
-        et = tensor.element_type
+    params = model.get_parameters()
+    for index, (param, shape) in enumerate(zip(params, shapes if shapes is not None else random_shapes(model))):
+        et = param.outputs()[0].tensor_type.element_type
         dtype = np.dtype(np.float32) if et.is_dynamic else np.dtype(et.numpy_dtype)
         if dtype.kind == "b":
             values[index] = rng.random(shape) < 0.5
@@ -303,6 +325,11 @@ def random_inputs(model: "Model", seed: int) -> dict[Any, np.ndarray]:
         else:
             values[index] = rng.standard_normal(shape).astype(dtype)
     return values
+
+
+def _finite(value: Any) -> float | None:
+    """A figure for JSON: None for inf/nan (JSON has no such numbers)."""
+    return float(value) if np.isfinite(value) else None
 
 
 def summary(name: str, value: Any) -> dict[str, Any]:
@@ -316,8 +343,9 @@ def summary(name: str, value: Any) -> dict[str, Any]:
         finite = values[np.isfinite(values)]
         row["nonfinite"] = int(values.size - finite.size)
         if finite.size:
-            row.update(min=float(finite.min()), max=float(finite.max()), mean=float(finite.mean()),
-                       std=float(finite.std()))
+            with np.errstate(over="ignore", invalid="ignore"):  # a huge output's std overflows: None
+                row.update(min=_finite(finite.min()), max=_finite(finite.max()), mean=_finite(finite.mean()),
+                           std=_finite(finite.std()))
     return row
 
 
@@ -329,12 +357,13 @@ def difference(name: str, value: Any, expected: Any) -> dict[str, Any]:
         raise BatchError(f"output '{name}': shape {list(got.shape)}, the reference's {list(want.shape)}")
     a, b = got.astype(np.float64).reshape(-1), want.astype(np.float64).reshape(-1)
     both = np.isfinite(a) & np.isfinite(b)
-    diff = np.abs(a[both] - b[both])
-    return {"name": name, "shape": list(got.shape),
-            "max_abs": float(diff.max()) if diff.size else None,
-            "mean_abs": float(diff.mean()) if diff.size else None,
-            "ref_max_abs": float(np.abs(b[both]).max()) if diff.size else None,
-            "finite_mismatch": int((np.isfinite(a) != np.isfinite(b)).sum())}
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = np.abs(a[both] - b[both])
+        return {"name": name, "shape": list(got.shape),
+                "max_abs": _finite(diff.max()) if diff.size else None,
+                "mean_abs": _finite(diff.mean()) if diff.size else None,
+                "ref_max_abs": _finite(np.abs(b[both]).max()) if diff.size else None,
+                "finite_mismatch": int((np.isfinite(a) != np.isfinite(b)).sum())}
 
 
 # ---------------------------------------------------------------- the output file
@@ -446,7 +475,12 @@ def run(tasks: Iterable[Task], *, workers: int | None = None, client: Any = None
 
     def take(rows: list[dict[str, Any]]) -> None:
         for row in rows:
-            writer.write(row)
+            try:
+                writer.write(row)
+            except (TypeError, ValueError) as exc:  # not JSON (nothing was written): the task's error row
+                row = _failed_rows([Task(row["model"], row["sample"], row["job"], row["reference"])],
+                                   f"RowError: the row cannot be written as JSON: {exc}")[0]
+                writer.write(row)
             counts["ok" if row["status"] == "ok" else "error"] += 1
             if on_row is not None:
                 on_row(row)

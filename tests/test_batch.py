@@ -114,6 +114,21 @@ def test_compare_job_measures_the_difference_from_the_reference(tmp_path: Path) 
         assert row["outputs"][0]["finite_mismatch"] == 0
 
 
+def test_figures_json_cannot_hold_are_null(tmp_path: Path) -> None:
+    """inf/nan are counted, and a std that overflows float64 is null: every row stays JSON."""
+    x = opset.parameter([4], "f64", name="x")
+    huge = opset.multiply(x, opset.constant(np.array([1e200, 1e200, np.inf, np.nan])))
+    huge.names = {"huge"}
+    path = tmp_path / "huge.xml"
+    graphir.save_model(graphir.Model([huge], [x], name="huge"), path)
+    out = tmp_path / "out.jsonl"
+    np.savez(tmp_path / "s.npz", x=np.array([3.0, -2.0, 1.0, 1.0]))
+    assert batch.run([batch.Task(str(path), str(tmp_path / "s.npz"))], output=out, progress=False).ok == 1
+    (output,) = rows_of(out)[0]["outputs"]
+    assert (output["min"], output["max"], output["nonfinite"]) == (-2e200, 3e200, 2)
+    assert output["mean"] == pytest.approx(0.5e200) and output["std"] is None
+
+
 def test_a_failed_task_is_a_row_and_the_batch_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = save(tmp_path, "good")
     wide = save(tmp_path, "wide", dims="[5,5]")  # the samples are [2,3]: the run refuses them
