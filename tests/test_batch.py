@@ -381,3 +381,15 @@ def _blas_threads() -> list[tuple[str, int]]:
     from threadpoolctl import threadpool_info
 
     return [(i["internal_api"], i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_scheduler_address_on_the_command_line(tmp_path: Path, dask_client: Any,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    model = save(tmp_path, "m")
+    out = tmp_path / "out.jsonl"
+    code = main(["batch", str(model), "--random", "6", "-o", str(out), "--no-progress",
+                 "--scheduler", dask_client.scheduler.address])
+    assert code == 0 and capsys.readouterr().out.startswith("6 tasks: 6 ok, 0 failed")
+    workers = {str(p) for p in dask_client.run(os.getpid).values()}
+    assert {r["worker"].rsplit(":", 1)[1] for r in rows_of(out)} <= workers
+    assert sorted(r["sample"] for r in rows_of(out)) == [f"random:{i}" for i in range(6)]
