@@ -33,6 +33,7 @@ from graphir.model import named_bodies
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 EXPORTS = [FIXTURES / "corpus" / "transformer_encoder.xml", FIXTURES / "corpus" / "lstm.xml",
+           FIXTURES / "torchvision_shapes" / "swin_t.xml",
            FIXTURES / "torchvision" / "lraspp_mobilenet_v3_small.xml", FIXTURES / "llm" / "llama-fp32" / "openvino_model.xml",
            FIXTURES / "ir" / "control_flow" / "loop_counted.xml", FIXTURES / "ir" / "control_flow" / "if_shapes.xml"]
 
@@ -100,6 +101,16 @@ def test_bodies_are_subgraphs_and_torch_modules_are_layers() -> None:
     spaces = Counter(n["namespace"] for n in encoder["nodes"])
     assert spaces["layer/self_attn"] > 10 and "" in spaces
     assert all("::" not in space and not space.startswith("__module") for space in spaces)
+    assert {n["label"] for n in encoder["nodes"] if n["namespace"] == ""} == {"Parameter", "Result"}
+    # a Swin's 1,107 layers open as a tree of its modules; weights and shape helpers sit in the layer
+    # that consumes them (their names carry no module path)
+    swin = graphir.read_model(FIXTURES / "torchvision_shapes" / "swin_t.xml")
+    placed = convert(FIXTURES / "torchvision_shapes" / "swin_t.xml")["swin_t"]["nodes"]
+    tops = Counter(n["namespace"].split("/")[0] for n in placed)
+    assert len(placed) == len(swin.get_ordered_ops()) == 1107
+    assert tops["features"] > 800 and tops[""] < 40
+    by_name = {next(a["value"] for a in n["attrs"] if a["key"] == "name"): n for n in placed}
+    assert by_name["self.features.0.0.weight_compressed"]["namespace"] == "features/0/0"
 
 
 def test_namespaces_from_layer_names() -> None:
@@ -109,6 +120,8 @@ def test_namespaces_from_layer_names() -> None:
     assert namespace_of("__module.m.rpn.head/aten::_convolution/Convolution") == "m/rpn/head"
     assert namespace_of("__module.layer.self_attn/aten::transpose/Constant") == "layer/self_attn"
     assert namespace_of("aten::relu/Relu") == ""
+    assert namespace_of("self.features.0.0.weight_compressed") == "features/0/0"
+    assert namespace_of("prim::ListUnpack/Squeeze") == ""
     assert namespace_of("encoder/block1/conv") == "encoder/block1"
     assert namespace_of("Constant_78") == ""
 

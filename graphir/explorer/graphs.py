@@ -27,15 +27,38 @@ _MODULE = re.compile(r"^__module\.([^/]*)")
 
 def namespace_of(name: str) -> str:
     """The layer tree a node sits in, from its name's module path: a torch export's
-    ``__module.m.rpn.head/aten::conv/Convolution`` -> ``m/rpn/head``; ``a/b/c`` -> ``a/b``; the
-    torch op components (``aten::relu``) and a plain name give none."""
+    ``__module.m.rpn.head/aten::conv/Convolution`` -> ``m/rpn/head``, its weights'
+    ``self.features.0.weight`` -> ``features/0``; ``a/b/c`` -> ``a/b``; the torch op components
+    (``aten::relu``) and a plain name give none."""
     match = _MODULE.match(name)
     if match:
         return "/".join(part for part in match.group(1).split(".") if part)
+    if name.startswith("self.") and "/" not in name:
+        return "/".join(part for part in name[len("self."):].split(".")[:-1] if part)
     parts = name.split("/")[:-1]
     while parts and "::" in parts[-1]:
         parts.pop()
     return "/".join(parts)
+
+
+def namespaces(model: Model) -> dict[int, str]:
+    """Node id -> namespace: its name's (:func:`namespace_of`), else, for a node all of whose
+    consumers share one (a Constant, its decompression Convert, a ShapeOf chain), theirs; so the
+    helpers of a layer sit in the layer instead of at the top of the graph."""
+    ordered = model.get_ordered_ops()
+    consumers: dict[int, list[int]] = {}
+    for node in ordered:
+        for src in node.inputs:
+            if src is not None:
+                consumers.setdefault(src.node.id, []).append(node.id)
+    found = {node.id: namespace_of(node.name) for node in ordered}
+    for node in reversed(ordered):  # consumers first: a chain Constant -> Convert -> MatMul inherits
+        if found[node.id] or node.type_name in ("Parameter", "Result"):
+            continue
+        spaces = {found[c] for c in consumers.get(node.id, [])}
+        if len(spaces) == 1:
+            found[node.id] = spaces.pop()
+    return found
 
 
 def model_graphs(model: Model, graph_id: str) -> list[gb.Graph]:
@@ -46,15 +69,16 @@ def model_graphs(model: Model, graph_id: str) -> list[gb.Graph]:
     while pending:
         current, gid = pending.popleft()
         graph = gb.Graph(id=gid)
+        spaces = namespaces(current)
         for node in current.get_ordered_ops():
             bodies = [(f"{gid}/{node.name}/{body_name}", body) for body_name, body in named_bodies(node.op)]
-            graph.nodes.append(_graph_node(node, [bid for bid, _ in bodies]))
+            graph.nodes.append(_graph_node(node, spaces[node.id], [bid for bid, _ in bodies]))
             pending.extend((body, bid) for bid, body in bodies)
         graphs.append(graph)
     return graphs
 
 
-def _graph_node(node: "Node", subgraph_ids: list[str]) -> gb.GraphNode:
+def _graph_node(node: "Node", namespace: str, subgraph_ids: list[str]) -> gb.GraphNode:
     attrs = [gb.KeyValue("name", node.name), gb.KeyValue("type", f"{node.type_name}-{node.version}"),
              gb.KeyValue("dialect", node.dialect)]
     attrs.extend(gb.KeyValue(key, value) for key, value in _attributes(node))
@@ -70,7 +94,7 @@ def _graph_node(node: "Node", subgraph_ids: list[str]) -> gb.GraphNode:
     inputs = [gb.MetadataItem(id=str(i), attrs=[gb.KeyValue("type", str(src.tensor_type.element_type)),
                                                 gb.KeyValue("shape", str(src.tensor_type.shape))])
               for i, src in enumerate(node.inputs) if src is not None]
-    return gb.GraphNode(id=str(node.id), label=node.type_name, namespace=namespace_of(node.name),
+    return gb.GraphNode(id=str(node.id), label=node.type_name, namespace=namespace,
                         subgraphIds=subgraph_ids, attrs=attrs, incomingEdges=edges, outputsMetadata=outputs,
                         inputsMetadata=inputs)
 
