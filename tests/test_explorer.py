@@ -157,6 +157,18 @@ def test_overlays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert weights.type_name == "Constant" and results[str(weights.id)] == {"value": 576 * 4.0}
 
 
+def test_without_the_extra_the_import_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    monkeypatch.setitem(sys.modules, "model_explorer", None)  # as if not installed
+    for name in ("graphir.explorer.main", "graphir.explorer.graphs"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(ImportError) as caught:
+        importlib.import_module("graphir.explorer.main")
+    assert str(caught.value) == ("Model Explorer support needs the optional extra 'explorer': "
+                                 "pip install 'graphir[explorer]'")
+
+
 # ---------------------------------------------------------------- a real browser
 
 def find_chromium() -> str:
