@@ -317,9 +317,10 @@ def test_pool_reads_a_model_once_per_worker_and_survives_a_killed_worker(tmp_pat
 @pytest.fixture(scope="module")
 def dask_client() -> Any:
     distributed = pytest.importorskip("distributed", reason="needs the optional extra graphir[distributed]")
-    os.environ.setdefault("PYTHONPATH", str(ROOT))
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       worker_dashboard_address=None, silence_logs=50)
+                                       worker_dashboard_address=None, silence_logs=50,
+                                       env={"PYTHONPATH": path})  # the workers import this checkout's graphir
     client = distributed.Client(cluster)
     yield client
     client.close()
