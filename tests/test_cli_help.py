@@ -35,7 +35,8 @@ def test_python_dash_m_graphir() -> None:
 def test_help_shows_examples_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "--help")
     assert code == 0
-    assert "examples:\n  graphir convert model.xml model_v10.xml --to ir-v10\n" in out and "\n  graphir info examples/select.xml\n" in out
+    assert "examples:\n  graphir batch " in out  # the first example of each command, by name
+    assert "\n  graphir convert model.xml model_v10.xml --to ir-v10\n" in out and "\n  graphir info examples/select.xml\n" in out
     assert out.rstrip().endswith(EXIT_CODES + "\n\n'graphir COMMAND --help' shows a command's options and examples.")
     assert "  1  the model is inconsistent or cannot be handled" in EXIT_CODES
     assert "  2  unusable arguments or an unreadable file" in EXIT_CODES

@@ -1,0 +1,60 @@
+"""Per-node overlays for Model Explorer ("Add per-node data", or ``--node_data_paths``) from what
+graphir knows: the bytes each node's outputs take, and how many reasons a target dialect has to
+refuse each node (``graphir validate``). The JSON is Model Explorer's node-data format:
+``{graph id: {"name", "results": {node id: {"value"}}, "thresholds" | "gradient"}}``; the graph id
+is the model file's stem, as the adapter names it. Needs nothing beyond graphir to write.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from graphir.model import Model
+
+#: low to high: white to red
+_GRADIENT = [{"stop": 0, "bgColor": "#ffffff"}, {"stop": 1, "bgColor": "#e53935"}]
+
+
+def graph_id(model_path: str) -> str:
+    """The id the adapter gives the file's main graph."""
+    return os.path.splitext(os.path.basename(model_path))[0]
+
+
+def output_bytes(model: "Model") -> dict[str, float]:
+    """Node id -> bytes of its outputs (a dynamic dim counts its lower bound, at least 1)."""
+    values: dict[str, float] = {}
+    for node in model.get_ordered_ops():
+        total = 0
+        for output in node.outputs():
+            t = output.tensor_type
+            if t.shape.rank_is_dynamic or t.element_type.is_dynamic or str(t.element_type) == "string":
+                continue
+            total += t.element_type.packed_size(int(np.prod([max(d.min, 1) for d in t.shape], dtype=np.int64)))
+        values[str(node.id)] = float(total)
+    return values
+
+
+def dialect_problems(model: "Model", dialect: str) -> dict[str, float]:
+    """Node id -> how many reasons ``dialect`` cannot express the node (0: it can)."""
+    from graphir.commands.validate import problems_by_node
+
+    found = problems_by_node(model, dialect)
+    return {str(node.id): float(len(found.get(node.id, []))) for node in model.get_ordered_ops()}
+
+
+def node_data_json(graph: str, name: str, values: dict[str, float], *, thresholds: list[dict[str, Any]] | None = None) -> str:
+    """Model Explorer's node-data JSON for one graph: a gradient over the values, or ``thresholds``."""
+    data: dict[str, Any] = {"name": name, "results": {key: {"value": value} for key, value in values.items()}}
+    if thresholds is not None:
+        data["thresholds"] = thresholds
+    else:
+        data["gradient"] = _GRADIENT
+    return json.dumps({graph: data}, indent=1)
+
+
+#: 0 reasons: green; any: red
+PROBLEM_THRESHOLDS = [{"value": 0, "bgColor": "#c8e6c9"}, {"value": 1_000_000, "bgColor": "#ef9a9a"}]
