@@ -21,24 +21,26 @@ if TYPE_CHECKING:
     from graphir.node import Output
 
 
-def extract(model: ModelLike, outputs: Sequence[str], inputs: Sequence[str] = (), *, name: str | None = None) -> "Model":
-    """The model computing ``outputs`` from ``inputs`` (tensor specs, see the module docstring)."""
+def extract(model: ModelLike, outputs: "Sequence[str | Output]", inputs: "Sequence[str | Output]" = (), *,
+            name: str | None = None) -> "Model":
+    """The model computing ``outputs`` from ``inputs``: tensor specs (see the module docstring) or
+    outputs of ``model``'s own nodes."""
     from graphir.model import Model
 
     source = as_model(model)
     if not outputs:
         raise GraphError("extract needs at least one output tensor")
     work = source.clone()
-    outs = [find_output(work, spec) for spec in outputs]
-    cuts = [find_output(work, spec) for spec in dict.fromkeys(inputs)]
+    outs = [_resolve(work, spec) for spec in outputs]
+    cuts = [_resolve(work, spec) for spec in dict.fromkeys(inputs)]
     params: list[Node] = []
     for spec, cut in zip(dict.fromkeys(inputs), cuts):
-        params.append(_cut(work, cut, spec))
+        params.append(_cut(work, cut, str(spec)))
     replaced = {(c.node.id, c.index): p.output(0) for c, p in zip(cuts, params)}
     outs = [replaced.get((o.node.id, o.index), o) for o in outs]
     reached = _reachable([o.node for o in outs])
     kept = [p for p in params if p.id in reached]
-    unused = [spec for spec, p in zip(dict.fromkeys(inputs), params) if p.id not in reached]
+    unused = [str(spec) for spec, p in zip(dict.fromkeys(inputs), params) if p.id not in reached]
     if unused:
         raise GraphError(f"extract: the outputs do not depend on input tensor(s) {', '.join(map(repr, unused))}")
     originals = [p for p in work.get_parameters() if p.id in reached]
@@ -46,6 +48,13 @@ def extract(model: ModelLike, outputs: Sequence[str], inputs: Sequence[str] = ()
     sub.rt_info = dict(source.rt_info)
     sub.infer_shapes()
     return sub
+
+
+def _resolve(work: "Model", spec: "str | Output") -> "Output":
+    """The output of ``work`` (a clone: same node ids) that ``spec`` names."""
+    if isinstance(spec, str):
+        return find_output(work, spec)
+    return work.node(spec.node.id).output(spec.index)
 
 
 def _cut(work: "Model", cut: "Output", spec: str) -> Node:

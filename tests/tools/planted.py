@@ -55,6 +55,7 @@ def plant(model: Model, which: float = 0.5) -> tuple[Model, str]:
     assert isinstance(weight.op, Constant)
     new = Node(Constant.from_array(changed, weight.op.element_type), name=weight.name)
     model.replace_all_uses_with(weight.output(0), new.output(0))
+    model.remove_node(weight)
     return model, layer.name
 
 
