@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 #: a model as the tools take it: a Model, or the path of a file graphir reads
 ModelLike = Union["Model", str, Path]
+#: static input shapes by input name (or index)
+Shapes = Mapping[Union[str, int], Sequence[int]]
 
 
 def as_model(model: ModelLike) -> "Model":
@@ -50,7 +52,7 @@ def constant_only(nodes: Sequence["Node"]) -> set[int]:
 
 
 def model_inputs(model: "Model", inputs: "Mapping[str, Any] | str | Path | None" = None,
-                 shapes: "Mapping[str, Sequence[int]] | None" = None, seed: int = 0) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+                 shapes: "Shapes | None" = None, seed: int = 0) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
     """The run inputs by Parameter name, and a record per input (name, shape, type, where it came
     from): those of ``inputs`` (a dict, or an .npz file keyed by input name or in input order), the
     rest random, with the shapes of ``shapes`` or sizes the model accepts."""

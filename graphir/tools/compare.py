@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import GraphirError
-from graphir.tools._common import ModelLike, as_model, constant_only, is_layer, layer_key, model_inputs, progress_bar, table
+from graphir.tools._common import ModelLike, Shapes, as_model, constant_only, is_layer, layer_key, model_inputs, progress_bar, table
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -150,15 +150,17 @@ def _row(e: LayerError) -> list[Any]:
 def layer_error(key: str, node: "Node", actual: Any, expected: Any, rtol: float, atol: float) -> LayerError:
     """Compare one output (``actual``, graphir's) with the reference (``expected``)."""
     a, b = np.asarray(actual), np.asarray(expected)
-    base = dict(layer=key, name=node.name, port=int(key.rpartition(":")[2]) if key != node.name else 0,
-                type=node.type_name, shape=list(a.shape), element_type=str(a.dtype))
+    port = int(key.rpartition(":")[2]) if key != node.name else 0
+
+    def record(max_abs: float, max_rel: float, mismatches: int, cosine: float, note: str = "") -> LayerError:
+        return LayerError(key, node.name, port, node.type_name, list(a.shape), str(a.dtype), max_abs, max_rel,
+                          mismatches, int(a.size), cosine, note)
+
     if a.shape != b.shape:
-        return LayerError(**base, max_abs=math.nan, max_rel=math.nan, mismatches=a.size, size=a.size,
-                          cosine=math.nan, note=f"shape {list(a.shape)} vs reference {list(b.shape)}")
+        return record(math.nan, math.nan, int(a.size), math.nan, f"shape {list(a.shape)} vs reference {list(b.shape)}")
     if a.dtype.kind not in "fciub" or b.dtype.kind not in "fciub":
         same = int(np.count_nonzero(a != b))
-        return LayerError(**base, max_abs=float(same > 0), max_rel=float(same > 0), mismatches=same, size=a.size,
-                          cosine=1.0 if same == 0 else math.nan)
+        return record(float(same > 0), float(same > 0), same, 1.0 if same == 0 else math.nan)
     exact = a.dtype.kind in "iub" and b.dtype.kind in "iub"
     x = a.astype(np.float64 if exact else np.float32, copy=False)
     y = b.astype(x.dtype, copy=False)
@@ -175,15 +177,15 @@ def layer_error(key: str, node: "Node", actual: Any, expected: Any, rtol: float,
         xf, yf = np.nan_to_num(x.ravel().astype(np.float64)), np.nan_to_num(y.ravel().astype(np.float64))
         nx, ny = float(np.linalg.norm(xf)), float(np.linalg.norm(yf))
         cosine = 1.0 if nx == 0 and ny == 0 else (float(xf @ yf) / (nx * ny) if nx and ny else 0.0)
-    return LayerError(**base, max_abs=max_abs, max_rel=max_rel, mismatches=int(np.count_nonzero(bad)),
-                      size=int(a.size), cosine=cosine)
+    return record(max_abs, max_rel, int(np.count_nonzero(bad)), cosine)
 
 
 def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: str | None = None,
-            inputs: "Mapping[str, Any] | str | Path | None" = None, shapes: "Mapping[str, Sequence[int]] | None" = None,
+            inputs: "Mapping[str, Any] | str | Path | None" = None, shapes: "Shapes | None" = None,
             rtol: float = 1e-3, atol: float = 1e-4, seed: int = 0, chunk_bytes: int = DEFAULT_CHUNK_BYTES,
             layers: "Sequence[str] | None" = None, progress: bool | None = None,
-            openvino_config: "Mapping[str, str] | None" = None) -> Comparison:
+            openvino_config: "Mapping[str, str] | None" = None, openvino_path: "str | Path | None" = None
+            ) -> Comparison:
     """Run ``model`` in graphir and the reference on the same inputs; compare every layer output.
 
     ``reference``: None compares against OpenVINO CPU on the same model (its file, or the IR
@@ -192,7 +194,8 @@ def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: s
     ``inputs``: a dict by input name or an .npz file; missing inputs are random (``seed``) with the
     shapes in ``shapes`` or sizes the model accepts; ``Comparison.inputs`` says which.
     ``layers``: compare only these layer names (default: all). ``chunk_bytes``: reference values
-    held at once (more layers run the reference once per chunk).
+    held at once (more layers run the reference once per chunk). ``openvino_path``: the file
+    OpenVINO reads when ``model`` is given as a Model read from it (instead of graphir writing it).
     """
     source = model
     model = as_model(model)
@@ -215,7 +218,7 @@ def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: s
     result = Comparison(reference="", rtol=rtol, atol=atol, inputs=values)
     result.feeds = _feeds(order, folded)
     if reference is None:
-        ref_source: ModelLike = source
+        ref_source: ModelLike = openvino_path if openvino_path is not None else source
         engine = "openvino"
     else:
         ref_source = reference
@@ -279,7 +282,7 @@ def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence
                     produce: Producer, result: Comparison, chunk_bytes: int, progress: bool | None) -> None:
     from graphir.interpreter import run
 
-    numerics = {"numerics": "openvino-cpu"} if "numerics" in inspect.signature(run).parameters else {}
+    numerics: dict[str, Any] = {"numerics": "openvino-cpu"} if "numerics" in inspect.signature(run).parameters else {}
     chunks = _chunks(keys, chunk_bytes)
     bar = progress_bar(len(keys), "compare", progress)
     found: list[LayerError] = []

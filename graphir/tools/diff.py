@@ -92,11 +92,11 @@ def diff(first: ModelLike, second: ModelLike) -> ModelDiff:
     result.matched_by_structure = _match_structure(a_nodes, b_nodes, pairs, taken)
     digests: dict[int, str] = {}
     for node in a_nodes:
-        other = pairs.get(node.id)
-        if other is None:
+        mate = pairs.get(node.id)
+        if mate is None:
             result.removed.append((node.name, node.type_name))
             continue
-        result.changes.extend(_changes(node, other, pairs, digests))
+        result.changes.extend(_changes(node, mate, pairs, digests))
     result.added = [(n.name, n.type_name) for n in b_nodes if n.id not in taken]
     return result
 
@@ -126,10 +126,10 @@ def _match_structure(a_nodes: Sequence["Node"], b_nodes: Sequence["Node"], pairs
                 found += 1
                 break
     for node in reversed(a_nodes):  # constants (and other sources) through their matched readers
-        other = pairs.get(node.id)
-        if other is None:
+        mate = pairs.get(node.id)
+        if mate is None:
             continue
-        for s, o in zip(node.inputs, other.inputs):
+        for s, o in zip(node.inputs, mate.inputs):
             if (s is not None and o is not None and s.node.id not in pairs and o.node.id not in taken
                     and s.node.type_name == o.node.type_name and not s.node.inputs):
                 pairs[s.node.id] = o.node
@@ -143,7 +143,7 @@ def _digest(node: "Node", cache: dict[int, str]) -> str:
         op = node.op
         assert isinstance(op, Constant)
         value = np.ascontiguousarray(op.value)
-        data = value.view(np.uint8) if value.dtype != object else repr(value.tolist()).encode()
+        data = value.view(np.uint8).data if value.dtype != object else repr(value.tolist()).encode()
         cache[node.id] = hashlib.blake2b(data, digest_size=16).hexdigest()
     return cache[node.id]
 

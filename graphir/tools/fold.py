@@ -25,7 +25,7 @@ import numpy as np
 from graphir.decompression import absorbed_nodes, decompressions
 from graphir.node import Node
 from graphir.ops.openvino.core import Constant, Parameter, Result
-from graphir.tools._common import ModelLike, as_model, progress_bar, table
+from graphir.tools._common import ModelLike, Shapes, as_model, progress_bar, table
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -57,7 +57,7 @@ class FoldReport:
               f"{self.removed} nodes removed")
 
 
-def fold(model: ModelLike, *, shapes: "Mapping[str, Sequence[int]] | None" = None, small_bytes: int = SMALL_BYTES,
+def fold(model: ModelLike, *, shapes: "Shapes | None" = None, small_bytes: int = SMALL_BYTES,
          progress: bool | None = None) -> tuple["Model", FoldReport]:
     """The folded and cleaned copy of ``model`` and the report. ``shapes``: reshape the copy to these
     input shapes first (its shape subgraphs then fold)."""
@@ -148,7 +148,7 @@ def _share_constants(work: "Model") -> int:
         if not isinstance(node.op, Constant) or str(node.op.element_type) == "string":
             continue
         value = np.ascontiguousarray(node.op.value)
-        key = (str(node.op.element_type), tuple(node.op.shape), hashlib.blake2b(value.view(np.uint8)).hexdigest()
+        key = (str(node.op.element_type), tuple(node.op.shape), hashlib.blake2b(value.view(np.uint8).data).hexdigest()
                if value.size else "")
         kept = first.setdefault(key, node)
         if kept is not node and not node.output(0).names - kept.output(0).names:

@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -117,7 +118,7 @@ def _shrink_outputs(model: "Model", attempt: Attempt) -> "Model":
     while lo < hi:
         mid = (lo + hi) // 2
         found = attempt("outputs", f"layers 1..{mid + 1} of {len(layers)}",
-                        lambda mid=mid: extract(model, _frontier(model, layers[:mid + 1])))
+                        partial(extract, model, _frontier(model, layers[:mid + 1])))
         if found is not None:
             hi, best = mid, found
         else:
@@ -125,7 +126,7 @@ def _shrink_outputs(model: "Model", attempt: Attempt) -> "Model":
     last = layers[hi]
     read = [p for p in last.outputs() if model.consumers(p)]
     if read and _frontier(model, layers[:hi + 1]) != read:
-        found = attempt("outputs", f"only '{last.name}' ({last.type_name})", lambda: extract(model, read))
+        found = attempt("outputs", f"only '{last.name}' ({last.type_name})", partial(extract, model, read))
         if found is not None:
             return found
     if best is model and hi < len(layers) - 1:
@@ -141,7 +142,7 @@ def _shrink_inputs(model: "Model", attempt: Attempt) -> "Model":
     while lo < hi:
         mid = (lo + hi + 1) // 2
         found = attempt("inputs", f"layers {mid + 1}..{len(layers)} of {len(layers)}",
-                        lambda mid=mid: extract(model, outputs, _boundary(model, layers, mid)))
+                        partial(extract, model, outputs, _boundary(model, layers, mid)))
         if found is not None:
             lo, best = mid, found
         else:

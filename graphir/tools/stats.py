@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphir.ops.openvino.core import Constant, Parameter, Result
-from graphir.tools._common import ModelLike, as_model, constant_only, table
+from graphir.tools._common import ModelLike, Shapes, as_model, constant_only, table
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -132,7 +132,7 @@ def human(n: float) -> str:
     return str(int(n))
 
 
-def stats(model: ModelLike, shapes: "Mapping[str, Sequence[int]] | None" = None) -> ModelStats:
+def stats(model: ModelLike, shapes: "Shapes | None" = None) -> ModelStats:
     """Count ``model``'s compute, parameters and memory for static input shapes (see the module docstring)."""
     from graphir.input_sizes import choose_input_shapes
 
@@ -190,8 +190,7 @@ def layer_macs(node: "Node") -> int:
         return out * math.prod(w[1:] if kind == "Convolution" else w[2:])
     if kind in ("ConvolutionBackpropData", "GroupConvolutionBackpropData"):
         w = _dims(_input(node, 1))
-        x = _elements(_input(node, 0))
-        return x * math.prod(w[1:] if kind == "ConvolutionBackpropData" else w[2:])
+        return _elements(_input(node, 0)) * math.prod(w[1:] if kind == "ConvolutionBackpropData" else w[2:])
     if kind == "MatMul":
         a = _dims(_input(node, 0))
         if not a:
@@ -206,8 +205,8 @@ def layer_macs(node: "Node") -> int:
         return batch * q[-2] * key[-2] * (q[-1] + v[-1])
     if kind in RECURRENT:
         w_at = RECURRENT[kind]  # W, then R
-        x = _dims(_input(node, 0))  # [batch, steps, input] or [batch, input]
-        steps = x[0] * x[1] if kind.endswith("Sequence") else x[0]
+        xs = _dims(_input(node, 0))  # [batch, steps, input] or [batch, input]
+        steps = xs[0] * xs[1] if kind.endswith("Sequence") else xs[0]
         return steps * (_elements(_input(node, w_at)) + _elements(_input(node, w_at + 1)))
     return 0
 
