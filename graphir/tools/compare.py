@@ -35,6 +35,8 @@ OPENVINO_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "KV_CACHE_PRECISION": "f32
                    "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
 #: reference values held at once, by default (the OpenVINO side adds Results per chunk this size)
 DEFAULT_CHUNK_BYTES = 1 << 30
+#: elements compared at a time within one layer output
+_BLOCK = 1 << 14
 
 
 class MissingPackageError(GraphirError, ImportError):
@@ -162,22 +164,34 @@ def layer_error(key: str, node: "Node", actual: Any, expected: Any, rtol: float,
         same = int(np.count_nonzero(a != b))
         return record(float(same > 0), float(same > 0), same, 1.0 if same == 0 else math.nan)
     exact = a.dtype.kind in "iub" and b.dtype.kind in "iub"
-    x = a.astype(np.float64 if exact else np.float32, copy=False)
-    y = b.astype(x.dtype, copy=False)
+    work = np.float64 if exact else np.float32
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    max_abs = max_rel = 0.0
+    mismatches = 0
+    dot = norm_a = norm_b = 0.0
+    floor = max(atol, float(np.finfo(np.float32).tiny))
     with np.errstate(all="ignore"):
-        diff = np.abs(x - y)
-        both_nan = np.isnan(x) & np.isnan(y)
-        same_inf = np.isinf(x) & (x == y)
-        diff[both_nan | same_inf] = 0.0
-        scale = np.abs(y)
-        bad = ~(diff <= (0.0 if exact else atol + rtol * scale))
-        rel = diff / np.maximum(scale, max(atol, np.finfo(np.float32).tiny))
-        max_abs = float(np.max(diff)) if diff.size else 0.0
-        max_rel = float(np.max(rel)) if rel.size else 0.0
-        xf, yf = np.nan_to_num(x.ravel().astype(np.float64)), np.nan_to_num(y.ravel().astype(np.float64))
-        nx, ny = float(np.linalg.norm(xf)), float(np.linalg.norm(yf))
-        cosine = 1.0 if nx == 0 and ny == 0 else (float(xf @ yf) / (nx * ny) if nx and ny else 0.0)
-    return record(max_abs, max_rel, int(np.count_nonzero(bad)), cosine)
+        for start in range(0, flat_a.size, _BLOCK):  # blocks: temporaries stay small beside big layers
+            x = flat_a[start:start + _BLOCK].astype(work)
+            y = flat_b[start:start + _BLOCK].astype(work)
+            diff = np.abs(x - y)
+            agree = (np.isnan(x) & np.isnan(y)) | (np.isinf(x) & (x == y))
+            diff[agree] = 0.0
+            scale = np.abs(y)
+            scale[agree] = 1.0
+            mismatches += int(np.count_nonzero(~(diff <= (0.0 if exact else atol + rtol * scale))))
+            if diff.size:
+                max_abs = max(max_abs, float(np.max(diff)))
+                max_rel = max(max_rel, float(np.max(diff / np.maximum(scale, floor))))
+            xf, yf = np.nan_to_num(x.astype(np.float64)), np.nan_to_num(y.astype(np.float64))
+            dot += float(xf @ yf)
+            norm_a += float(xf @ xf)
+            norm_b += float(yf @ yf)
+    if norm_a == 0 and norm_b == 0:
+        cosine = 1.0
+    else:
+        cosine = dot / math.sqrt(norm_a * norm_b) if norm_a and norm_b else 0.0
+    return record(max_abs, max_rel, mismatches, cosine)
 
 
 def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: str | None = None,

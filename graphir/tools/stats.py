@@ -13,7 +13,9 @@ Counted for static input shapes (the model's own, ``shapes``, or sizes the model
 * **parameters**: the elements of the weight Constants (floating point, or integers narrower than
   16 bits, e.g. compressed u8/u4 weights) a layer reads, directly or through constant-only
   nodes (a decompression subgraph, a Reshape); each weight counted once, for the first layer that
-  reads it. i32/i64 constants (shapes, axes, indices) are not parameters.
+  reads it. i32/i64 constants (shapes, axes, indices) are not parameters, nor are the scales and
+  zero points of a decompression subgraph (the smaller constants beside the weight it decompresses;
+  their bytes count under ``weights``' stored bytes).
 * **weight bytes** by stored element type: at the stored width (u4: half a byte an element) and
   decompressed (the element type that reaches the layer, f32 after a decompression subgraph).
 * **activation bytes**: each computed layer output; **peak live set**: the most bytes of inputs and
@@ -67,6 +69,8 @@ class ModelStats:
     layers: list[LayerStats] = field(default_factory=list)
     #: stored element type -> {"weights", "elements", "stored_bytes", "decompressed_bytes"}
     weights: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: elements of the scales and zero points of weight decompression subgraphs (stored, not parameters)
+    decompression_constants: int = 0
     peak_live_bytes: int = 0
     peak_after: str = ""  # the layer after which the live set peaks
 
@@ -102,13 +106,15 @@ class ModelStats:
         return {"input_shapes": self.input_shapes, "macs": self.macs, "flops": self.flops,
                 "parameters": self.parameters, "activation_bytes": self.activation_bytes,
                 "peak_live_bytes": self.peak_live_bytes, "peak_after": self.peak_after,
-                "weights": self.weights, "by_type": self.by_type(), "layers": [asdict(s) for s in self.layers]}
+                "weights": self.weights, "decompression_constants": self.decompression_constants, "by_type": self.by_type(), "layers": [asdict(s) for s in self.layers]}
 
     def summary(self) -> str:
         lines = ["inputs: " + ", ".join(f"{k} {v}" for k, v in self.input_shapes.items()),
                  f"MACs {human(self.macs)}  FLOPs {human(self.flops)}  parameters {human(self.parameters)}",
                  f"activations {human(self.activation_bytes)}B in all, peak live set {human(self.peak_live_bytes)}B "
                  f"(after {self.peak_after})"]
+        if self.decompression_constants:
+            lines[-1] += f"\nscales and zero points of weight decompression: {human(self.decompression_constants)} elements"
         lines.append(table(["weights", "count", "elements", "stored bytes", "decompressed bytes"],
                            [[t, w["weights"], w["elements"], w["stored_bytes"], w["decompressed_bytes"]]
                             for t, w in self.weights.items()]))
@@ -240,21 +246,24 @@ def _weights(order: Sequence["Node"], folded: set[int], result: ModelStats) -> d
         if node.id in folded:
             origin[node.id] = list({w.id: w for w in sources}.values())
             continue
-        for i, src in enumerate(node.inputs):
+        for src in node.inputs:
             if src is None:
                 continue
             arriving = src.node.output_types[src.index].element_type
-            for w in origin.get(src.node.id, ()):
-                if w.id in counted:
-                    continue
+            group = [w for w in origin.get(src.node.id, ()) if w.id not in counted]
+            largest = max(group, key=lambda w: w.op.size if isinstance(w.op, Constant) else 0, default=None)
+            for w in group:
                 counted.add(w.id)
                 op = w.op
                 assert isinstance(op, Constant)
                 row = result.weights.setdefault(str(op.element_type), {"weights": 0, "elements": 0, "stored_bytes": 0,
                                                                       "decompressed_bytes": 0})
+                row["stored_bytes"] += int(op.element_type.packed_size(op.size))
+                if w is not largest:  # a decompression's scale or zero point: bytes, not a parameter
+                    result.decompression_constants += op.size
+                    continue
                 row["weights"] += 1
                 row["elements"] += op.size
-                row["stored_bytes"] += int(op.element_type.packed_size(op.size))
                 wide = arriving if not arriving.is_dynamic else op.element_type
                 row["decompressed_bytes"] += int(wide.packed_size(op.size))
                 owners[node.id] = owners.get(node.id, 0) + op.size
