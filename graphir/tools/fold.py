@@ -8,7 +8,7 @@
   ``small_bytes``, always folds): a Reshape or Transpose of a weight folds, a Convert of f16
   weights to f32 does not (it would double the weights; OpenVINO keeps those too), and weight
   decompression subgraphs (u8/u4/f16 weights with scales) are kept as they are;
-* Constants of equal type, shape and bytes become one;
+* Constants of equal type, shape and bytes become one (it takes over the others' tensor names);
 * nodes no Result or sink reaches are dropped (the Parameters stay: they are the interface).
 
 The input model is not changed; :func:`fold` returns a new one and a :class:`FoldReport`.
@@ -90,17 +90,23 @@ def fold(model: ModelLike, *, shapes: "Shapes | None" = None, small_bytes: int =
             folded += 1
     finally:
         bar.close()
-    shared = _share_constants(work)
-    from graphir.model import Model
-
-    clean = Model(work.get_results(), work.get_parameters(), name=work.name, sinks=work.get_sinks(),
-                  rt_info=work.rt_info)
+    live = _live(work)  # the folded nodes dropped first: constants only they read are not counted shared
+    shared = _share_constants(live)
+    clean = _live(live)
     clean.meta = dict(source.meta)
     clean.infer_shapes()
     after = clean.get_ordered_ops()
     report = FoldReport(nodes_before, len(after), bytes_before, constant_bytes(after), folded, shared,
                         nodes_before + folded - len(after))
     return clean, report
+
+
+def _live(work: "Model") -> "Model":
+    """The nodes of ``work`` its Results and sinks reach, as a model (its Parameters all kept)."""
+    from graphir.model import Model
+
+    return Model(work.get_results(), work.get_parameters(), name=work.name, sinks=work.get_sinks(),
+                 rt_info=work.rt_info)
 
 
 def constant_bytes(nodes: Sequence[Node]) -> int:
@@ -151,7 +157,8 @@ def _share_constants(work: "Model") -> int:
         key = (str(node.op.element_type), tuple(node.op.shape), hashlib.blake2b(value.view(np.uint8).data).hexdigest()
                if value.size else "")
         kept = first.setdefault(key, node)
-        if kept is not node and not node.output(0).names - kept.output(0).names:
-            if work.replace_all_uses_with(node.output(0), kept.output(0)):
-                merged += 1
+        if kept is not node and work.replace_all_uses_with(node.output(0), kept.output(0)):
+            kept.output(0).names = kept.output(0).names | node.output(0).names  # its tensor names live on
+            node.output(0).names = set()
+            merged += 1
     return merged
