@@ -8,6 +8,11 @@ the functions that run it; the library never requires it.
 from __future__ import annotations
 
 from graphir.tools.compare import Comparison, LayerError, compare
+from graphir.tools.diff import ModelDiff, diff
 from graphir.tools.extract import extract
+from graphir.tools.fold import FoldReport, fold
+from graphir.tools.reduce import Reduction, reduce
+from graphir.tools.stats import ModelStats, stats
 
-__all__ = ["Comparison", "LayerError", "compare", "extract"]
+__all__ = ["Comparison", "FoldReport", "LayerError", "ModelDiff", "ModelStats", "Reduction", "compare", "diff",
+           "extract", "fold", "reduce", "stats"]

@@ -29,20 +29,32 @@ def corpus_inputs(path: Path) -> dict[str, np.ndarray] | None:
         return {p.name: data[f"arr_{i}"] for i, p in enumerate(params)}
 
 
+def _generated_dir(factory: pytest.TempPathFactory) -> Path:
+    """GRAPHIR_TOOLS_MODELS, a directory that keeps the generated exports between sessions, or a
+    fresh temporary one."""
+    where = os.environ.get("GRAPHIR_TOOLS_MODELS")
+    out = Path(where) if where else factory.getbasetemp() / "tools-models"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 @pytest.fixture(scope="session")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """resnet18 and a 1,200-layer residual chain, converted by OpenVINO (tests/tools/gen_models.py);
-    GRAPHIR_TOOLS_MODELS names a directory that keeps them between sessions."""
+def resnet18_ir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """torchvision's resnet18 converted by ``openvino.convert_model`` (tests/tools/gen_models.py)."""
     pytest.importorskip("torch", reason="torch is not installed: pip install -e '.[test]'")
     pytest.importorskip("openvino", reason="openvino is not installed: pip install -e '.[test]'")
     from tests.tools import gen_models
 
-    where = os.environ.get("GRAPHIR_TOOLS_MODELS")
-    out = Path(where) if where else tmp_path_factory.mktemp("tools-models")
-    out.mkdir(parents=True, exist_ok=True)
-    gen_models.resnet18(out)
-    gen_models.deep_residual(out)
-    return out
+    return gen_models.resnet18(_generated_dir(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
+def deep_ir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 1,200-layer residual chain written by OpenVINO (tests/tools/gen_models.py)."""
+    pytest.importorskip("openvino", reason="openvino is not installed: pip install -e '.[test]'")
+    from tests.tools import gen_models
+
+    return gen_models.deep_residual(_generated_dir(tmp_path_factory))
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -4,8 +4,8 @@ by hand: ``python tests/tools/gen_models.py DIR``) with torch + ``openvino.conve
 * ``resnet18``: torchvision's resnet18 (weights=None, BatchNorm statistics re-drawn by
   tests/gen_torchvision_fixtures.randomize) at 1x3x224x224, f32: the known counts of ``stats``
   (1.8 GMACs, 11.7M parameters);
-* ``deep_residual``: 300 residual blocks ``x + relu(linear(x))`` of width 16: a 1,200-layer model
-  for ``reduce``.
+* ``deep_residual``: 300 residual blocks ``x + relu(x @ W.T + b)`` of width 16, written by
+  OpenVINO's Python API: a 1,200-layer model for ``reduce``.
 """
 from __future__ import annotations
 
@@ -32,29 +32,27 @@ def resnet18(out: Path) -> Path:
 
 
 def deep_residual(out: Path, blocks: int = 300, width: int = 16) -> Path:
+    """Built with OpenVINO's own Python opset (as a converter would emit it: MatMul with
+    transpose_b, bias Add, Relu, residual Add per block) and saved by ``openvino.save_model``."""
+    import numpy as np
     import openvino as ov
-    import torch
-    from torch import nn
-
-    class Deep(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.blocks = nn.ModuleList(nn.Linear(width, width) for _ in range(blocks))
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            for block in self.blocks:
-                x = x + torch.relu(block(x))
-            return x
+    import openvino.opset13 as ops
 
     path = out / "deep_residual.xml"
     if not path.exists():
-        torch.manual_seed(0)
-        with torch.no_grad():
-            module = Deep().eval()
-            for block in module.blocks:  # small weights: 300 residual steps stay finite
-                block.weight.mul_(0.1)
-            converted = ov.convert_model(module, example_input=torch.zeros(2, width), input=[2, width])
-        ov.save_model(converted, str(path), compress_to_fp16=False)
+        rng = np.random.default_rng(0)
+        x = ops.parameter([2, width], np.float32, name="x")
+        y = x.output(0)
+        for i in range(blocks):
+            weight = ops.constant((rng.standard_normal((width, width)) * 0.1).astype(np.float32),
+                                  name=f"blocks.{i}.weight")
+            bias = ops.constant((rng.standard_normal(width) * 0.1).astype(np.float32), name=f"blocks.{i}.bias")
+            product = ops.matmul(y, weight, transpose_a=False, transpose_b=True, name=f"blocks.{i}/MatMul")
+            added = ops.add(product, bias, name=f"blocks.{i}/Add")
+            relu = ops.relu(added, name=f"blocks.{i}/Relu")
+            y = ops.add(y, relu, name=f"blocks.{i}/residual").output(0)
+        ov.save_model(ov.Model([ops.result(y, name="out")], [x], "deep_residual"), str(path),
+                      compress_to_fp16=False)
     return path
 
 
