@@ -1,7 +1,7 @@
 """Planted faults for the tools' tests and benchmark: one layer's weight changed."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 
 import numpy as np
 
@@ -59,5 +59,20 @@ def plant(model: Model, which: float = 0.5) -> tuple[Model, str]:
     return model, layer.name
 
 
-def corpus_files(root: str, names: Sequence[str]) -> list[str]:
-    return [f"{root}/{n}.xml" for n in names]
+def differs_from_clean(clean: Model) -> Callable[[Model], bool]:
+    """A reduce check, "compare fails": the candidate against a copy of itself whose weights are
+    ``clean``'s (matched by name), so it fails while the candidate holds the planted change."""
+    from graphir.tools import compare
+
+    weights = {n.name: n.op for n in clean.get_ordered_ops() if isinstance(n.op, Constant)}
+
+    def fails(candidate: Model) -> bool:
+        reference = candidate.clone()
+        for node in reference.get_ordered_ops():
+            op = weights.get(node.name)
+            if isinstance(node.op, Constant) and op is not None and not np.array_equal(node.op.value, op.value):
+                restored = Node(Constant.from_array(op.value, op.element_type), name=node.name)
+                reference.replace_all_uses_with(node.output(0), restored.output(0))
+        return compare(candidate, reference, progress=False).failed
+
+    return fails

@@ -5,32 +5,13 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import graphir
 from graphir.errors import GraphirError
-from graphir.node import Node
-from graphir.ops.openvino.core import Constant
-from graphir.tools import compare
 from graphir.tools.reduce import layers_of, reduce
 from tests.tools.conftest import CORPUS, cli
-from tests.tools.planted import plant
-
-
-def clean_check(clean: graphir.model.Model):  # type: ignore[no-untyped-def]
-    """A check "compare fails": the candidate against itself with the clean model's weights."""
-    weights = {n.name: n.op for n in clean.get_ordered_ops() if isinstance(n.op, Constant)}
-
-    def fails(candidate: graphir.model.Model) -> bool:
-        reference = candidate.clone()
-        for node in reference.get_ordered_ops():
-            op = weights.get(node.name)
-            if isinstance(node.op, Constant) and op is not None and not np.array_equal(node.op.value, op.value):
-                reference.replace_all_uses_with(node.output(0), Node(Constant.from_array(op.value, op.element_type)).output(0))
-        return compare(candidate, reference, progress=False).failed
-
-    return fails
+from tests.tools.planted import differs_from_clean, plant
 
 
 def test_planted_failure_in_1200_layers_reduces_to_its_layer(deep_ir: Path) -> None:
@@ -38,7 +19,7 @@ def test_planted_failure_in_1200_layers_reduces_to_its_layer(deep_ir: Path) -> N
     assert len(layers_of(model)) == 1200
     bad, layer = plant(model, which=0.7)
     lines: list[str] = []
-    result = reduce(bad, clean_check(model), log=lines.append, progress=False)
+    result = reduce(bad, differs_from_clean(model), log=lines.append, progress=False)
     assert result.layers_before == 1200
     assert result.layers == [layer]  # at most 3 asked; the bisection finds the one
     assert lines[0] == "whole model: 1200 layers, check fails"
