@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 
-from graphir.cli import EXIT_INCONSISTENT, EXIT_OK, command
+from pathlib import Path
+
+from graphir.cli import EXIT_INCONSISTENT, EXIT_OK, UsageError, command
 from graphir.commands._common import load_model
 from graphir.commands._tools import add_json_option, add_shape_option, print_json, static_shapes
 
@@ -34,9 +36,9 @@ def compare_command(args: argparse.Namespace) -> int:
     from graphir.tools.compare import compare
 
     model = load_model(args.model)
-    reference = None if args.reference is None else args.reference if args.engine == "openvino" \
-        else load_model(args.reference)
-    result = compare(model, reference, engine=args.engine, openvino_path=args.model, inputs=args.inputs,
+    if args.reference is not None and not Path(args.reference).is_file():
+        raise UsageError(f"{args.reference}: no such file")
+    result = compare(model, args.reference, engine=args.engine, openvino_path=args.model, inputs=args.inputs,
                      shapes=static_shapes(args.shape), rtol=args.rtol, atol=args.atol, seed=args.seed)
     if args.json:
         print_json(result.to_dict())

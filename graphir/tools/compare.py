@@ -74,7 +74,7 @@ class Comparison:
     atol: float
     inputs: list[dict[str, Any]]
     layers: list[LayerError] = field(default_factory=list)
-    #: graphir layers the reference has no output of the same name and port for
+    #: layer outputs graphir computed that the reference has no output of the same name and port for
     unmatched: list[str] = field(default_factory=list)
     #: layer key -> the keys of the layers feeding it (constants and parameters left out)
     feeds: dict[str, list[str]] = field(default_factory=dict)
@@ -304,7 +304,7 @@ def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence
     try:
         for chunk in chunks:
             expected = produce(chunk)
-            missing.extend(layer_key_of(k) for k in chunk if k not in expected)
+            wanted = set(chunk)
 
             def observe(node: "Node", outs: list[Any]) -> None:
                 for i, value in enumerate(outs):
@@ -312,6 +312,8 @@ def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence
                     if ref is not None:
                         found.append(layer_error(layer_key(node, i), node, value, ref, result.rtol, result.atol))
                         bar.update(1)
+                    elif (node.name, i) in wanted:  # computed here, not by the reference
+                        missing.append(layer_key(node, i))
 
             run(model, feeds, observe=observe, **numerics)
             expected.clear()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from graphir.errors import GraphirError
-from graphir.tools._common import ModelLike, as_model, constant_only, is_layer, progress_bar
+from graphir.tools._common import ModelLike, Shapes, as_model, constant_only, is_layer, progress_bar
 from graphir.tools.extract import extract
 
 if TYPE_CHECKING:
@@ -58,11 +58,17 @@ def layers_of(model: "Model") -> list["Node"]:
     return [n for n in order if is_layer(n) and n.id not in folded]
 
 
-def reduce(model: ModelLike, check: Check, *, log: Callable[[str], None] | None = print,
-           progress: bool | None = None, timeout: float | None = None) -> Reduction:
+def reduce(model: ModelLike, check: Check, *, shapes: "Shapes | None" = None,
+           log: Callable[[str], None] | None = print, progress: bool | None = None,
+           timeout: float | None = None) -> Reduction:
     """Bisect ``model`` down to a small subgraph on which ``check`` still fails (see the module
-    docstring). ``timeout``: seconds a check command may take (past it, it counts as passing)."""
+    docstring). ``shapes``: static input shapes to reshape a copy of the model to first (every cut
+    input is then static too, so a check feeding random inputs feeds the sizes the failure had).
+    ``timeout``: seconds a check command may take (past it, it counts as passing)."""
     source = as_model(model)
+    if shapes:
+        source = source.clone()
+        source.reshape({k: list(v) for k, v in shapes.items()})
     say = log or (lambda text: None)
     with tempfile.TemporaryDirectory(prefix="graphir-reduce-") as tmp:
         failing = _checker(check, Path(tmp), timeout)
