@@ -1,6 +1,7 @@
 """What the tools share: loading a model given as a path or a Model, layer keys, run inputs, progress bars."""
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from graphir.ops.openvino.core import Constant, Parameter, Result
 if TYPE_CHECKING:
     from graphir.model import Model
     from graphir.node import Node
+    from graphir.ops.base import TensorType
 
 #: a model as the tools take it: a Model, or the path of a file graphir reads
 ModelLike = Union["Model", str, Path]
@@ -49,6 +51,13 @@ def constant_only(nodes: Sequence["Node"]) -> set[int]:
                 and all(src is not None and src.node.id in found for src in node.inputs)):
             found.add(node.id)
     return found
+
+
+def tensor_bytes(t: "TensorType") -> int:
+    """Bytes of a tensor of type ``t`` at its element type's width (0 when its shape is not static)."""
+    if not t.shape.is_static or t.element_type.is_dynamic:
+        return 0
+    return int(t.element_type.packed_size(math.prod(t.shape.to_shape())))
 
 
 def model_inputs(model: "Model", inputs: "Mapping[str, Any] | str | Path | None" = None,

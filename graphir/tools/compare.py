@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import GraphirError
-from graphir.tools._common import ModelLike, Shapes, as_model, constant_only, is_layer, layer_key, model_inputs, progress_bar, table
+from graphir.tools._common import (ModelLike, Shapes, as_model, constant_only, is_layer, layer_key, model_inputs,
+                                   progress_bar, table, tensor_bytes)
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -228,7 +229,7 @@ def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: s
         if is_layer(node) and node.id not in folded and (wanted is None or node.name in wanted):
             for i, t in enumerate(node.output_types):
                 if typed.consumers(node.output(i)):  # an output nothing reads may not be computed
-                    keys.append((node.name, i, _bytes(t)))
+                    keys.append((node.name, i, tensor_bytes(t)))
     result = Comparison(reference="", rtol=rtol, atol=atol, inputs=values)
     result.feeds = _feeds(order, folded)
     if reference is None:
@@ -247,13 +248,6 @@ def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: s
         result.reference = f"graphir ({ref_source if isinstance(ref_source, (str, Path)) else other.name})"
         _compare_chunks(model, feeds, keys, _graphir_producer(other, feeds), result, chunk_bytes, progress)
     return result
-
-
-def _bytes(t: Any) -> int:
-    """Bytes of a tensor of type ``t`` (0 when its shape is not static)."""
-    if not t.shape.is_static or t.element_type.is_dynamic:
-        return 0
-    return int(t.element_type.packed_size(math.prod(t.shape.to_shape())))
 
 
 def _feeds(order: Sequence["Node"], folded: set[int]) -> dict[str, list[str]]:
@@ -321,10 +315,6 @@ def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence
         bar.close()
     result.layers = found
     result.unmatched = missing
-
-
-def layer_key_of(key: tuple[str, int]) -> str:
-    return key[0] if key[1] == 0 else f"{key[0]}:{key[1]}"
 
 
 def _graphir_producer(other: "Model", feeds: dict[str, np.ndarray]) -> Producer:

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphir.ops.openvino.core import Constant, Parameter, Result
-from graphir.tools._common import ModelLike, Shapes, as_model, constant_only, table
+from graphir.tools._common import ModelLike, Shapes, as_model, constant_only, table, tensor_bytes
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -160,7 +160,7 @@ def stats(model: ModelLike, shapes: "Shapes | None" = None) -> ModelStats:
         macs = layer_macs(node)
         result.layers.append(LayerStats(
             node.name, node.type_name, _dims(node.output_types[0]) if node.output_types else [], macs,
-            2 * macs + _other_flops(node), owners.get(node.id, 0), sum(_bytes(t) for t in node.output_types)))
+            2 * macs + _other_flops(node), owners.get(node.id, 0), sum(tensor_bytes(t) for t in node.output_types)))
     result.peak_live_bytes, result.peak_after = _peak(order, folded)
     return result
 
@@ -171,12 +171,6 @@ def _dims(t: "TensorType") -> list[int]:
 
 def _elements(t: "TensorType") -> int:
     return math.prod(_dims(t)) if t.shape.is_static else 0
-
-
-def _bytes(t: "TensorType") -> int:
-    if not t.shape.is_static or t.element_type.is_dynamic:
-        return 0
-    return int(t.element_type.packed_size(_elements(t)))
 
 
 def _input(node: "Node", i: int) -> "TensorType":
@@ -283,8 +277,8 @@ def _peak(order: Sequence["Node"], folded: set[int]) -> tuple[int, str]:
     for step, node in enumerate(order):
         if not isinstance(node.op, (Constant, Result)) and node.id not in folded:
             for i, t in enumerate(node.output_types):
-                live[(node.id, i)] = _bytes(t)
-                held += _bytes(t)
+                live[(node.id, i)] = tensor_bytes(t)
+                held += tensor_bytes(t)
             if held > peak:
                 peak, where = held, node.name
         for src in node.inputs:
