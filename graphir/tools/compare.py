@@ -242,7 +242,7 @@ def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: s
             path = _ir_path(ref_source, Path(tmp))
             result.reference = f"OpenVINO CPU ({path if not str(path).startswith(tmp) else 'IR written by graphir'})"
             produce = _openvino_producer(path, feeds, openvino_config)
-            _compare_chunks(model, feeds, keys, produce, result, chunk_bytes, progress)
+            _compare_chunks(model, feeds, keys, produce, result, chunk_bytes, progress, openvino_numerics=True)
     else:
         other = as_model(ref_source)
         result.reference = f"graphir ({ref_source if isinstance(ref_source, (str, Path)) else other.name})"
@@ -287,10 +287,14 @@ def _chunks(keys: Sequence[tuple[str, int, int]], budget: int) -> list[list[tupl
 
 
 def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence[tuple[str, int, int]],
-                    produce: Producer, result: Comparison, chunk_bytes: int, progress: bool | None) -> None:
+                    produce: Producer, result: Comparison, chunk_bytes: int, progress: bool | None,
+                    openvino_numerics: bool = False) -> None:
     from graphir.interpreter import run
 
-    numerics: dict[str, Any] = {"numerics": "openvino-cpu"} if "numerics" in inspect.signature(run).parameters else {}
+    # against OpenVINO, graphir computes as OpenVINO's CPU plugin does where a numerics profile says how
+    numerics: dict[str, Any] = {}
+    if openvino_numerics and "numerics" in inspect.signature(run).parameters:
+        numerics["numerics"] = "openvino-cpu"
     chunks = _chunks(keys, chunk_bytes)
     bar = progress_bar(len(keys), "compare", progress)
     found: list[LayerError] = []

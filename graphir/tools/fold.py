@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphir.decompression import absorbed_nodes, decompressions
 from graphir.node import Node
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.tools._common import ModelLike, Shapes, as_model, progress_bar, table
@@ -68,8 +67,7 @@ def fold(model: ModelLike, *, shapes: "Shapes | None" = None, small_bytes: int =
     work.infer_shapes()
     order = work.get_ordered_ops()
     nodes_before, bytes_before = len(order), constant_bytes(order)
-    found = decompressions(order)
-    keep = set(found) | absorbed_nodes(order, found, work.get_results() + work.get_sinks())
+    keep = _decompression_nodes(work, order)
     folded = 0
     bar = progress_bar(len(order), "fold", progress)
     try:
@@ -99,6 +97,20 @@ def fold(model: ModelLike, *, shapes: "Shapes | None" = None, small_bytes: int =
     report = FoldReport(nodes_before, len(after), bytes_before, constant_bytes(after), folded, shared,
                         nodes_before + folded - len(after))
     return clean, report
+
+
+def _decompression_nodes(work: "Model", order: Sequence[Node]) -> set[int]:
+    """Ids of the nodes of weight decompression subgraphs (kept: the runtime computes them as a whole)."""
+    import importlib
+
+    for where in ("graphir.decompression", "graphir.numerics.openvino_cpu.decompression"):  # (it moved once)
+        try:
+            module: Any = importlib.import_module(where)
+        except ImportError:
+            continue
+        found = module.decompressions(order)
+        return set(found) | module.absorbed_nodes(order, found, work.get_results() + work.get_sinks())
+    return set()
 
 
 def _live(work: "Model") -> "Model":
