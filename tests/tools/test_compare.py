@@ -151,3 +151,27 @@ def test_parameters_are_not_compared() -> None:
     result = compare(CORPUS / "mlp.xml", CORPUS / "mlp.xml", progress=False)
     names = {n.name for n in graphir.read_model(CORPUS / "mlp.xml").get_ordered_ops() if isinstance(n.op, Parameter)}
     assert not names & {e.name for e in result.layers}
+
+
+def test_the_run_observer_sees_each_executed_layer_once_with_its_outputs() -> None:
+    """interpreter.run(observe=...): called after each executed node, with the values the run returns."""
+    from graphir.interpreter import run
+
+    path = CORPUS / "residual_block.xml"
+    model = graphir.read_model(path)
+    feeds = corpus_inputs(path)
+    seen: list[tuple[str, list[tuple[int, ...]]]] = []
+    kept: dict[str, np.ndarray] = {}
+
+    def observe(node: graphir.node.Node, outs: list[np.ndarray]) -> None:
+        seen.append((node.name, [o.shape for o in outs]))
+        kept[node.name] = np.array(outs[0], copy=True)
+
+    observed = run(model, feeds, observe=observe)
+    plain = model.run(feeds)
+    assert list(observed) == list(plain) and all(np.array_equal(observed[k], plain[k]) for k in plain)
+    names = [name for name, _ in seen]
+    assert len(names) == len(set(names)) >= 7
+    last = model.get_results()[0].input_value(0).node
+    assert names[-1] == last.name and np.array_equal(kept[last.name], next(iter(plain.values())))
+    assert seen[0][1] == [(1, 8, 10, 10)]
