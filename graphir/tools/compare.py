@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphir.errors import GraphirError
+from graphir.errors import GraphirError, InputError
 from graphir.tools._common import (ModelLike, Shapes, as_model, constant_only, is_layer, layer_key, model_inputs,
                                    progress_bar, table, tensor_bytes)
 
@@ -217,7 +217,7 @@ def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: s
     if engine is None:
         engine = "openvino" if reference is None else "graphir"
     if engine not in ("openvino", "graphir"):
-        raise ValueError(f"engine must be 'openvino' or 'graphir', got {engine!r}")
+        raise InputError(f"compare: engine must be 'openvino' or 'graphir', got {engine!r}")
     feeds, values = model_inputs(model, inputs, shapes, seed)
     typed = model.clone()
     typed.reshape({name: list(v.shape) for name, v in feeds.items()})
