@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 #: a plan step: (evaluate, arity, first three input slots (-1: none), all input slots, first output
 #: slot, number of outputs, slots freed after it, node). Arity and the first slots let the hot loop
 #: call ``evaluate`` without building an argument list for nodes of up to three inputs.
+#: ``observe(node, outputs)``: see :func:`run`
+Observer = Callable[["Node", "list[Any]"], None]
 Step = tuple[Any, int, int, int, int, tuple[int, ...], int, int, tuple[int, ...], "Node"]
 
 
@@ -412,7 +414,8 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
 
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> dict[str, np.ndarray]: ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True,
+        observe: "Observer | None" = None) -> dict[str, np.ndarray]: ...
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
         state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> RunResult: ...
@@ -423,7 +426,7 @@ def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | N
 
 def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
         state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
-        specialize: bool = True) -> "dict[str, np.ndarray] | RunResult":
+        specialize: bool = True, observe: "Observer | None" = None) -> "dict[str, np.ndarray] | RunResult":
     """Run ``model``; returns {result tensor name: array} in Result order.
 
     ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;
@@ -438,9 +441,14 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     :mod:`graphir.limits`); a node that would build a larger one raises ResourceLimitError.
     ``specialize=False`` runs every op's generic ``evaluate`` with nothing folded (the reference the
     specialized plans of :mod:`graphir.specialize` are tested against; slower).
+    ``observe``: called as ``observe(node, outputs)`` after each executed node, before the values
+    whose last use it was are freed (graphir.tools.compare streams per-layer checks this way); the
+    arrays may be reused by later steps, so an observer that keeps one must copy it.
     """
     if max_tensor_bytes is not None:
         with tensor_limit(max_tensor_bytes):
+            if observe is not None and not profile:
+                return run(model, inputs, progress=progress, state=state, specialize=specialize, observe=observe)
             return run(model, inputs, profile=profile, progress=progress, state=state, specialize=specialize)
     plan = model._plan
     if plan is None or plan.version != model._version:
@@ -458,7 +466,12 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
             state = VariableStore(plan.variables)
         values[plan.state_slot] = state
     try:
-        outputs = _execute(plan, spec.steps, values, profile, progress)
+        if observe is not None and not profile:
+            with np.errstate(all="ignore"):
+                _run_observed(spec.steps, values, observe)
+            outputs = {key: values[slot] for key, slot in plan.result_pairs}
+        else:
+            outputs = _execute(plan, spec.steps, values, profile, progress)
     except BaseException:
         if state is not None:
             state.abandon()
@@ -519,6 +532,19 @@ def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
                 values[s] = None
         if tick is not None:
             tick(1)
+
+
+def _run_observed(steps: list[Step], values: list[Any], observe: "Observer") -> None:
+    """:func:`_run_steps` with ``observe(node, outputs)`` called after each step, before its releases."""
+    for evaluate, _, _, _, _, ins, base, count, release, node in steps:
+        try:
+            outs = _outputs(evaluate(*[values[s] for s in ins]), count)
+        except Exception as exc:
+            _reraise(node, [values[s] for s in ins], exc)
+        values[base:base + count] = outs
+        observe(node, outs)
+        for s in release:
+            values[s] = None
 
 
 def steps_task(owner: "RunPlan | Specialization", values: list[Any]) -> Task[None]:

@@ -2,6 +2,7 @@
 versions refused as OpenVINO refuses them, and exit codes as the README documents them."""
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -36,6 +37,7 @@ def test_help_shows_examples_and_exit_codes(capsys: pytest.CaptureFixture[str]) 
     code, out, _ = _run(capsys, "--help")
     assert code == 0
     assert "examples:\n  graphir batch " in out  # the first example of each command, by name
+    assert "\n  graphir compare model.xml\n" in out
     assert "\n  graphir convert model.xml model_v10.xml --to ir-v10\n" in out and "\n  graphir info examples/select.xml\n" in out
     assert out.rstrip().endswith(EXIT_CODES + "\n\n'graphir COMMAND --help' shows a command's options and examples.")
     assert "  1  the model is inconsistent or cannot be handled" in EXIT_CODES
@@ -53,7 +55,7 @@ def test_examples_in_the_help_use_real_options(capsys: pytest.CaptureFixture[str
     parser = build_parser()
     for name, examples in EXAMPLES.items():
         for example in examples:
-            args = parser.parse_args(example.split()[1:])  # parses: every option exists
+            args = parser.parse_args(shlex.split(example)[1:])  # parses (as a shell would split it): every option exists
             assert args.command == name
 
 
