@@ -26,8 +26,13 @@ from tests.tolerances import assert_close
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: an extension op graphir does not implement (loaded as an opaque layer): it cannot run here
 NOT_RUNNABLE = {"ir/unknown_op.xml"}
+#: torchvision detectors with dynamic N/H/W (shapes: tests/test_torchvision_shapes.py): on random
+#: weights many scores tie or sit ulps apart, so NMS/TopK order their detections differently from
+#: OpenVINO CPU's (tests/detectors/test_torchvision_detectors.py matches detections instead)
+NOT_COMPARED_ROW_FOR_ROW = "torchvision_detectors"
 NETWORKS = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*.xml")
-                  if str(p.relative_to(FIXTURES)) not in NOT_RUNNABLE)
+                  if str(p.relative_to(FIXTURES)) not in NOT_RUNNABLE
+                  and p.parent.name != NOT_COMPARED_ROW_FOR_ROW)
 
 #: the sizes --random chooses where a dim is dynamic (the rest of the fixtures are static)
 EXPECTED_SIZES = {

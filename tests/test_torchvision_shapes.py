@@ -1,8 +1,10 @@
-"""Shape precision on real networks: torchvision classifiers and segmenters converted by
+"""Shape precision on real networks: torchvision classifiers, segmenters and detectors converted by
 ``openvino.convert_model`` with dynamic batch, height and width (tests/gen_torchvision_shape_fixtures.py),
 read by graphir and by OpenVINO 2026.4: every layer's output types and partial shapes must equal
 OpenVINO's (intervals included: Swin's Pad/Reshape/Slice/MVN/MatMul keep ``[?,1..,1..,16]``, the
-segmentation head's Interpolate keeps ``1..``), and the outputs must agree in values on one input."""
+segmentation head's Interpolate keeps ``1..``, the detectors' head Reshapes ``[1,-1,4,H,W]`` keep
+``[1,1..,4,1..,1..]`` and the Transposes, Concats and Gathers after them their ``1..``), and the
+classifier and segmenter outputs must agree in values on one input."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,16 +16,19 @@ import graphir
 from tests.tolerances import assert_close
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "torchvision_shapes"
-NETS = sorted(p.stem for p in FIXTURES.glob("*.xml"))
+DETECTORS = FIXTURES.parent / "torchvision_detectors"
+PATHS = {p.stem: p for d in (FIXTURES, DETECTORS) for p in sorted(d.glob("*.xml"))}
+NETS = sorted(PATHS)
 
 
 def test_fixtures_are_present() -> None:
     assert {"swin_t", "swin_v2", "mobilenet_v3_small", "efficientnet", "squeezenet", "lraspp"} <= set(NETS)
+    assert {p.stem for p in DETECTORS.glob("*.xml")} == {"fasterrcnn", "retinanet", "fcos", "maskrcnn", "ssdlite"}
 
 
 @pytest.mark.parametrize("name", NETS)
 def test_every_layer_matches_openvino(ov, name: str) -> None:
-    xml = FIXTURES / f"{name}.xml"
+    xml = PATHS[name]
     ov_model = ov.Core().read_model(str(xml))
     model = graphir.read_model(xml)
     ours = {n.name: n for n in model.nodes()}

@@ -19,6 +19,7 @@ from pydantic import field_validator
 from graphir.broadcast import broadcast_merge
 from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType, types
+from graphir.ops.openvino import reshape_bounds
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import FOLD_LIMIT, fold
 from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
@@ -160,16 +161,25 @@ class Reshape(Op):
             else:
                 dims.append(Dimension.static(item))
         if src.rank_is_dynamic:
+            if minus_one is not None:  # OpenVINO divides nothing (or, with a copied dim, '?') by the pattern
+                unknown = [Dimension.dynamic()] if self.special_zero and 0 in items else []
+                dims[minus_one] = reshape_bounds.minus_one(unknown, [Dimension.dynamic(), *unknown] + [
+                    d for i, d in enumerate(dims) if d is not None and not (self.special_zero and items[i] == 0)])
             return PartialShape([Dimension.dynamic() if d is None else d for d in dims])
-        total = _product([d for i, d in enumerate(src.dims) if i not in copied])
-        known = _product([d for i, d in enumerate(dims) if d is not None and i not in copied])
         if minus_one is None:
+            total = _product([d for i, d in enumerate(src.dims) if i not in copied])
+            known = _product([d for i, d in enumerate(dims) if d is not None and i not in copied])
             if total.is_static and known.is_static and total.min != known.min:
                 raise self.fail(
                     f"Requested output shape {PartialShape([Dimension.dynamic() if d is None else d for d in dims])} is incompatible with input shape {src}"
                 )
             return PartialShape(dims)  # type: ignore[arg-type]
-        dims[minus_one] = self._infer_minus_one(total, known, src, dims)
+        try:
+            dims[minus_one] = reshape_bounds.minus_one(
+                [d for i, d in enumerate(src.dims) if i not in copied],
+                [d for i, d in enumerate(dims) if d is not None and i not in copied])
+        except reshape_bounds.ReshapeBoundsError as e:
+            raise self.fail(f"{e} (input shape {src}, output {_show(dims)})") from None
         return PartialShape(dims)  # type: ignore[arg-type]
 
     def _static_output_shape(self, src: tuple[int, ...], items: list[sv.Element]) -> PartialShape | None:
@@ -213,31 +223,6 @@ class Reshape(Op):
             dims[minus_one] = total // known
         return PartialShape.of(tuple([Dimension.static(d) for d in dims]))
 
-    def _infer_minus_one(self, total: Dimension, known: Dimension, src: PartialShape,
-                         dims: list[Dimension | None]) -> Dimension:
-        if known == 0:
-            if total.is_static and total.min != 0:
-                raise self.fail(
-                    "Cannot infer '-1' dimension with zero-size output dimension unless at least one "
-                    f"input dimension is also zero-size (input shape {src}, output {_show(dims)})"
-                )
-            return Dimension.dynamic() if not total.is_static else Dimension.static(1)
-        if known.is_static:
-            if total.is_static:
-                if total.min % known.min:
-                    raise self.fail(
-                        "Non-'-1' output dimensions do not evenly divide the input dimensions "
-                        f"(input shape {src}, output {_show(dims)})"
-                    )
-                return Dimension.static(total.min // known.min)
-            lo = -(-total.min // known.min)
-            hi = None if total.max is None else total.max // known.min
-            return Dimension(lo, max(hi, lo) if hi is not None else None)
-        if known.max is None or known.min == 0:
-            return Dimension.dynamic()
-        lo = -(-total.min // known.max)
-        hi = None if total.max is None else total.max // known.min
-        return Dimension(lo, max(hi, lo) if hi is not None else None)
 
     def evaluate(self, x: np.ndarray, pattern: np.ndarray) -> list[np.ndarray]:
         x = np.asarray(x)
