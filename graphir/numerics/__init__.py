@@ -65,7 +65,7 @@ _PROFILES = {
 #: profile -> (op class, element type) -> the override's factory
 _OVERRIDES: dict[str, dict[tuple[type, ElementType], OverrideFactory]] = {name: {} for name in PROFILES}
 #: profile -> the module whose import registers its overrides (imported on first use)
-_PROVIDERS = {"openvino-cpu": "graphir.numerics.openvino_cpu"}
+_PROVIDERS = {"openvino-cpu": "graphir.numerics.openvino_cpu.overrides"}
 #: the profile of the run in progress on this thread (bodies of Loop/If/TensorIterator read it)
 _ACTIVE: ContextVar[str] = ContextVar("graphir_numerics", default=DEFAULT)
 

@@ -1,5 +1,5 @@
 """The ``openvino-cpu`` numerics profile: OpenVINO CPU plugin's arithmetic and orders, one module
-per concern. Importing the package registers its per-op overrides (graphir.numerics.register):
+per concern. ``overrides`` registers its per-op overrides (graphir.numerics.register), imported on first use:
 
 * ``sigmoid``: Sigmoid f32/f16/bf16 with oneDNN's JIT exp (``exp``: the replayed algorithm);
 * ``topk``: TopK's heap, bitonic, bubble and horizontal orders among equal values and NaN
@@ -16,15 +16,13 @@ matches (:func:`host_report`) and computes the reference elsewhere.
 """
 from __future__ import annotations
 
-from graphir.numerics.openvino_cpu import dft, host, sigmoid, topk
-
 __all__ = ["host_report"]
-
-_ = sigmoid  # registered on import
 
 
 def host_report() -> list[str]:
     """One line per ISA-dependent replay: the host it matches, and whether this host is one."""
+    from graphir.numerics.openvino_cpu import dft, host, topk
+
     lines = []
     for module, active in ((dft, dft.replayed_here()), (topk, host.has_avx512_core())):
         lines.append(f"{module.HOST}: {'replayed on this host' if active else 'not this host: the reference is computed'}")

@@ -23,7 +23,7 @@ import numpy as np
 from graphir.numerics import Evaluate, register
 from graphir.numerics.openvino_cpu import dft_kernels, host
 from graphir.ops.base import Op, TensorType
-from graphir.ops.openvino.fft import DFT
+from graphir.ops.openvino.fft import DFT, resized
 
 #: the host the replay matches
 HOST = "x86-64 with AVX-512 (F, BW, VL, DQ) and the C library's cosf/sinf: DFT/IDFT twiddles, lanes and FMAs"
@@ -33,7 +33,7 @@ _LANES = 4
 
 def replayed_here() -> bool:
     """Whether this host is one the replay matches (else the profile gives the reference)."""
-    return host.has_avx512_core() and dft_kernels.libm() is not None
+    return host.has_avx512_core() and dft_kernels.c_library() is not None
 
 
 #: above this length an axis is transformed exactly (the plugin's N*N twiddle table would not fit)
@@ -67,7 +67,7 @@ def dft_axis(z: np.ndarray, axis: int, inverse: bool, budget: _Budget, lanes: in
 
     Power-of-two lengths replay the plugin's radix-2 FFT (``dft_kernels.fft_lines``, N log N: always);
     other lengths past ``_MAX_TWIDDLE_LENGTH`` are exact FFTs (the plugin's N*N table would not fit).
-    Other lengths use the plugin's naive DFT: the whole axis replays its sums (``cpu_dft``) when that
+    Other lengths use the plugin's naive DFT: the whole axis replays its sums (``dft_kernels``) when that
     fits the budget; otherwise a BLAS product with its twiddles, whose nearly cancelling components
     are then replayed while the budget lasts."""
     n = z.shape[axis]
@@ -120,18 +120,6 @@ def _replay_cancelling(flat: np.ndarray, out: np.ndarray, inverse: bool, lanes: 
 
 
 
-def resized(x: np.ndarray, axes: list[int], sizes: list[int]) -> np.ndarray:
-    """The complex64 signal of ``x`` (``[..., 2]``) cut or zero-padded at the end of each axis to its
-    signal size: a new C-contiguous array (transformed in place afterwards)."""
-    shape = list(x.shape[:-1])
-    for a, n in zip(axes, sizes):
-        shape[a] = n
-    out = np.zeros(shape, np.complex64)
-    common = tuple(slice(0, min(a, b)) for a, b in zip(x.shape[:-1], shape))
-    out.view(np.float32).reshape(*shape, 2)[common] = x[common]
-    return out
-
-
 @register("openvino-cpu", DFT, ("f32", "f16", "bf16"))
 def dft(op: Op, inputs: Sequence[TensorType] | None) -> Evaluate:
     assert isinstance(op, DFT)
@@ -141,7 +129,7 @@ def dft(op: Op, inputs: Sequence[TensorType] | None) -> Evaluate:
             return op.evaluate(*arrays)
         x = np.asarray(arrays[0])
         ax, s = op.signal_plan(x.shape[:-1], x.ndim - 1, arrays[1], arrays[2] if len(arrays) > 2 else None)
-        z = resized(x, ax, s)
+        z = resized(x, ax, s, np.complex64)
         budget = _Budget(_REPLAY_BUDGET)
         for a in sorted(set(ax)):
             dft_axis(z, a, op.inverse, budget, _LANES)

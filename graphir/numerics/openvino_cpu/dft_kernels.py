@@ -36,7 +36,7 @@ _BLOCK = 1 << 20
 
 
 @functools.lru_cache(maxsize=1)
-def libm() -> tuple[Callable[[float], float], Callable[[float], float]] | None:
+def c_library() -> tuple[Callable[[float], float], Callable[[float], float]] | None:
     """The C library's single-precision ``cosf``/``sinf`` (what the plugin's ``std::cos(float)``
     calls), or None where ctypes cannot find them."""
     name = ctypes.util.find_library("m")
@@ -57,7 +57,7 @@ def twiddles(n: int, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
     idx = np.arange(n, dtype=np.int64)
     phase = _F32(2.0) * _F32(np.pi) * np.outer(idx, idx).astype(_F32) / _F32(n)
     unique, where = np.unique(phase, return_inverse=True)
-    libm = libm()
+    libm = c_library()
     if libm is None:
         cos = np.cos(unique.astype(_F64)).astype(_F32)
         sin = np.sin(unique.astype(_F64)).astype(_F32)
@@ -143,7 +143,7 @@ def fft_twiddles(n: int, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
     """The plugin's radix-2 table for length ``n`` (a power of two), as (cos, +-sin) f32 ``[n - 1]``:
     stage ``B`` (1, 2, 4, ... blocks) holds block ``b``'s twiddle at ``B - 1 + b``: ``(1, -0)`` for stage 1;
     then even blocks repeat the previous stage's ``b / 2``, odd ones are ``angle = f32(pi) * b / B`` in f32."""
-    libm = libm()
+    libm = c_library()
 
     def cos_sin(angle: np.float32) -> tuple[np.float32, np.float32]:
         if libm is None:

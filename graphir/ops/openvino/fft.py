@@ -94,7 +94,9 @@ class _FFT(Op):
 
     @staticmethod
     def _split(z: np.ndarray, dtype: np.dtype) -> np.ndarray:
-        return np.stack([z.real, z.imag], axis=-1).astype(dtype)
+        out = np.empty((*z.shape, 2), dtype)
+        out[..., 0], out[..., 1] = z.real, z.imag
+        return out
 
     @staticmethod
     def signal_plan(x_shape: tuple[int, ...], rank: int, axes: np.ndarray,
@@ -116,9 +118,24 @@ class DFT(_FFT):
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
         ax, s = self.signal_plan(x.shape[:-1], x.ndim - 1, axes, sizes)
-        z = self._complex(x)
-        out = np.fft.ifftn(z, s=s, axes=ax) if self.inverse else np.fft.fftn(z, s=s, axes=ax)
-        return [self._split(out, x.dtype)]
+        z = resized(x, ax, s)
+        transform = np.fft.ifft if self.inverse else np.fft.fft
+        for a in sorted(set(ax)):  # in place, one axis after another (memory: the complex128 signal)
+            transform(z, axis=a, out=z)
+        return [self._split(z, x.dtype)]
+
+
+def resized(x: np.ndarray, axes: list[int], sizes: list[int], dtype: type = np.complex128) -> np.ndarray:
+    """The complex signal of ``x`` (``[..., 2]``) cut or zero-padded at the end of each axis to its
+    signal size: a new C-contiguous array of ``dtype`` (transformed in place afterwards)."""
+    shape = list(x.shape[:-1])
+    for a, n in zip(axes, sizes):
+        shape[a] = n
+    out = np.zeros(shape, dtype)
+    common = tuple(slice(0, min(a, b)) for a, b in zip(x.shape[:-1], shape))
+    out.real[common] = x[common + (0,)]
+    out.imag[common] = x[common + (1,)]
+    return out
 
 
 class IDFT(DFT):
