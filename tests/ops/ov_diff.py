@@ -23,6 +23,7 @@ import numpy as np
 from graphir import opset
 from graphir.model import Model
 from graphir.types import ElementType
+from tests.numerics_consistency import assert_profiles_agree
 from tests.tolerances import assert_close
 
 #: types OpenVINO CPU does not compute at full width
@@ -135,6 +136,7 @@ def check(
         return []
     model = Model(gr_out, [p.node for p in gr_params])
     got = list(model.run(list(values), numerics="openvino-cpu").values())
+    assert_profiles_agree(model, values)  # op.evaluate via evaluator, Model.run and a request: one answer
     if expected is not None:
         for g, e in zip(got, expected):
             e = np.asarray(e)
