@@ -1,7 +1,7 @@
 """One profile, one answer: a model's outputs computed three ways under each numerics profile must be
 the same bits (graphir.numerics):
 
-* node by node, each node's evaluate picked by ``graphir.numerics.evaluator(op, profile)``;
+* node by node, each node's evaluate picked by ``graphir.numerics.evaluator(op, profile, input types)``;
 * ``model.run(inputs, numerics=profile)``;
 * ``model.create_infer_request(numerics=profile).infer(inputs)``.
 
@@ -39,7 +39,7 @@ def walk(model: Model, inputs: Sequence[np.ndarray], profile: str) -> list[np.nd
             args = [values[(s.node.id, s.index)] for s in node.inputs if s is not None]
             if node.type_name == "Result":
                 continue
-            outs = graphir.numerics.evaluator(node.op, profile)(args)
+            outs = graphir.numerics.evaluator(node.op, profile, node.input_types())(args)
             for i, v in enumerate(outs):
                 values[(node.id, i)] = v
     return [values[(r.inputs[0].node.id, r.inputs[0].index)] for r in model.get_results()]
