@@ -120,13 +120,20 @@ def has_override(op: "Op", name: str) -> bool:
     return bool(_overrides_for(op, check(name)))
 
 
-def _reference(op: "Op") -> Evaluate:
+def _reference(op: "Op", profile: str) -> Evaluate:
+    """``op.evaluate`` over a list; an op with bodies runs them under ``profile`` (:func:`using`)."""
     evaluate = op.evaluate
+    if not getattr(type(op), "has_bodies", False):
+        def reference(arrays: list[np.ndarray]) -> list[np.ndarray]:
+            return evaluate(*arrays)
 
-    def reference(arrays: list[np.ndarray]) -> list[np.ndarray]:
-        return evaluate(*arrays)
+        return reference
 
-    return reference
+    def with_bodies(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        with using(profile):
+            return evaluate(*arrays)
+
+    return with_bodies
 
 
 def evaluator(op: "Op", profile: str, inputs: "Sequence[TensorType] | None" = None) -> Evaluate:
@@ -134,15 +141,16 @@ def evaluator(op: "Op", profile: str, inputs: "Sequence[TensorType] | None" = No
     for the op's class and first input's element type, else ``op.evaluate``. ``inputs`` (the node's
     input types, optional) lets an override that depends on the model's own types (TopK: whether
     its shapes are dynamic) see them and picks the override once; without them the element type is
-    read from the first array per call."""
+    read from the first array per call. An op with bodies (Loop, If, TensorIterator) runs them under
+    ``profile`` too."""
     found = _overrides_for(op, check(profile))
     if not found:
-        return _reference(op)
+        return _reference(op, profile)
     if inputs:
         factory = found.get(inputs[0].element_type)
-        return _reference(op) if factory is None else factory(op, inputs)
+        return _reference(op, profile) if factory is None else factory(op, inputs)
     by_dtype: dict[Any, Evaluate] = {}  # numpy dtype -> the evaluate for it, picked once
-    reference = _reference(op)
+    reference = _reference(op, profile)
 
     def pick(dtype: Any) -> Evaluate:
         try:
