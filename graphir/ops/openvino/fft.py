@@ -131,7 +131,7 @@ def resized(x: np.ndarray, axes: list[int], sizes: list[int], dtype: type = np.c
     shape = list(x.shape[:-1])
     for a, n in zip(axes, sizes):
         shape[a] = n
-    out = np.zeros(shape, dtype)
+    out: np.ndarray = np.zeros(shape, dtype)
     common = tuple(slice(0, min(a, b)) for a, b in zip(x.shape[:-1], shape))
     out.real[common] = x[common + (0,)]
     out.imag[common] = x[common + (1,)]

@@ -237,7 +237,7 @@ def logistic(v: np.ndarray) -> np.ndarray:
 class Sigmoid(UnaryElementwise):
     """``1 / (1 + exp(-x))``; integers as the reference computes them, in integer arithmetic
     (``exp(-x)`` truncated, then an integer division): 1 for x > 0, else 0. Real types: the
-    logistic computed in f64 and rounded once to the input type (f16/bf16 through f32). OpenVINO
+    logistic computed in f64 and rounded once to the input type. OpenVINO
     CPU's f32 rounding (oneDNN's JIT exp) is the ``openvino-cpu`` numerics profile
     (graphir.numerics.openvino_cpu.sigmoid)."""
 
