@@ -230,3 +230,28 @@ def test_the_oracle_fails_when_the_ways_disagree(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(consistency.graphir.numerics, "evaluator", skewed)
     with pytest.raises(AssertionError, match="evaluator\\(op\\) node by node and Model.run differ"):
         assert_profiles_agree(model, [x])
+
+
+def test_the_command_line_runs_under_the_profile_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``graphir run --numerics``: TopK over equal values gives the reference order by default and the
+    CPU plugin's heap order with openvino-cpu; an unknown profile is a usage error listing both."""
+    from graphir.cli import main
+    from graphir.commands.arrays import load_npz, read_member
+
+    x = opset.parameter([10], "f32", name="x")
+    topk = opset.make("TopK", x, opset.constant(np.int64(8)), version="opset11", axis=0, mode="max", sort="value",
+                      index_element_type="i32")
+    xml = tmp_path / "topk.xml"
+    graphir.save_model(Model([topk[1]], [x.node]), str(xml))
+    np.save(tmp_path / "x.npy", np.zeros(10, np.float32))
+    indices = {}
+    for profile in ("reference", "openvino-cpu"):
+        out = tmp_path / f"{profile}.npz"
+        assert main(["run", str(xml), "--input", f"x={tmp_path / 'x.npy'}", "--output", str(out),
+                     "--numerics", profile]) == 0
+        [data] = load_npz(str(out)).values()
+        indices[profile] = read_member(data, np.dtype(np.int32), profile).tolist()
+    assert indices == {"reference": list(range(8)), "openvino-cpu": [1, 2, 3, 4, 5, 6, 7, 0]}
+    capsys.readouterr()
+    assert main(["run", str(xml), "--random", "--numerics", "cpu"]) == 2
+    assert "invalid choice: 'cpu' (choose from 'reference', 'openvino-cpu')" in capsys.readouterr().err
