@@ -91,6 +91,7 @@ def register(profile_name: str, op_class: type, element_types: Sequence[str]
     def decorate(factory: OverrideFactory) -> OverrideFactory:
         for name in element_types:
             table[(op_class, ElementType.parse(name))] = factory
+        _BY_CLASS.clear()  # a registration after a lookup (a plugin's) is seen
         return factory
 
     return decorate
@@ -103,16 +104,22 @@ def _table(name: str) -> dict[tuple[type, ElementType], OverrideFactory]:
     return _OVERRIDES[name]
 
 
+#: (op class, profile) -> its overrides by element type, worked out once (registrations happen at import)
+_BY_CLASS: dict[tuple[type, str], dict[ElementType, OverrideFactory]] = {}
+
+
 def _overrides_for(op: "Op", name: str) -> dict[ElementType, OverrideFactory]:
-    table = _table(name)
-    if not table:
-        return {}
+    key = (type(op), name)
+    known = _BY_CLASS.get(key)
+    if known is not None:
+        return known
     found: dict[ElementType, OverrideFactory] = {}
+    table = _table(name)
     for cls in reversed(type(op).__mro__):  # the most derived class's registration wins
         for (klass, et), factory in table.items():
             if klass is cls:
                 found[et] = factory
-    return found
+    return _BY_CLASS.setdefault(key, found)
 
 
 def has_override(op: "Op", name: str) -> bool:
