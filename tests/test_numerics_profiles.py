@@ -255,3 +255,24 @@ def test_the_command_line_runs_under_the_profile_asked_for(tmp_path: Path, capsy
     capsys.readouterr()
     assert main(["run", str(xml), "--random", "--numerics", "cpu"]) == 2
     assert "invalid choice: 'cpu' (choose from 'reference', 'openvino-cpu')" in capsys.readouterr().err
+
+
+def test_constant_folding_computes_under_the_runs_profile() -> None:
+    """Nodes of constants only are folded when a plan is specialized: with the run's profile (a Sigmoid
+    of a constant and a TopK of equal constants give the CPU plugin's bits under openvino-cpu, the
+    reference's otherwise), and what follows them (an Add of a parameter) sees those values."""
+    values = (RNG.standard_normal(256) * 4).astype(np.float32)
+    x = opset.parameter([256], "f32", name="x")
+    k = opset.parameter([8], "i32", name="k")
+    sig = opset.sigmoid(opset.constant(values))
+    top = opset.make("TopK", opset.constant(np.zeros(10, np.float32)), opset.constant(np.int64(8)), version="opset11",
+                     axis=0, mode="max", sort="value", index_element_type="i32")
+    model = Model([opset.add(x, sig), opset.add(k, top[1])], [x.node, k.node])
+    zeros = [np.zeros(256, np.float32), np.zeros(8, np.int32)]
+    for profile in graphir.numerics.PROFILES:
+        want_sig = graphir.numerics.evaluator(Sigmoid(), profile)([values])[0]
+        want_top = graphir.numerics.evaluator(top[1].node.op, profile)([np.zeros(10, np.float32), np.int64(8)])[1]
+        for outs in (model.run(zeros, numerics=profile), model.create_infer_request(numerics=profile).infer(zeros)):
+            got_sig, got_top = outs.values()
+            assert got_sig.tobytes() == want_sig.tobytes() and got_top.tolist() == want_top.tolist(), profile
+    assert want_top.tolist() == [1, 2, 3, 4, 5, 6, 7, 0]  # the last profile checked: openvino-cpu's heap
