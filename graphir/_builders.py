@@ -5061,9 +5061,10 @@ def sigmoid(arg: TensorLike, *, name: str | None = None) -> Output:
     """Sigmoid-opset1 (``openvino::Sigmoid-opset1``).
 
     ``1 / (1 + exp(-x))``; integers as the reference computes them, in integer arithmetic
-    (``exp(-x)`` truncated, then an integer division): 1 for x > 0, else 0. f32 (and f16/bf16,
-    computed in f32) bit for bit as OpenVINO's CPU plugin computes it (cpu_exp.logistic_f32);
-    f64 exactly.
+    (``exp(-x)`` truncated, then an integer division): 1 for x > 0, else 0. Real types: the
+    logistic computed in f64 and rounded once to the input type. OpenVINO
+    CPU's f32 rounding (oneDNN's JIT exp) is the ``openvino-cpu`` numerics profile
+    (graphir.numerics.openvino_cpu.sigmoid).
 
     Inputs:
         arg: any type

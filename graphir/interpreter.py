@@ -23,7 +23,10 @@ import numpy as np
 from graphir.errors import EvaluationError, GraphirError, InputError, ResourceLimitError, UnsupportedOpError
 from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_limit
 from graphir.ops.openvino.core import Constant, Parameter, Result
-from graphir.decompression import absorbed_nodes, decompressions
+from graphir.numerics import active as active_numerics
+from graphir.numerics import check as check_numerics
+from graphir.numerics import using as using_numerics
+from graphir.numerics.openvino_cpu.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
                                  constant_cache_bytes, generic_evaluate, signature_types, specialize)
 from graphir.trampoline import Task
@@ -73,19 +76,23 @@ class RunPlan:
     dynamic: bool = False
     #: input shape signature -> the InferenceError it raised (raised again without inferring)
     signatures: dict[tuple[tuple[int, ...], ...], Exception | None] = field(default_factory=dict)
-    #: the nodes that run (no Parameter, Constant, Result or node only a decompression uses), in order
+    #: the nodes that run (no Parameter, Constant or Result), in order
     executed: list["Node"] = field(default_factory=list)
+    #: nodes only a decompression subgraph uses: not run where the profile fuses decompression
+    absorbed: set[int] = field(default_factory=set)
     #: (node id, output index) -> value-table slot; node id -> the slots of its inputs
     slot_of: dict[tuple[int, int], int] = field(default_factory=dict)
     input_slots: dict[int, tuple[int, ...]] = field(default_factory=dict)
     #: the slots some node or Result reads
     read_slots: set[int] = field(default_factory=set)
-    #: final Convert of a weight decompression subgraph -> computes its f32 value (graphir.decompression)
+    #: final Convert of a weight decompression subgraph -> computes its f32 value (graphir.numerics.openvino_cpu.decompression)
     decompressions: dict[int, Any] = field(default_factory=dict)
     #: folded constants shared by the specializations, within their budget (graphir.specialize)
     constant_cache: ConstantCache = field(default_factory=lambda: ConstantCache(constant_cache_bytes()))
-    #: (input shapes, prepared?) -> the plan specialized for them
-    specializations: dict[tuple[Any, bool], Specialization] = field(default_factory=dict)
+    #: the same for each other numerics profile (their folded values differ from the reference's)
+    constant_caches: dict[str, ConstantCache] = field(default_factory=dict)
+    #: (input shapes, prepared?, numerics profile) -> the plan specialized for them
+    specializations: dict[tuple[Any, bool, str], Specialization] = field(default_factory=dict)
     #: the value-table slot that holds the variable store during a run (-1: the model has no stateful op)
     state_slot: int = -1
     #: the model's variables by id (see graphir.variables), for the stores of its requests
@@ -156,9 +163,9 @@ def build_plan(model: "Model") -> RunPlan:
     for r in results:
         src = r.input_value(0)
         slot_of[(r.id, 0)] = slot_of[(src.node.id, src.index)]
-    found = decompressions(order)  # weight decompression, computed in f32 as OpenVINO does
+    found = decompressions(order)  # weight decompression, computed in f32 under openvino-cpu numerics
     skipped = absorbed_nodes(order, found, results + model.sinks) if found else set()
-    executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant)) and n.id not in skipped]
+    executed = [n for n in order if not isinstance(n.op, (Parameter, Result, Constant))]
     result_slots = [slot_of[(r.id, 0)] for r in results]
     stateful = any(getattr(n.op, "stateful", False) for n in executed)
     state_slot = next_slot if stateful else -1
@@ -192,6 +199,7 @@ def build_plan(model: "Model") -> RunPlan:
         slot_of=slot_of,
         input_slots=input_slots,
         decompressions=found,
+        absorbed=skipped,
         read_slots={s for slots in input_slots.values() for s in slots} | set(result_slots),
     )
     plan.steps = specialize(plan, {}, prepare=False).steps  # the generic steps: each op's evaluate
@@ -246,12 +254,16 @@ def _check_run_types(plan: RunPlan) -> None:
 _INDICES = [list(range(n)) for n in range(64)]
 
 
-def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: bool = True) -> Specialization:
+def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: bool = True,
+                   numerics: str | None = None) -> Specialization:
     """The plan specialized for the shapes of ``inputs`` (Parameter order), built on first use: a
     dynamic model's signature is shape-inferred once, so a shape problem is reported at the node
     where it arises, with that node's input types, before anything runs (a signature that failed
-    fails again the same way without inferring)."""
-    key = (tuple([a.shape for a in inputs]), prepared)
+    fails again the same way without inferring). ``numerics``: the profile (None: the one of the
+    run in progress, graphir.numerics.active: what an op's body gets)."""
+    if numerics is None:
+        numerics = active_numerics()
+    key = (tuple([a.shape for a in inputs]), prepared, numerics)
     spec = plan.specializations.get(key)
     if spec is not None:
         return spec
@@ -268,7 +280,7 @@ def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: b
         types = known if known is not None else signature_types(plan.executed)
     else:
         types = signature_types(plan.executed)
-    spec = specialize(plan, types, prepare=prepared)
+    spec = specialize(plan, types, prepare=prepared, numerics=numerics)
     if len(plan.specializations) >= MAX_SPECIALIZATIONS:
         plan.specializations.clear()
     plan.specializations[key] = spec
@@ -415,18 +427,21 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
         state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True,
-        observe: "Observer | None" = None) -> dict[str, np.ndarray]: ...
+        observe: "Observer | None" = None, numerics: str = "reference") -> dict[str, np.ndarray]: ...
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> RunResult: ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True,
+        numerics: str = "reference") -> RunResult: ...
 @overload
 def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> "dict[str, np.ndarray] | RunResult": ...
+        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True,
+        numerics: str = "reference") -> "dict[str, np.ndarray] | RunResult": ...
 
 
 def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
         state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
-        specialize: bool = True, observe: "Observer | None" = None) -> "dict[str, np.ndarray] | RunResult":
+        specialize: bool = True, observe: "Observer | None" = None,
+        numerics: str = "reference") -> "dict[str, np.ndarray] | RunResult":
     """Run ``model``; returns {result tensor name: array} in Result order.
 
     ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;
@@ -443,19 +458,24 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     specialized plans of :mod:`graphir.specialize` are tested against; slower).
     ``observe``: called as ``observe(node, outputs)`` after each executed node, before the values
     whose last use it was are freed (graphir.tools.compare streams per-layer checks this way); the
-    arrays may be reused by later steps, so an observer that keeps one must copy it.
+    arrays may be reused by later steps, so an observer that keeps one must copy it. ``numerics``: the
+    numerics profile (:mod:`graphir.numerics`): "reference" (spec semantics, the same bits on every
+    host) or "openvino-cpu" (OpenVINO CPU's arithmetic and orders).
     """
+    check_numerics(numerics)
     if max_tensor_bytes is not None:
         with tensor_limit(max_tensor_bytes):
             if observe is not None and not profile:
-                return run(model, inputs, progress=progress, state=state, specialize=specialize, observe=observe)
-            return run(model, inputs, profile=profile, progress=progress, state=state, specialize=specialize)
+                return run(model, inputs, progress=progress, state=state, specialize=specialize, observe=observe,
+                           numerics=numerics)
+            return run(model, inputs, profile=profile, progress=progress, state=state, specialize=specialize,
+                       numerics=numerics)
     plan = model._plan
     if plan is None or plan.version != model._version:
         plan = get_plan(model)
     given: list[Any] = [None] * len(plan.inputs)
     _place_inputs(model, plan, inputs, given, _INDICES[len(given)] if len(given) < 64 else list(range(len(given))))
-    spec = specialization(model, plan, given, specialize)
+    spec = specialization(model, plan, given, specialize, numerics)
     values = spec.template.copy()
     for slot, value in zip(plan.parameter_slots, given):
         values[slot] = value
@@ -466,12 +486,13 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
             state = VariableStore(plan.variables)
         values[plan.state_slot] = state
     try:
-        if observe is not None and not profile:
-            with np.errstate(all="ignore"):
-                _run_observed(spec.steps, values, observe)
-            outputs = {key: values[slot] for key, slot in plan.result_pairs}
-        else:
-            outputs = _execute(plan, spec.steps, values, profile, progress)
+        with using_numerics(numerics):  # the bodies of Loop/If/TensorIterator run under it too
+            if observe is not None and not profile:
+                with np.errstate(all="ignore"):
+                    _run_observed(spec.steps, values, observe)
+                outputs = {key: values[slot] for key, slot in plan.result_pairs}
+            else:
+                outputs = _execute(plan, spec.steps, values, profile, progress)
     except BaseException:
         if state is not None:
             state.abandon()

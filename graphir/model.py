@@ -324,11 +324,12 @@ class Model:
         """OpenVINO's spelling of :attr:`variables`."""
         return self.variables
 
-    def create_infer_request(self) -> "InferRequest":
-        """A request with its own variable state (OpenVINO's ``CompiledModel.create_infer_request``)."""
+    def create_infer_request(self, numerics: str = "reference") -> "InferRequest":
+        """A request with its own variable state (OpenVINO's ``CompiledModel.create_infer_request``),
+        computing under the numerics profile ``numerics`` (graphir.numerics)."""
         from graphir.request import InferRequest
 
-        return InferRequest(self)
+        return InferRequest(self, numerics=numerics)
 
     @property
     def parameters(self) -> list[Node]:
@@ -526,21 +527,28 @@ class Model:
 
     @overload
     def run(self, inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
-            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray]": ...
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
+            numerics: str = "reference") -> "dict[str, np.ndarray]": ...
     @overload
     def run(self, inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
-            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "RunResult": ...
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
+            numerics: str = "reference") -> "RunResult": ...
     @overload
     def run(self, inputs: Any = None, *, profile: bool, progress: bool | None = None,
-            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult": ...
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
+            numerics: str = "reference") -> "dict[str, np.ndarray] | RunResult": ...
 
     def run(self, inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray] | RunResult":
+            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
+            numerics: str = "reference") -> "dict[str, np.ndarray] | RunResult":
         """Run on numpy inputs; see :func:`graphir.interpreter.run` (``profile=True``: a RunResult
         with the outputs and a per-node profile). Stateless: every call starts from each
         variable's initial value and forgets what its Assigns wrote (use
-        :meth:`create_infer_request` to carry state from one call to the next)."""
-        return _run(self, inputs, profile=profile, progress=progress, state=state, max_tensor_bytes=max_tensor_bytes)  # imported once below: an import per call costs ~2-15 us
+        :meth:`create_infer_request` to carry state from one call to the next). ``numerics``: the
+        numerics profile, "reference" (spec semantics, the same bits on every host) or
+        "openvino-cpu" (OpenVINO CPU's arithmetic and orders; docs/numerics.md)."""
+        return _run(self, inputs, profile=profile, progress=progress, state=state, max_tensor_bytes=max_tensor_bytes,
+                    numerics=numerics)  # imported once below: an import per call costs ~2-15 us
 
     def clone(self) -> "Model":
         """A deep copy: new nodes with equal ops, names, ids and connections; constants shared.

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.interpreter import get_plan, run
+from graphir.numerics import check as check_numerics
 from graphir.variables import Variable, VariableStore
 
 if TYPE_CHECKING:
@@ -64,8 +65,10 @@ class VariableState:
 class InferRequest:
     """A model plus the values of its variables. ``infer`` runs one step."""
 
-    def __init__(self, model: "Model") -> None:
+    def __init__(self, model: "Model", numerics: str = "reference") -> None:
         self.model = model
+        #: the numerics profile every infer of this request computes under (graphir.numerics)
+        self.numerics = check_numerics(numerics)
         self._store = VariableStore(get_plan(model).variables)
 
     def _current_store(self) -> VariableStore:
@@ -79,7 +82,7 @@ class InferRequest:
 
     def infer(self, inputs: Any = None, **options: Any) -> Any:
         """Run one step from the current state; returns what ``model.run`` returns."""
-        return run(self.model, inputs, state=self._current_store(), **options)
+        return run(self.model, inputs, state=self._current_store(), numerics=self.numerics, **options)
 
     def query_state(self) -> list[VariableState]:
         store = self._current_store()

@@ -34,6 +34,8 @@ import numpy as np
 
 from graphir.errors import ResourceLimitError
 from graphir.limits import parse_byte_count
+from graphir.numerics import evaluator, has_override
+from graphir.numerics import profile as numerics_profile
 from graphir.ops.base import NodeSignature, Op
 
 if TYPE_CHECKING:
@@ -68,7 +70,7 @@ class ConstantCache:
     #: node id -> its output values (None: tried and not folded: over the budget or it failed)
     values: dict[int, "list[Any] | None"] = field(default_factory=dict)
     #: last node of a folded chain of constant Adds/Multiplies -> its folded constant
-    #: (graphir.linear_chains; None: over the budget)
+    #: (graphir.numerics.openvino_cpu.linear_chains; None: over the budget)
     chains: dict[int, "np.ndarray | None"] = field(default_factory=dict)
 
 
@@ -160,7 +162,8 @@ def _inferred_value(t: "TensorType") -> np.ndarray | None:
     return value
 
 
-def _folded(node: "Node", args: list[Any], types: list["TensorType"], cache: ConstantCache) -> "list[Any] | None":
+def _folded(node: "Node", args: list[Any], types: list["TensorType"], cache: ConstantCache,
+            override: Callable[..., Any] | None = None) -> "list[Any] | None":
     """The outputs of a constant-only node, from the cache or evaluated now within its budget."""
     known = cache.values.get(node.id, _UNSET)
     if known is not _UNSET:
@@ -169,7 +172,7 @@ def _folded(node: "Node", args: list[Any], types: list["TensorType"], cache: Con
     outs: list[Any] | None = None
     if all(s is not None for s in sizes) and cache.used + sum(sizes) <= cache.budget:  # type: ignore[arg-type]
         try:
-            result = generic_evaluate(node)(*args)
+            result = (override or generic_evaluate(node))(*args)
         except Exception:  # noqa: BLE001 - the step then runs per call and reports there
             result = None
         if isinstance(result, (list, tuple)) and len(result) >= len(types):
@@ -181,14 +184,15 @@ def _folded(node: "Node", args: list[Any], types: list["TensorType"], cache: Con
     return outs
 
 
-def _folded_small(node: "Node", args: list[Any], types: list["TensorType"]) -> "list[Any] | None":
+def _folded_small(node: "Node", args: list[Any], types: list["TensorType"],
+                  override: Callable[..., Any] | None = None) -> "list[Any] | None":
     """The outputs of a node whose inputs are known for one signature only, when they are small
     (they are kept by that signature's specialization, not in the shared cache)."""
     sizes = [output_bytes(t) for t in types]
     if any(s is None or s > _MAX_INFERRED_VALUE * 8 for s in sizes):
         return None
     try:
-        result = generic_evaluate(node)(*args)
+        result = (override or generic_evaluate(node))(*args)
     except Exception:  # noqa: BLE001 - the step then runs per call and reports there
         return None
     return list(result[:len(types)]) if isinstance(result, (list, tuple)) and len(result) >= len(types) else None
@@ -200,6 +204,21 @@ def generic_evaluate(node: "Node") -> Callable[..., Any]:
     return node.op.evaluate if specialize_types is None else specialize_types(node.input_types())
 
 
+def profile_evaluate(node: "Node", numerics: str) -> Callable[..., Any] | None:
+    """The numerics profile's override of ``node``'s evaluate, as a step calls it (``*arrays``);
+    None when the profile computes what the op's own evaluate does (graphir.numerics). The override
+    sees the model's own input types (TopK: a dynamic-shape node sorts as the plugin's dynamic one,
+    whatever shapes a run's signature has)."""
+    if numerics == "reference" or not has_override(node.op, numerics):
+        return None
+    fn = evaluator(node.op, numerics, node.input_types())
+
+    def evaluate(*arrays: Any) -> Any:
+        return fn(list(arrays))
+
+    return evaluate
+
+
 class _Unset:
     pass
 
@@ -207,14 +226,22 @@ class _Unset:
 _UNSET = _Unset()
 
 
-def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *, prepare: bool = True) -> Specialization:
+def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *, prepare: bool = True,
+               numerics: str = "reference") -> Specialization:
     """The steps of ``plan`` for the output types ``types`` of one input signature.
 
     ``prepare=False`` builds the reference: no folding, each op's generic ``evaluate`` (what a run
-    computed before specialization existed; the tests compare both bit for bit)."""
+    computed before specialization existed; the tests compare both bit for bit). ``numerics``: the
+    profile (graphir.numerics): its overrides replace the ops' evaluates, in folding too, and its
+    plan-level fusions (decompression, constant chains) apply."""
     from graphir.interpreter import make_step
 
-    cache: ConstantCache = plan.constant_cache
+    chosen = numerics_profile(numerics)
+    cache: ConstantCache = plan.constant_cache if numerics == "reference" else \
+        plan.constant_caches.setdefault(numerics, ConstantCache(plan.constant_cache.budget))
+    #: slots whose values an override computed: values shape inference folded with the ops' own
+    #: evaluate are not taken for what reads them
+    overridden: set[int] = set()
     template = plan.template.copy()
     known = [v is not None for v in template]  # values every run of this signature has
     constant = list(known)  # the same for every signature (model constants and what folds from them)
@@ -226,20 +253,25 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
             nbytes = output_bytes(t)
             if nbytes is not None and nbytes > largest[0]:
                 largest = (nbytes, node, i, t)
+        if chosen.fuse_decompression and node.id in plan.absorbed:
+            continue  # computed within a decompression step
         ins = plan.input_slots[node.id]
         base = plan.slot_of[(node.id, 0)] if node.output_types else -1
-        thunk = plan.decompressions.get(node.id)
+        thunk = plan.decompressions.get(node.id) if chosen.fuse_decompression else None
+        override = profile_evaluate(node, numerics)
+        if override is not None or any(s in overridden for s in ins):
+            overridden.update(base + i for i in range(len(outs_types)))
         if prepare and outs_types and _foldable_at_plan(node):
             values: list[Any] | None = None
             shared = all(constant[s] for s in ins)
             if thunk is None and shared:
-                values = _folded(node, [template[s] for s in ins], outs_types, cache)
+                values = _folded(node, [template[s] for s in ins], outs_types, cache, override)
             elif thunk is None:
-                inferred = [_inferred_value(t) for t in outs_types]
+                inferred = [_inferred_value(t) for t in outs_types] if base not in overridden else [None]
                 if all(v is not None for v in inferred):
                     values = inferred
                 elif all(known[s] for s in ins):  # folds for this signature only (shape arithmetic)
-                    values = _folded_small(node, [template[s] for s in ins], outs_types)
+                    values = _folded_small(node, [template[s] for s in ins], outs_types, override)
             if values is not None:
                 for i, v in enumerate(values):
                     template[base + i] = v
@@ -254,8 +286,8 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
                 continue
             nodes.append((node, (), lambda thunk=thunk: [thunk()]))
             continue
-        if not prepare:
-            nodes.append((node, ins, None))
+        if override is not None or not prepare:
+            nodes.append((node, ins, override))
             continue
         consts = [template[s] if known[s] else None for s in ins]
         in_types = [types.get((s.node.id, s.index), s.node.output_types[s.index]) for s in node.inputs if s is not None]
@@ -265,11 +297,11 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
             nodes.append((node, ins, generic_evaluate(node)))
             continue
         nodes.append((node, ins, node.op.prepare(NodeSignature(in_types, consts, outs_types, used))))
-    if prepare:
-        from graphir.linear_chains import fold_constant_chains
+    if prepare and chosen.fold_linear_chains:
+        from graphir.numerics.openvino_cpu.linear_chains import fold_constant_chains
 
         nodes = fold_constant_chains(plan, types, nodes, template, constant, cache)
-        known.extend([True] * (len(template) - len(known)))
+    known.extend([True] * (len(template) - len(known)))
     keep = set(plan.result_slots) | {s for s, k in enumerate(known) if k}
     if prepare:
         _write_into_dead_inputs(plan, types, nodes, keep)

@@ -1,4 +1,6 @@
-"""Chains of constant Adds/Multiplies run folded, as OpenVINO's compile folds them (graphir.linear_chains).
+"""Chains of constant Adds/Multiplies run folded under the ``openvino-cpu`` numerics profile, as OpenVINO's
+compile folds them (graphir/numerics/openvino_cpu/linear_chains.py); every run here asks for that profile,
+except the last test's, which checks that the default (reference) profile computes the chain as written.
 
 Each chain is built twice from the same constants (graphir's opset and OpenVINO's Python API) and
 run on the same input: graphir's specialized run must equal OpenVINO CPU's output bit for bit
@@ -15,7 +17,8 @@ import numpy as np
 import pytest
 
 from graphir import opset
-from graphir.interpreter import get_plan, run, specialization
+from graphir import interpreter
+from graphir.interpreter import get_plan, specialization
 from graphir.model import Model
 from tests.ops.ov_diff import core, ov_type
 
@@ -78,8 +81,13 @@ def _input(dtype: str, shape: tuple[int, ...], rng: np.random.Generator) -> np.n
     return (rng.standard_normal(shape) * 100).astype({"f32": np.float32, "f16": np.float16}[dtype])
 
 
+def run(model: Model, inputs: Any, **options: Any) -> dict[str, np.ndarray]:
+    """A run under the openvino-cpu profile (the one that folds chains)."""
+    return interpreter.run(model, inputs, numerics="openvino-cpu", **options)
+
+
 def _steps(model: Model, x: np.ndarray) -> int:
-    return len(specialization(model, get_plan(model), [x]).steps)
+    return len(specialization(model, get_plan(model), [x], numerics="openvino-cpu").steps)
 
 
 FOLDED = [  # (id, kinds, element type, constant shapes, input shape, constants on port 0)
@@ -150,7 +158,7 @@ def test_a_second_reader_splits_the_chain_as_openvino_does(ov: Any) -> None:
 def test_mixed_add_multiply_chains_run_as_written(ov: Any, kinds: str) -> None:
     """OpenVINO rewrites (x+a)*m into x*m + a*m and computes a Multiply then Add of constants as one
     FMA: graphir cannot match that exactly without an emulated FMA, so it leaves mixed chains alone."""
-    from graphir.ops.openvino.cpu_exp import fma_f32
+    from graphir.numerics.openvino_cpu.exp import fma_f32
 
     rng = np.random.default_rng(len(kinds))
     consts = _constants(kinds, "f32", [(N,)] * len(kinds), rng)
@@ -218,3 +226,19 @@ def test_other_element_types_and_broadcasts_run_as_written() -> None:
         y = opset.add(y, opset.constant(c), auto_broadcast="pdpd", auto_broadcast_axis=0)
     model = Model([y], [x.node])
     assert _steps(model, _input("f32", (4, N), rng)) == 4
+
+
+def test_the_reference_profile_runs_a_chain_as_written() -> None:
+    """The default profile computes each Add as the model writes it (spec semantics), in one step each."""
+    rng = np.random.default_rng(9)
+    consts = _constants("a" * 6, "f32", [(N,)] * 6, rng)
+    x = opset.parameter([N], "f32", name="x")
+    model = Model(_build(opset, "a" * 6, x, [opset.constant(c) for c in consts])[-1:], [x.node])
+    data = _input("f32", (N,), rng)
+    expected = data
+    for c in consts:
+        expected = expected + c
+    (got,) = interpreter.run(model, [data]).values()
+    assert got.tobytes() == expected.tobytes()
+    assert got.tobytes() != run(model, [data])[next(iter(run(model, [data])))].tobytes()  # the fold reassociates
+    assert len(specialization(model, get_plan(model), [data]).steps) == 6

@@ -73,7 +73,8 @@ def test_random_run_on_every_network_matches_openvino(name: str, tmp_path: Path)
     ov = pytest.importorskip("openvino")
     path = FIXTURES / name
     out = tmp_path / "out.npz"
-    assert main(["run", str(path), "--random", "--output", str(out)]) == 0
+    # compared with OpenVINO CPU: its numerics (decompression in f32, TopK orders, oneDNN exp)
+    assert main(["run", str(path), "--random", "--output", str(out), "--numerics", "openvino-cpu"]) == 0
     model = graphir.read_model(path)
     shapes = choose_input_shapes(model, recorded_dims(str(path), model))
     expected = EXPECTED_SIZES.get(name.replace("_fp16.xml", ".xml"))

@@ -1,4 +1,6 @@
-"""Weight decompression as OpenVINO's CPU plugin computes it: the f16 subgraph evaluated in f32."""
+"""Weight decompression as OpenVINO's CPU plugin computes it under the ``openvino-cpu`` numerics profile: the
+f16 subgraph evaluated in f32 (graphir/numerics/openvino_cpu/decompression.py). The default reference profile
+computes the subgraph as written, every f16 step rounding."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +8,7 @@ import pytest
 
 import graphir
 from graphir import opset
-from graphir.decompression import fold_decompressions
+from graphir.numerics.openvino_cpu.decompression import fold_decompressions
 from graphir.ops.openvino.conversion import NF4_TABLE, convert_array
 from graphir.types import ElementType
 
@@ -94,7 +96,7 @@ def test_decompressed_matmul_matches_openvino_cpu(codes_type: str, code_range: t
     gx = opset.parameter("[3,64]", "f32", name="x")
     weights = _pattern(_GraphirBuilder(), codes_type, our_codes, zero, scale)
     model = graphir.Model([opset.mat_mul(gx, weights, transpose_b=True)], [gx.node])
-    got = list(model.run({"x": x}).values())[0]
+    got = list(model.run({"x": x}, numerics="openvino-cpu").values())[0]
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6 * float(np.abs(want).max()))
     assert fold_decompressions(model.get_ordered_ops()), "the pattern was not folded"
 
@@ -111,6 +113,20 @@ def test_f32_folding_differs_from_literal_f16_arithmetic() -> None:
     np.testing.assert_array_equal(value, exact)
     literal = ((codes.astype(np.float16) - zero.astype(np.float16)) * scale).astype(np.float32)
     assert not np.array_equal(literal, exact)
+
+
+def test_the_reference_profile_computes_the_subgraph_as_written() -> None:
+    """Under the default profile every f16 step rounds (the spec's arithmetic); openvino-cpu gives the f32 fold."""
+    codes = np.array([[200, 3]], np.uint8)
+    zero = np.array([[7, 250]], np.uint8)
+    scale = np.array([[0.0123]], np.float16)
+    x = opset.parameter("[1,2]", "f32", name="x")
+    model = graphir.Model([opset.add(x, _pattern_small(codes, zero, scale))], [x.node])
+    data = np.zeros((1, 2), np.float32)
+    literal = ((codes.astype(np.float16) - zero.astype(np.float16)) * scale).astype(np.float32)
+    exact = (codes.astype(np.float32) - zero.astype(np.float32)) * scale.astype(np.float32)
+    np.testing.assert_array_equal(list(model.run([data]).values())[0], literal)
+    np.testing.assert_array_equal(list(model.run([data], numerics="openvino-cpu").values())[0], exact)
 
 
 def _pattern_small(codes: np.ndarray, zero: np.ndarray, scale: np.ndarray):

@@ -13,6 +13,7 @@ import numpy as np
 
 from graphir.cli import EXIT_OK, UsageError, command
 from graphir.commands._common import load_reshaped, split_assignment, table
+from graphir.numerics import PROFILES
 from graphir.ops.openvino.core import parameter_of
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tensor-bytes", type=int, metavar="N",
                    help="the largest tensor the run may build (default: $GRAPHIR_MAX_TENSOR_BYTES or 4 GiB)")
     p.add_argument("--json", action="store_true", help="print the output summaries as JSON")
+    p.add_argument("--numerics", choices=PROFILES, default="reference",
+                   help="numerics profile: reference (spec semantics, the same bits on every host; default) or "
+                        "openvino-cpu (OpenVINO CPU's arithmetic and orders, to compare with it; docs/numerics.md)")
 
 
 #: value ranges for element types narrower than their numpy container
@@ -196,7 +200,8 @@ def summarize(array: np.ndarray) -> str:
     "graphir run model.xml --random --shape x=[2,3,224,224] --seed 1",
     "graphir run model.xml --input x=x.npy --output out.npz",
     "graphir run model.xml --inputs inputs.npz --json",
-    "graphir run model.xml --random --profile"))
+    "graphir run model.xml --random --profile",
+    "graphir run model.xml --random --numerics openvino-cpu"))
 def run(args: argparse.Namespace) -> int:
     """Run a model on inputs from .npy files or random data; print and save the outputs."""
     from graphir.errors import InputError
@@ -209,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         recorded = recorded_dims(args.model, model) if args.random else {}
         values = gather_inputs(model, args.input, args.random, args.seed, archives=args.inputs, recorded=recorded)
         try:
-            result = model.run(values, profile=args.profile)
+            result = model.run(values, profile=args.profile, numerics=args.numerics)
         except InputError as exc:
             raise UsageError(str(exc)) from None
     outputs = result.outputs if isinstance(result, RunResult) else result

@@ -1,21 +1,28 @@
 """torchvision detectors converted by ``openvino.convert_model`` (tests/detectors/convert.py: weights=None,
 re-drawn BatchNorm statistics and heads, small inputs; IR cached in the temp directory) run end to end in
-graphir and in OpenVINO CPU (f32 hint).
+graphir (``openvino-cpu`` numerics) and in OpenVINO CPU (f32 hint).
 
-Asserted: graphir infers every output's type and partial shape as OpenVINO's read_model does; the run gives
-OpenVINO's output shapes; RetinaNet's outputs equal OpenVINO's row for row (boxes, scores, labels, in order);
-for the others OpenVINO's detections are found among graphir's (same label, score within 1e-4, box within
-1e-2 px), at least MIN_MATCHED of them, and Mask R-CNN's masks of those equal OpenVINO's.
+Asserted, on any x86-64 CPU: graphir infers every output's type and partial shape as OpenVINO's read_model
+does; the run gives OpenVINO's output shapes; RetinaNet's outputs equal OpenVINO's row for row. Around the
+*decision ops* (TopK, NonZero of a threshold, the If around torchvision's batched NMS, Converts of floats to
+integers: tests/detectors/decisions.py), where a choice is made from values that the CPU's ISA moves:
 
-Why not all row for row (measured 2026-11-24, README "Detection ops"): the ops that order detections
-(TopK's heap among equal values, NMS, Sigmoid's, HSwish's and HSigmoid's rounding) are OpenVINO's bit for bit -- given OpenVINO's own
-input, every TopK of these networks returns OpenVINO's indices (test below) -- but the convolutions are
-not: summed in another order, 73% of SSDlite's first convolution outputs differ from oneDNN's by 1 ulp or
-more, and FCOS's level-0 scores feeding TopK differ in 13,781 of 23,932 places (1-38 ulps). These random
-networks give many scores equal or a few ulps apart (flat features, saturated sigmoids); the heap's order
-among the equal ones depends on every other value it compares, so equal-score boxes come out in another
-order (FCOS: 16 of 100 rows, all matched) or, where NMS then keeps the other of two equal-score boxes, as
-other boxes (Faster R-CNN: 9 of its 150 RPN proposals; SSDlite, Mask R-CNN).
+* each decision op fed OpenVINO's own input tensors gives OpenVINO's output exactly;
+* given OpenVINO's choices upstream, the tensors reaching every decision op are within per-tensor tolerances
+  of OpenVINO's (1e-5 of the tensor's largest magnitude; measured variation across ISAs 3.6e-6), and the
+  detections (boxes, labels, scores, Mask R-CNN's masks) equal OpenVINO's row for row;
+* with graphir making the last NMS choice itself, every OpenVINO detection whose fate in that NMS is settled
+  (its score clear of every other candidate's by more than the measured cross-ISA variation, no unsettled
+  higher candidate of its class overlapping it, no IoU at the threshold, within the detection cap whatever the
+  unsettled ones do) is found among graphir's (same label, score within 1e-4, box within 1e-2 px), Mask
+  R-CNN's masks of those too.
+
+Why not a count of reproduced detections (the assertion this replaces, issue 33): these random networks give
+many scores equal or a few ulps apart; which of two equal-score boxes NMS keeps, and what that then
+suppresses, depends on the last bits of every convolution, which depend on the CPU (oneDNN's kernels per ISA,
+OpenBLAS's per CPU model). Measured 2026-11-29: graphir with OpenBLAS's Zen kernels (what an AMD EPYC runs)
+reproduced 271 of SSDlite's 300 detections and 54 of Faster R-CNN's 100 where its SkylakeX kernels reproduced
+296 and 61, and OpenVINO itself limited to AVX2 reproduced 90 of its own 100 Faster R-CNN detections.
 """
 from __future__ import annotations
 
@@ -26,13 +33,14 @@ import pytest
 
 import graphir
 
-#: detector -> fraction of OpenVINO's detections graphir must reproduce (measured 2026-11-24:
-#: FCOS 100/100, RetinaNet 300/300, Mask R-CNN 99/100, Faster R-CNN 76/100, SSDlite 294/300). The partial
-#: figures move either way when an op upstream gets closer to OpenVINO's rounding: Faster R-CNN went
-#: 81 -> 87 with HSwish bit-exact, then 87 -> 76 with HSigmoid bit-exact too (chaotic near-ties).
-MIN_MATCHED = {"fcos": 1.0, "retinanet": 1.0, "maskrcnn": 0.99, "fasterrcnn": 0.76, "ssdlite": 0.98}
+#: detector -> its detection cap (torchvision's detections_per_img)
+CAPS = {"fcos": 100, "retinanet": 300, "maskrcnn": 100, "fasterrcnn": 100, "ssdlite": 300}
 #: detectors whose outputs equal OpenVINO's row for row
 IN_ORDER = {"retinanet"}
+#: detectors some of whose detections have a settled fate in their last NMS (the others' are all among
+#: equal scores or under unsettled ones: measured 35 of FCOS's 100, 16 of Faster R-CNN's 100, none of SSDlite's
+#: or RetinaNet's 300)
+SOME_SETTLED = {"fcos", "fasterrcnn"}
 
 
 def _needs_torchvision() -> None:
@@ -41,9 +49,10 @@ def _needs_torchvision() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(MIN_MATCHED))
+@pytest.mark.parametrize("name", list(CAPS))
 def test_detector_runs_like_openvino(ov, name: str) -> None:
     _needs_torchvision()
+    from tests.detectors import decisions
     from tests.detectors.convert import detector_ir, image, match_detections
 
     xml = detector_ir(name)
@@ -52,53 +61,81 @@ def test_detector_runs_like_openvino(ov, name: str) -> None:
     ov_model = ov.Core().read_model(str(xml))
     assert [f"{o.element_type}{o.shape}" for o in model.outputs] == [
         f"{o.get_element_type().get_type_name()}{o.get_partial_shape()}" for o in ov_model.outputs]
-    got = list(model.run([x]).values())
-    compiled = ov.Core().compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    result = compiled([x])
-    ref = [result[i] for i in range(len(compiled.outputs))]
+    got = list(model.run([x], numerics="openvino-cpu").values())
+    nodes = decisions.decision_nodes(model)
+    ref, around = decisions.openvino_run(ov, str(xml), x, nodes)
     assert [(g.dtype, g.shape) for g in got] == [(r.dtype, r.shape) for r in ref]
     assert len(ref[-1]) > 0, "the detector must detect something for the comparison to mean anything"
     if name in IN_ORDER:
         for g, r in zip(got, ref):
             np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-3)
-    matched, pairs = match_detections(got, ref)
-    assert matched >= MIN_MATCHED[name] * len(ref[-1]), f"{matched} of {len(ref[-1])} detections reproduced"
+
+    # given OpenVINO's every choice: the tensors reaching each decision op, then the detections, row for row
+    chosen = decisions.with_openvino_choices(model, nodes, around, keep=set())
+    by_name = {n.name: n for n in chosen.get_ordered_ops()}
+    inputs = [s for n in nodes for s in by_name[n.name].inputs]
+    values = list(graphir.Model([r.inputs[0] for r in chosen.get_results()] + inputs,
+                                chosen.get_parameters()).run([x], numerics="openvino-cpu").values())
+    for g, r in zip(values, ref):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-3)
+    reached = iter(values[len(ref):])
+    for n in nodes:
+        for i, want in enumerate(around[n.name][0]):
+            have = next(reached)
+            assert have.dtype == want.dtype and have.shape == want.shape, (n.name, i)
+            if want.dtype.kind != "f" or want.size == 0:
+                np.testing.assert_array_equal(have, want, err_msg=f"{n.name} input {i}")
+                continue
+            beyond = np.abs(have.astype(np.float64) - want) > decisions.INPUT_TOLERANCE * float(np.abs(want).max())
+            assert int(beyond.sum()) <= decisions.OUTLIERS.get((name, n.name, i), 0), (n.name, i, int(beyond.sum()))
+
+    # graphir's own last NMS: the detections whose fate there is settled are found among graphir's
+    last, own_choices = decisions.last_nms(model, nodes)
+    own = list(decisions.with_openvino_choices(model, nodes, around, keep=own_choices).run(
+        [x], numerics="openvino-cpu").values())
+    settled = decisions.settled_detections(ref[-1], ref[1], around[last.name][0], decisions.nms_iou_threshold(last),
+                                           CAPS[name])
+    _, pairs = match_detections(own, ref)
+    matched = {j for j, _ in pairs}
+    missing = [j for j in np.nonzero(settled)[0].tolist() if j not in matched]
+    assert not missing, f"settled detections of OpenVINO's not found in graphir's: {missing}"
+    assert settled.any() or name not in SOME_SETTLED, "the comparison must include settled detections"
     if name == "maskrcnn":  # masks (output 2) of the matched detections
         for j, k in pairs:
-            np.testing.assert_allclose(got[2][k], ref[2][j], atol=1e-3)
+            np.testing.assert_allclose(own[2][k], ref[2][j], atol=1e-3)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["fcos", "fasterrcnn"])
-def test_every_topk_given_openvinos_input_gives_openvinos_order(ov, name: str) -> None:
-    """Where the detections' order is decided: each TopK of the network, fed the very tensor
-    OpenVINO computed for it, returns OpenVINO's indices exactly (ties included); so the rows that
-    differ come from the values reaching TopK, not from TopK."""
+@pytest.mark.parametrize("name", list(CAPS))
+def test_every_decision_op_given_openvinos_input_gives_openvinos_output(ov, name: str) -> None:
+    """Where the detections' order is decided: each decision op of the network (TopK, NonZero, the NMS
+    If, a float-to-integer Convert), fed the very tensors OpenVINO computed for it, returns OpenVINO's
+    output exactly (TopK's ties included: openvino-cpu numerics); so the rows that differ come from the
+    values reaching them, not from them."""
     _needs_torchvision()
+    import graphir.numerics
+    from graphir.numerics.openvino_cpu import host, topk_order
+    from tests.detectors import decisions
     from tests.detectors.convert import detector_ir, image
 
     xml = detector_ir(name)
     x = image(name)
     model = graphir.read_model(str(xml))
-    topks = [n for n in model.get_ordered_ops() if n.op.type_name == "TopK"]
-    assert topks
-    core = ov.Core()
-    ov_model = core.read_model(str(xml))
-    ops = {o.get_friendly_name(): o for o in ov_model.get_ops()}
-    extra = []
-    for n in topks:
-        src = n.inputs[0]
-        extra += [ops[src.node.name].output(src.index), ops[n.name].output(1)]
-    ov_model.add_outputs(extra)
-    compiled = core.compile_model(ov_model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-    result = compiled([x])
-    outs = [result[i] for i in range(len(compiled.outputs))][-len(extra):]
+    nodes = decisions.decision_nodes(model)
+    assert {n.type_name for n in nodes} >= {"TopK", "NonZero", "If"}
+    _, around = decisions.openvino_run(ov, str(xml), x, nodes)
     ties = 0
-    for i, n in enumerate(topks):
-        data, want = outs[2 * i], outs[2 * i + 1]
-        k = np.int64(want.shape[n.op.axis])
-        got = n.op.specialize(n.input_types())(data, k)[1]  # what a run uses
-        np.testing.assert_array_equal(got, want, err_msg=n.name)
-        top = np.take_along_axis(data, want.astype(np.int64), axis=n.op.axis)
-        ties += int((np.diff(top, axis=n.op.axis) == 0).sum())
-    assert ties > 0, "the comparison must include equal values for it to say anything about their order"
+    for n in nodes:
+        ins, want = around[n.name]
+        got = graphir.numerics.evaluator(n.op, "openvino-cpu", n.input_types())(list(ins))
+        horizontal = n.type_name == "TopK" and topk_order.algorithm(
+            ins[0].shape[n.op.axis], want[0].shape[n.op.axis], innermost=n.op.axis % ins[0].ndim == ins[0].ndim - 1,
+            dynamic=not n.input_types()[0].shape.is_static, stable=False) == "horizontal"
+        for i, (g, w) in enumerate(zip(got, want)):
+            if horizontal and i == 1 and not host.has_avx512_core():
+                continue  # the 16-lane k=1 order is replayed on AVX-512 hosts only (values still compared)
+            np.testing.assert_array_equal(g, w, err_msg=f"{n.name} output {i}")
+        if n.type_name == "TopK":
+            ties += int((np.diff(want[0], axis=n.op.axis) == 0).sum())
+    if name in ("fcos", "fasterrcnn"):
+        assert ties > 0, "the comparison must include equal values for it to say anything about their order"

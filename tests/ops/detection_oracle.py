@@ -1,7 +1,8 @@
 """Differential oracle for the detection ops: the same op built in graphir and in OpenVINO.
 
 ``compare(build_gr, build_ov, inputs, values)`` asserts that every output's inferred element type
-and partial shape print identically, runs graphir's interpreter and OpenVINO CPU
+and partial shape print identically, runs graphir's interpreter (``openvino-cpu`` numerics; every profile's three ways checked to agree,
+tests/numerics_consistency.py) and OpenVINO CPU
 (``INFERENCE_PRECISION_HINT=f32``) and compares every output's dtype, shape and values. Unlike
 ``ov_diff.check`` it accepts i64 outputs: the detection ops' i64 outputs are indices and counts,
 small enough that the CPU plugin's 32-bit arithmetic is exact. ``skip_outputs`` leaves out outputs
@@ -16,6 +17,7 @@ import numpy as np
 
 from graphir.model import Model
 from graphir.node import Output
+from tests.numerics_consistency import assert_profiles_agree
 from tests.ops.ov_diff import Const, Param, build_both, core
 
 __all__ = ["Const", "Param", "compare", "shapes_of"]
@@ -33,7 +35,9 @@ def compare(ov: Any, build_gr: Callable[..., Any], build_ov: Callable[..., Any],
     assert shapes_of(gr_out) == shapes_of(ov_out)
     if values is None:
         return []
-    got = list(Model(gr_out, [p.node for p in gr_params]).run(list(values)).values())
+    model = Model(gr_out, [p.node for p in gr_params])
+    got = list(model.run(list(values), numerics="openvino-cpu").values())
+    assert_profiles_agree(model, values)  # op.evaluate via evaluator, Model.run and a request: one answer
     from openvino import opset13 as ops
 
     compiled = core(ov).compile_model(ov.Model([ops.result(o) for o in ov_out], ov_params), "CPU",

@@ -3,8 +3,10 @@
 ``check(ov, build_gr, build_ov, [Param("[?,3]", "f32"), Const(np.array(...)), ...], values=[...])``
 builds both graphs from the same inputs (Parameters by partial shape and element type, constants
 by value), asserts that every output's inferred element type and partial shape print identically,
-then (with ``values``, one array per Param) runs graphir's interpreter and OpenVINO CPU with
-``INFERENCE_PRECISION_HINT=f32`` and compares with tests/tolerances.py.
+then (with ``values``, one array per Param) runs graphir's interpreter under the ``openvino-cpu``
+numerics profile (the one that replays OpenVINO CPU's arithmetic and orders: TopK's ties are
+compared exactly) and OpenVINO CPU with ``INFERENCE_PRECISION_HINT=f32`` and compares with
+tests/tolerances.py.
 
 OpenVINO CPU computes i64/u64 in 32 bits and f64 as f32, so when any input or output has one of
 those types the CPU comparison is skipped and ``expected`` (the exact numpy values, computed by
@@ -21,6 +23,7 @@ import numpy as np
 from graphir import opset
 from graphir.model import Model
 from graphir.types import ElementType
+from tests.numerics_consistency import assert_profiles_agree
 from tests.tolerances import assert_close
 
 #: types OpenVINO CPU does not compute at full width
@@ -132,7 +135,8 @@ def check(
     if values is None:
         return []
     model = Model(gr_out, [p.node for p in gr_params])
-    got = list(model.run(list(values)).values())
+    got = list(model.run(list(values), numerics="openvino-cpu").values())
+    assert_profiles_agree(model, values)  # op.evaluate via evaluator, Model.run and a request: one answer
     if expected is not None:
         for g, e in zip(got, expected):
             e = np.asarray(e)

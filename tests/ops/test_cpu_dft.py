@@ -1,7 +1,9 @@
-"""DFT-7/IDFT-7 values bit for bit as OpenVINO 2026.4's CPU plugin computes them (graphir/ops/openvino/cpu_dft.py):
-its naive DFT's twiddle table (C library cosf/sinf of f32 phases) and JIT kernel's summation order, its radix-2
-FFT's table and butterflies, and fft.py's use of them (whole op replayed within the budget; past it, BLAS plus
-replayed cancelling components), in place in blocks."""
+"""DFT-7/IDFT-7 values bit for bit as OpenVINO 2026.4's CPU plugin computes them under the ``openvino-cpu``
+numerics profile (graphir/numerics/openvino_cpu/dft_kernels.py): its naive DFT's twiddle table (C library
+cosf/sinf of f32 phases) and JIT kernel's summation order, its radix-2 FFT's table and butterflies, and dft.py's
+use of them (whole op replayed within the budget; past it, BLAS plus replayed cancelling components), in place
+in blocks. The replay models the AVX-512 kernel: on other hosts the profile computes the reference, which
+tests/test_numerics_profiles.py checks; the bit-for-bit comparisons here need an AVX-512 host."""
 from __future__ import annotations
 
 import tracemalloc
@@ -10,9 +12,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graphir.ops.openvino import cpu_dft, fft
+import graphir.numerics
+from graphir.numerics.openvino_cpu import dft
+from graphir.numerics.openvino_cpu import dft_kernels as cpu_dft
+from graphir.ops.openvino import fft
 
 RNG = np.random.default_rng(14)
+LANES = 4  # the AVX-512 kernel's 128-bit lanes
+
+replay_host = pytest.mark.skipif(not dft.replayed_here(), reason=f"the DFT replay matches {dft.HOST}; this host "
+                                 "is not one (the profile computes the reference here: tests/test_numerics_profiles.py)")
 NAIVE_LENGTHS = [3, 7, 19, 40, 100, 180, 600]  # tail only, 2 and 5 register steps, 75 steps with no tail
 
 
@@ -33,9 +42,11 @@ def _ov_dft(ov: Any, x: np.ndarray, axes: list[int], sizes: list[int] | None = N
 
 def _graphir(x: np.ndarray, axes: list[int], sizes: list[int] | None = None, inverse: bool = False) -> np.ndarray:
     op = fft.IDFT() if inverse else fft.DFT()
-    return op.evaluate(x, np.array(axes, np.int64), None if sizes is None else np.array(sizes, np.int64))[0]
+    args = [x, np.array(axes, np.int64)] + ([] if sizes is None else [np.array(sizes, np.int64)])
+    return graphir.numerics.evaluator(op, "openvino-cpu")(args)[0]
 
 
+@replay_host
 @pytest.mark.parametrize("n", NAIVE_LENGTHS)
 def test_twiddle_table_is_the_plugins(ov, n: int) -> None:
     """The DFT of n unit impulses is the plugin's twiddle table itself (one product per sum)."""
@@ -47,7 +58,7 @@ def test_twiddle_table_is_the_plugins(ov, n: int) -> None:
 
 def test_c_library_twiddles_differ_from_rounded_ones() -> None:
     """Why the C library is called: its cosf/sinf are not the correctly rounded values everywhere."""
-    if cpu_dft._libm() is None:
+    if cpu_dft.c_library() is None:
         pytest.skip("no C library cosf/sinf reachable through ctypes on this platform")
     cos, sin = cpu_dft.twiddles(600, inverse=False)
     idx = np.arange(600)
@@ -56,27 +67,30 @@ def test_c_library_twiddles_differ_from_rounded_ones() -> None:
     assert 0 < int((cos != rounded).sum()) < cos.size // 10
 
 
+@replay_host
 @pytest.mark.parametrize("inverse", [False, True])
 @pytest.mark.parametrize("n", NAIVE_LENGTHS)
 def test_replayed_sums_equal_openvino_bit_for_bit(ov, n: int, inverse: bool) -> None:
     x = RNG.uniform(-1, 1, (24, n, 2)).astype(np.float32)
     want = _ov_dft(ov, x, [1], inverse=inverse)
-    re, im = cpu_dft.dft_lines(x[..., 0], x[..., 1], inverse, cpu_dft.jit_lanes())
+    re, im = cpu_dft.dft_lines(x[..., 0], x[..., 1], inverse, LANES)
     assert np.array_equal(np.stack([re, im], axis=-1), want)
     lines, freqs = np.nonzero(np.ones((24, n), bool))
     for part, real_part in ((0, True), (1, False)):
-        got = cpu_dft.dft_entries(x[..., 0], x[..., 1], lines, freqs, real_part, inverse, cpu_dft.jit_lanes())
+        got = cpu_dft.dft_entries(x[..., 0], x[..., 1], lines, freqs, real_part, inverse, LANES)
         assert np.array_equal(got.reshape(24, n), want[..., part])
 
 
+@replay_host
 @pytest.mark.parametrize("inverse", [False, True])
 @pytest.mark.parametrize("n", [2, 4, 8, 64, 256, 1024])
 def test_radix2_fft_equals_openvino_bit_for_bit(ov, n: int, inverse: bool) -> None:
     x = RNG.uniform(-1, 1, (24, n, 2)).astype(np.float32)
-    re, im = cpu_dft.fft_lines(x[..., 0], x[..., 1], inverse, cpu_dft.jit_lanes())
+    re, im = cpu_dft.fft_lines(x[..., 0], x[..., 1], inverse, LANES)
     assert np.array_equal(np.stack([re, im], axis=-1), _ov_dft(ov, x, [1], inverse=inverse))
 
 
+@replay_host
 @pytest.mark.parametrize("inverse", [False, True])
 @pytest.mark.parametrize("shape,axes,sizes", [((8, 12, 16, 2), [0, 1, 2], None),  # FFT, DFT, FFT
                                               ((4, 30, 2), [1], [64]),
@@ -89,6 +103,7 @@ def test_op_within_the_budget_equals_openvino_bit_for_bit(ov, shape, axes, sizes
     assert np.array_equal(_graphir(x, axes, sizes, inverse), _ov_dft(ov, x, axes, sizes, inverse))
 
 
+@replay_host
 @pytest.mark.parametrize("inverse", [False, True])
 def test_past_the_budget_cancelling_components_are_replayed(ov, monkeypatch: pytest.MonkeyPatch, inverse: bool) -> None:
     """With no budget for a whole axis, the BLAS product's nearly cancelling components (|v| < 2^-10 of
@@ -96,7 +111,7 @@ def test_past_the_budget_cancelling_components_are_replayed(ov, monkeypatch: pyt
     x = RNG.uniform(-1, 1, (64, 600, 2)).astype(np.float32)
     x[:8] = 0.25  # constant lines: their frequencies k > 0 cancel
     want = _ov_dft(ov, x, [1], inverse=inverse)
-    monkeypatch.setattr(fft, "_REPLAY_BUDGET", 4.0 * x[..., 0].size * 600 - 1)
+    monkeypatch.setattr(dft, "_REPLAY_BUDGET", 4.0 * x[..., 0].size * 600 - 1)
     got = _graphir(x, [1], inverse=inverse)
     scale = (np.abs(x[..., 0]) + np.abs(x[..., 1])).sum(axis=-1, dtype=np.float32)[:, None] * np.float32(2.0 ** -10)
     if inverse:
@@ -111,22 +126,23 @@ def test_past_the_budget_cancelling_components_are_replayed(ov, monkeypatch: pyt
 
 
 def test_without_budget_values_stay_within_f32_rounding(ov, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fft, "_REPLAY_BUDGET", 0.0)
+    monkeypatch.setattr(dft, "_REPLAY_BUDGET", 0.0)
     x = RNG.uniform(-1, 1, (4, 30, 18, 2)).astype(np.float32)
     np.testing.assert_allclose(_graphir(x, [1, 2]), _ov_dft(ov, x, [1, 2]), rtol=1e-4, atol=1e-4)
 
 
+@replay_host
 def test_transform_runs_in_place_in_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Peak memory: the complex64 output (8 bytes per complex element), the f32 view returned on it,
     and blocks of lines, not copies of the whole tensor per axis (the 43M- and 729M-float DFTs of
     OpenVINO's own reader tests)."""
-    monkeypatch.setattr(fft, "_BLOCK_ELEMENTS", 1 << 12)
-    monkeypatch.setattr(fft, "_REPLAY_BUDGET", 0.0)
+    monkeypatch.setattr(dft, "_BLOCK_ELEMENTS", 1 << 12)
+    monkeypatch.setattr(dft, "_REPLAY_BUDGET", 0.0)
     x = RNG.uniform(-1, 1, (8, 40, 200, 2)).astype(np.float32)
     out_bytes = 8 * 60 * 256 * 8
     tracemalloc.start()
     try:
-        y = fft.DFT().evaluate(x, np.array([1, 2]), np.array([60, 256]))[0]
+        y = graphir.numerics.evaluator(fft.DFT(), "openvino-cpu")([x, np.array([1, 2]), np.array([60, 256])])[0]
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

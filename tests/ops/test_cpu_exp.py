@@ -1,5 +1,5 @@
-"""Sigmoid, HSwish and HSigmoid on f32 bit for bit as OpenVINO 2026.4's CPU plugin computes them (graphir/ops/openvino/cpu_exp.py
-replays oneDNN's JIT logistic): every bit of 400,000 outputs, random and special inputs, static and
+"""Sigmoid, HSwish and HSigmoid on f32 bit for bit as OpenVINO 2026.4's CPU plugin computes them (graphir/numerics/openvino_cpu/exp.py
+replays, the ``openvino-cpu`` numerics profile) oneDNN's JIT logistic): every bit of 400,000 outputs, random and special inputs, static and
 dynamic shapes. (numpy's exp-based formula differs in the last bit for about half of them, which
 reorders near-equal detection scores.)"""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphir.ops.openvino import cpu_exp
+from graphir.numerics.openvino_cpu import exp as cpu_exp
 from tests.ops.ov_diff import Param
 from tests.ops.test_shape_ops import same
 

@@ -2,16 +2,10 @@
 (real to complex) and IRDFT-9 (complex to real), over the ``axes`` given, with an optional
 ``signal_size`` per axis (-1: the input's length) to which the input is cut or zero-padded first.
 
-Values are computed by numpy and rounded to the input type; the inverse transforms divide by the
-signal's element count, as OpenVINO does. DFT/IDFT transform one axis after another in increasing
-order, in place, in f32 between axes, as OpenVINO's CPU plugin does; an axis whose length is not a
-power of two is the plugin's naive DFT (``cpu_dft``: its twiddle table, whose f32 phases
-``2*pi*n*k/N`` carry errors growing with ``n*k``, up to 1e-3 on a length-180 axis, and its JIT
-kernel's summation order), replayed exactly while an op's replay budget lasts (about 20 s of numpy;
-OpenVINO's DFT of 21.8M outputs over lengths 7, 40 and 600 fits), then as a BLAS product with the
-same twiddles whose nearly cancelling components alone are replayed (they are where the summation
-order shows). Power-of-two axes replay the plugin's radix-2 FFT (its butterflies and twiddle table),
-cheap enough to do always. Memory: the output, plus blocks of ``_BLOCK_ELEMENTS`` lines' elements.
+Values are the transforms computed by numpy in f64 (pocketfft) and rounded once to the input type;
+the inverse transforms divide by the signal's element count, as OpenVINO does. OpenVINO CPU's own
+arithmetic (its twiddle tables, radix-2 butterflies and JIT summation order, in f32 between axes) is
+the ``openvino-cpu`` numerics profile (graphir.numerics.openvino_cpu.dft).
 """
 from __future__ import annotations
 
@@ -20,7 +14,6 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.ops.base import INDEX, Op, Port, TensorType, types
-from graphir.ops.openvino import cpu_dft
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
 from graphir.shapes import Dimension, PartialShape
@@ -101,100 +94,18 @@ class _FFT(Op):
 
     @staticmethod
     def _split(z: np.ndarray, dtype: np.dtype) -> np.ndarray:
-        return np.stack([z.real, z.imag], axis=-1).astype(dtype)
+        out = np.empty((*z.shape, 2), dtype)
+        out[..., 0], out[..., 1] = z.real, z.imag
+        return out
 
     @staticmethod
-    def _plan(x_shape: tuple[int, ...], rank: int, axes: np.ndarray,
+    def signal_plan(x_shape: tuple[int, ...], rank: int, axes: np.ndarray,
               sizes: np.ndarray | None) -> tuple[list[int], list[int]]:
         ax = [int(a) + rank if int(a) < 0 else int(a) for a in np.asarray(axes).reshape(-1)]
         if sizes is None:
             return ax, [x_shape[a] for a in ax]
         s = [int(v) for v in np.asarray(sizes).reshape(-1)]
         return ax, [x_shape[a] if v == -1 else v for a, v in zip(ax, s)]
-
-
-#: above this length an axis is transformed exactly (the plugin's N*N twiddle table would not fit)
-_MAX_TWIDDLE_LENGTH = 4096
-#: up to this length an axis may be replayed in full (its f64 table for the replay is 32*N*N bytes)
-_MAX_REPLAY_LENGTH = 1024
-#: complex elements per block of lines transformed at once (bounds the temporary memory)
-_BLOCK_ELEMENTS = 1 << 22
-#: products the exact replay of the plugin's sums may cost per op (about 20 s of numpy)
-_REPLAY_BUDGET = 8e9
-#: a component smaller than this fraction of its line's magnitude sum nearly cancels: the summation
-#: order decides its value, so it is replayed even where the whole axis is not
-_CANCELLING = 2.0 ** -10
-
-
-class _Budget:
-    """Products of exact replay an op may still spend (replays are exact but slow)."""
-
-    def __init__(self, products: float) -> None:
-        self.left = products
-
-    def take(self, products: float) -> bool:
-        if products > self.left:
-            return False
-        self.left -= products
-        return True
-
-
-def _dft_axis(z: np.ndarray, axis: int, inverse: bool, budget: _Budget) -> None:
-    """Transforms complex64 ``z`` (C-contiguous) in place along ``axis``, as the CPU plugin does, in f32.
-
-    Power-of-two lengths replay the plugin's radix-2 FFT (``cpu_dft.fft_lines``, N log N: always);
-    other lengths past ``_MAX_TWIDDLE_LENGTH`` are exact FFTs (the plugin's N*N table would not fit).
-    Other lengths use the plugin's naive DFT: the whole axis replays its sums (``cpu_dft``) when that
-    fits the budget; otherwise a BLAS product with its twiddles, whose nearly cancelling components
-    are then replayed while the budget lasts."""
-    n = z.shape[axis]
-    if n <= 1 or z.size == 0:
-        return
-    outer, inner = int(np.prod(z.shape[:axis], dtype=np.int64)), int(np.prod(z.shape[axis + 1:], dtype=np.int64))
-    cube = z.reshape(outer, n, inner)
-    radix2 = n & (n - 1) == 0
-    naive = not radix2 and n <= _MAX_TWIDDLE_LENGTH
-    replay = naive and n <= _MAX_REPLAY_LENGTH and budget.take(4.0 * z.size * n)
-    lanes = cpu_dft.jit_lanes()
-    table = None
-    if naive and not replay:
-        cos, sin = cpu_dft.twiddles(n, inverse)
-        table = (cos + np.complex64(1j) * sin).T
-    # blocks of whole outer slices, or of part of one where a slice alone is larger than a block
-    per_outer = max(1, _BLOCK_ELEMENTS // (n * inner))
-    per_inner = min(inner, max(1, _BLOCK_ELEMENTS // n))
-    for o in range(0, outer, per_outer):
-        for i in range(0, inner, per_inner):
-            part = cube[o:o + per_outer, :, i:i + per_inner]
-            flat = part.transpose(0, 2, 1).reshape(-1, n)
-            if radix2:
-                re, im = cpu_dft.fft_lines(flat.real, flat.imag, inverse, lanes)
-                out = re + np.complex64(1j) * im
-            elif not naive:
-                out = (np.fft.ifft(flat, axis=-1) if inverse else np.fft.fft(flat, axis=-1)).astype(np.complex64)
-            elif replay:
-                re, im = cpu_dft.dft_lines(flat.real, flat.imag, inverse, lanes)
-                out = re + np.complex64(1j) * im
-            else:
-                out = flat @ table
-                if inverse:
-                    out *= np.float32(np.float32(1) / np.float32(n))
-                _replay_cancelling(flat, out, inverse, lanes, budget)
-            part[...] = out.reshape(part.shape[0], part.shape[2], n).transpose(0, 2, 1)
-
-
-def _replay_cancelling(flat: np.ndarray, out: np.ndarray, inverse: bool, lanes: int, budget: _Budget) -> None:
-    """Replaces the nearly cancelling components of ``out`` (lines x frequencies) by the plugin's sums."""
-    n = flat.shape[1]
-    # ``out`` is already divided by n for IDFT: so is the threshold
-    factor = np.float32(_CANCELLING / n if inverse else _CANCELLING)
-    scale = (np.abs(flat.real) + np.abs(flat.imag)).sum(axis=-1, dtype=np.float32)[:, None] * factor
-    for real_part, values in ((True, out.real), (False, out.imag)):
-        lines, freqs = np.nonzero(np.abs(values) < scale)
-        if len(lines) and budget.take(2.0 * len(lines) * n):
-            exact = cpu_dft.dft_entries(flat.real, flat.imag, lines, freqs, real_part, inverse, lanes)
-            part = out.real if real_part else out.imag
-            part[lines, freqs] = exact
 
 
 class DFT(_FFT):
@@ -206,23 +117,24 @@ class DFT(_FFT):
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
-        ax, s = self._plan(x.shape[:-1], x.ndim - 1, axes, sizes)
-        z = _resized(x, ax, s)
-        budget = _Budget(_REPLAY_BUDGET)
-        for a in sorted(set(ax)):
-            _dft_axis(z, a, self.inverse, budget)
-        return [z.view(np.float32).reshape(*z.shape, 2).astype(x.dtype, copy=False)]
+        ax, s = self.signal_plan(x.shape[:-1], x.ndim - 1, axes, sizes)
+        z = resized(x, ax, s)
+        transform = np.fft.ifft if self.inverse else np.fft.fft
+        for a in sorted(set(ax)):  # in place, one axis after another (memory: the complex128 signal)
+            transform(z, axis=a, out=z)
+        return [self._split(z, x.dtype)]
 
 
-def _resized(x: np.ndarray, axes: list[int], sizes: list[int]) -> np.ndarray:
-    """The complex64 signal of ``x`` (``[..., 2]``) cut or zero-padded at the end of each axis to its
-    signal size: a new C-contiguous array (transformed in place afterwards)."""
+def resized(x: np.ndarray, axes: list[int], sizes: list[int], dtype: type = np.complex128) -> np.ndarray:
+    """The complex signal of ``x`` (``[..., 2]``) cut or zero-padded at the end of each axis to its
+    signal size: a new C-contiguous array of ``dtype`` (transformed in place afterwards)."""
     shape = list(x.shape[:-1])
     for a, n in zip(axes, sizes):
         shape[a] = n
-    out = np.zeros(shape, np.complex64)
+    out: np.ndarray = np.zeros(shape, dtype)
     common = tuple(slice(0, min(a, b)) for a, b in zip(x.shape[:-1], shape))
-    out.view(np.float32).reshape(*shape, 2)[common] = x[common]
+    out.real[common] = x[common + (0,)]
+    out.imag[common] = x[common + (1,)]
     return out
 
 
@@ -258,7 +170,7 @@ class RDFT(_FFT):
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
-        ax, s = self._plan(x.shape, x.ndim, axes, sizes)
+        ax, s = self.signal_plan(x.shape, x.ndim, axes, sizes)
         out = np.fft.rfftn(x.astype(np.float64), s=s, axes=ax)
         return [self._split(out, x.dtype)]
 
@@ -288,7 +200,7 @@ class IRDFT(_FFT):
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
         z = self._complex(x)
-        ax, s = self._plan(z.shape, z.ndim, axes, sizes)
+        ax, s = self.signal_plan(z.shape, z.ndim, axes, sizes)
         if sizes is None or int(np.asarray(sizes).reshape(-1)[-1]) == -1:
             s[-1] = 2 * (z.shape[ax[-1]] - 1)
         out = np.fft.irfftn(z, s=s, axes=ax)

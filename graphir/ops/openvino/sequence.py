@@ -3,7 +3,6 @@ CumSum-3, OneHot-1/16 and Roll-7. Range and NonZero have value-dependent shapes:
 fold to a static shape, unknown ones leave the length dynamic (NonZero: ``[rank, ..size]``)."""
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable
 from typing import ClassVar, Literal
@@ -12,7 +11,6 @@ import numpy as np
 
 from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType
-from graphir.ops.openvino import cpu_topk
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino.shape_ops import axis_in_range
@@ -217,40 +215,26 @@ class TopK(Op):
         shape = PartialShape([kdim if i == axis else x for i, x in enumerate(data.shape.dims)])
         return [TensorType(data.element_type, shape), TensorType(idx_et, shape)]
 
-    def evaluate(self, x: np.ndarray, k: np.ndarray, *, dynamic: bool | None = None) -> list[np.ndarray]:
-        """Without ``dynamic``: OpenVINO's reference order (constant folding): equal values by
-        index. With it (a run plan passes whether the node's shapes are dynamic): the order OpenVINO's
-        CPU plugin gives equal values and NaN (see cpu_topk)."""
+    def evaluate(self, x: np.ndarray, k: np.ndarray) -> list[np.ndarray]:
+        """OpenVINO's reference order: sorted by value, equal values by index, NaN last in either
+        mode. OpenVINO CPU's orders among equal values and NaN are the ``openvino-cpu`` numerics
+        profile (graphir.numerics.openvino_cpu.topk)."""
         x = np.asarray(x)
-        kk = int(np.asarray(k).reshape(-1)[0])
         axis = self.axis % x.ndim
-        n = x.shape[axis]
-        kk_eff = min(kk, n)
-        if dynamic is None:
-            key = -x.astype(np.float64) if self.mode == "max" else x.astype(np.float64)
-            # nan sorts last in either mode; ties keep the lower index first (stable order)
-            order = np.argsort(key, axis=axis, kind="stable")
-            order = np.take(order, np.arange(kk_eff), axis=axis)
-        else:
-            stable = self.is_stable and self.sort != "index"  # the plugin ignores stable when sorting by index
-            algo = cpu_topk.algorithm(n, kk_eff, innermost=axis == x.ndim - 1, dynamic=dynamic, stable=stable)
-            rows = np.moveaxis(x, axis, -1)
-            lanes = rows.reshape(math.prod(rows.shape[:-1]), n)
-            picked = cpu_topk.cpu_topk_indices(lanes, kk_eff, self.mode, algo)
-            order = np.moveaxis(picked.reshape(rows.shape[:-1] + (kk_eff,)), -1, axis)
+        kk_eff = min(int(np.asarray(k).reshape(-1)[0]), x.shape[axis])
+        key = -x.astype(np.float64) if self.mode == "max" else x.astype(np.float64)
+        order = np.argsort(key, axis=axis, kind="stable")  # nan sorts last; ties keep the lower index first
+        return self.gathered(x, np.take(order, np.arange(kk_eff), axis=axis))
+
+    def gathered(self, x: np.ndarray, order: np.ndarray) -> list[np.ndarray]:
+        """The outputs for the picked indices ``order`` (sorted by value): re-sorted by index when
+        ``sort`` says so, the values gathered, the indices in ``index_element_type``."""
+        axis = self.axis % x.ndim
         if self.sort == "index":
             order = np.sort(order, axis=axis)
         values = np.take_along_axis(x, order, axis=axis)
         idx_dtype = ElementType.parse(self.index_element_type).numpy_dtype
         return [values, order.astype(idx_dtype)]
-
-    def specialize(self, inputs: list[TensorType]) -> Callable[..., list[np.ndarray]]:
-        """The evaluate a run plan uses: the CPU plugin's order, which depends on whether the
-        node's shapes are dynamic (known only from the model's types, not from the arrays)."""
-        dynamic = not inputs[0].shape.is_static
-        if not dynamic:
-            dynamic = not self.infer(inputs)[0].shape.is_static
-        return functools.partial(self.evaluate, dynamic=dynamic)
 
 
 class TopK3(TopK):

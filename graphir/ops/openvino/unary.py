@@ -16,7 +16,6 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
-from graphir.ops.openvino import cpu_exp
 from graphir.ops.openvino.binary import fold
 from graphir.types import ElementType
 
@@ -228,23 +227,27 @@ class Tanh(UnaryElementwise):
         return compute_real(x, np.tanh, integer="round")
 
 
+def logistic(v: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-v))`` in f64: within an ulp or two of f64 everywhere (``exp(-v)`` overflows to
+    inf below -709, giving 0; the ``tanh`` form loses the small values' relative precision)."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-np.asarray(v, np.float64)))
+
+
 class Sigmoid(UnaryElementwise):
     """``1 / (1 + exp(-x))``; integers as the reference computes them, in integer arithmetic
-    (``exp(-x)`` truncated, then an integer division): 1 for x > 0, else 0. f32 (and f16/bf16,
-    computed in f32) bit for bit as OpenVINO's CPU plugin computes it (cpu_exp.logistic_f32);
-    f64 exactly."""
+    (``exp(-x)`` truncated, then an integer division): 1 for x > 0, else 0. Real types: the
+    logistic computed in f64 and rounded once to the input type. OpenVINO
+    CPU's f32 rounding (oneDNN's JIT exp) is the ``openvino-cpu`` numerics profile
+    (graphir.numerics.openvino_cpu.sigmoid)."""
 
     type_name: ClassVar[str] = "Sigmoid"
-
-    def real_kernel(self, dtype: np.dtype) -> Callable[[np.ndarray], Any] | None:
-        return cpu_exp.logistic_f32 if dtype == np.float32 else None
+    real_fn: ClassVar[Callable[[np.ndarray], Any] | None] = logistic
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         if np.issubdtype(x.dtype, np.integer):
             return (x > 0).astype(x.dtype)
-        if x.dtype == np.float64:
-            return compute_real(x, lambda v: 0.5 * (1.0 + np.tanh(0.5 * v)))
-        return compute_real(x, cpu_exp.logistic_f32)
+        return compute_real(x, logistic)
 
 
 # --- trigonometric family: converters emit Sin/Cos for rotary embeddings, the rest for ONNX ---

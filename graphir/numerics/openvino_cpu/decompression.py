@@ -7,9 +7,10 @@ or Gather through a constant subgraph written in f16::
                  -> [Reshape/Transpose/Squeeze/Unsqueeze] -> Convert(f32)
 
 Read literally, every f16 step rounds; the CPU plugin fuses the pattern into the consumer and
-computes it in f32 (values then differ by up to ~1e-3 relative). A run plan therefore computes each
-such subgraph in f32 as one step of the final Convert (:func:`decompressions`), and its
-specializations cache the value once within the constant cache budget (graphir.specialize).
+computes it in f32 (values then differ by up to ~1e-3 relative). Under the ``openvino-cpu`` numerics
+profile a run plan therefore computes each such subgraph in f32 as one step of the final Convert
+(:func:`decompressions`), and its specializations cache the value once within the constant cache budget
+(graphir.specialize); the reference profile computes the subgraph as written.
 """
 from __future__ import annotations
 

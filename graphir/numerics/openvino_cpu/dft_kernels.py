@@ -16,7 +16,7 @@ remaining ``N mod 2L`` elements are accumulated one by one into that sum, and th
 ``re = sum(re*tr) - sum(im*ti)``, ``im = sum(im*tr) + sum(re*ti)`` (times ``f32(1/N)`` for IDFT).
 
 Replaying that is exact (tests/ops/test_cpu_dft.py: bit-equal to OpenVINO 2026.4 on AVX-512) but costs
-one numpy pass per element and term; ``fft.py`` decides where it is worth it. (On a CPU with SSE4.1 but
+one numpy pass per element and term; ``dft.py`` decides where it is worth it. (On a CPU with SSE4.1 but
 no FMA the kernel rounds each product before adding it; that case is not replayed.) Power-of-two lengths
 take the plugin's radix-2 FFT instead (``fft_lines``), replayed always.
 """
@@ -26,7 +26,6 @@ import ctypes
 import ctypes.util
 import functools
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
@@ -37,7 +36,7 @@ _BLOCK = 1 << 20
 
 
 @functools.lru_cache(maxsize=1)
-def _libm() -> tuple[Callable[[float], float], Callable[[float], float]] | None:
+def c_library() -> tuple[Callable[[float], float], Callable[[float], float]] | None:
     """The C library's single-precision ``cosf``/``sinf`` (what the plugin's ``std::cos(float)``
     calls), or None where ctypes cannot find them."""
     name = ctypes.util.find_library("m")
@@ -58,7 +57,7 @@ def twiddles(n: int, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
     idx = np.arange(n, dtype=np.int64)
     phase = _F32(2.0) * _F32(np.pi) * np.outer(idx, idx).astype(_F32) / _F32(n)
     unique, where = np.unique(phase, return_inverse=True)
-    libm = _libm()
+    libm = c_library()
     if libm is None:
         cos = np.cos(unique.astype(_F64)).astype(_F32)
         sin = np.sin(unique.astype(_F64)).astype(_F32)
@@ -71,24 +70,6 @@ def twiddles(n: int, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
     cos_t, sin_t = cos[where].reshape(phase.shape), sin[where].reshape(phase.shape) * sign
     cos_t.flags.writeable = sin_t.flags.writeable = False
     return cos_t, sin_t
-
-
-@functools.lru_cache(maxsize=1)
-def jit_lanes() -> int:
-    """128-bit lanes of the plugin's JIT DFT kernel on this CPU: 4 with AVX-512 (F, BW, VL, DQ: oneDNN's
-    avx512_core), 2 with AVX2, else 1. Read from /proc/cpuinfo; 4 where that cannot be read."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return 4
-    flags = set()
-    for line in text.splitlines():
-        if line.startswith("flags"):
-            flags = set(line.split(":", 1)[1].split())
-            break
-    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags:
-        return 4
-    return 2 if "avx2" in flags else 1
 
 
 def jit_sums(data: np.ndarray, table: np.ndarray, lanes: int) -> np.ndarray:
@@ -162,7 +143,7 @@ def fft_twiddles(n: int, inverse: bool) -> tuple[np.ndarray, np.ndarray]:
     """The plugin's radix-2 table for length ``n`` (a power of two), as (cos, +-sin) f32 ``[n - 1]``:
     stage ``B`` (1, 2, 4, ... blocks) holds block ``b``'s twiddle at ``B - 1 + b``: ``(1, -0)`` for stage 1;
     then even blocks repeat the previous stage's ``b / 2``, odd ones are ``angle = f32(pi) * b / B`` in f32."""
-    libm = _libm()
+    libm = c_library()
 
     def cos_sin(angle: np.float32) -> tuple[np.float32, np.float32]:
         if libm is None:

@@ -8,7 +8,8 @@ consumer (a second reader, a Result, keeps it). The run then computes ``x + C`` 
 *not* what the chain as written computes (floating-point addition is not associative): on the
 benchmark's chain of 5,000 Adds of f32[8192] the two differ by up to 2.0.
 
-A run plan's specialization (:mod:`graphir.specialize`) does the same: a maximal run of two or
+Under the ``openvino-cpu`` numerics profile a run plan's specialization (:mod:`graphir.specialize`)
+does the same (the reference profile computes the chain as written): a maximal run of two or
 more such steps, each with a constant input (a Constant, or what folds from Constants: a Convert
 of compressed weights, a Reshape of one), linked by outputs that only the next step reads, becomes
 one step of the last op on ``(x, C)``, with ``C`` folded once by the ops' own ``evaluate``, in the
