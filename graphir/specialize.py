@@ -34,6 +34,7 @@ import numpy as np
 
 from graphir.errors import ResourceLimitError
 from graphir.limits import parse_byte_count
+from graphir.run_guard import guard_steps
 from graphir.ops.base import NodeSignature, Op
 
 if TYPE_CHECKING:
@@ -283,6 +284,7 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
     for slot, step_index in last_use.items():
         if slot not in keep:
             releases.setdefault(step_index, []).append(slot)
+    nodes = guard_steps(types, nodes, generic_evaluate)  # sizes asked for by input values (graphir.run_guard)
     steps = [make_step(plan, node, ins, evaluate, tuple(sorted(releases.get(i, ()))))
              for i, (node, ins, evaluate) in enumerate(nodes)]
     return Specialization(steps, template, largest)

@@ -1078,6 +1078,253 @@ def cli_run_random_input_over_the_limit(directory: Path) -> str:
     return proc.stderr.strip()
 
 
+# ============================================ issue 26: outputs never overwrite inputs ==
+def _cli(*argv: str) -> tuple[int, str]:
+    """``graphir`` in this process: (exit status, stderr and stdout)."""
+    import contextlib
+    import io
+
+    from graphir.cli import main
+
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = main(list(argv))
+    return status, err.getvalue() + out.getvalue()
+
+
+@case("ok", "4 refused", "--output", "would overwrite the model", "the model's weights", "the input", "the inputs")
+def cli_run_output_over_what_it_reads(directory: Path) -> str:
+    import numpy as np
+
+    path, _ = base_ir(directory, "m")
+    np.save(directory / "a.npy", np.ones((2, 3), np.float32))
+    np.savez(directory / "i.npz", a=np.ones((2, 3), np.float32))
+    before = {p: p.read_bytes() for p in directory.iterdir()}
+    messages = []
+    for extra in (["--random", "-o", "m.xml"], ["--random", "-o", "m.bin"], ["-i", "a=a.npy", "-o", "a.npy"],
+                  ["--inputs", "i.npz", "-o", "i.npz"]):
+        status, text = _cli("run", "m.xml", *extra)
+        assert status == 2, (extra, status, text)
+        messages.append(text.strip())
+    after = {p: p.read_bytes() for p in directory.iterdir()}
+    assert after == before, "a file changed"
+    return f"{len(messages)} refused, files unchanged: " + " | ".join(messages)
+
+
+@case("ok", "2 refused", "would overwrite the weights file", "would overwrite the model file")
+def save_over_the_files_the_model_was_read_from(directory: Path) -> str:
+    import graphir
+    from graphir.errors import SerializationError
+
+    base_ir(directory, "m")
+    before = {p: p.read_bytes() for p in directory.iterdir()}
+    model = graphir.read_model(directory / "m.xml")
+    messages = []
+    for xml, weights in (("m.bin.xml", None), ("other.xml", "m.xml")):
+        target = directory / xml
+        if weights is None:  # the .xml written over the .bin the model reads
+            target = directory / "m.bin"
+            try:
+                graphir.serializers.openvino_xml.write_ir(model, target, weights=directory / "w.bin")
+            except SerializationError as exc:
+                messages.append(str(exc))
+            continue
+        try:
+            graphir.save_model(model, target, weights=directory / weights)
+        except SerializationError as exc:
+            messages.append(str(exc))
+    assert {p: p.read_bytes() for p in directory.iterdir() if p in before} == before
+    graphir.save_model(model, directory / "m.xml")  # over its own pair, role for role: allowed
+    return f"{len(messages)} refused: " + " | ".join(messages)
+
+
+# ======================================= issue 26: a model keeps the weights it was read with ==
+def _weights_model(directory: Path, name: str, scale: float, elements: int) -> Path:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    a = opset.parameter([elements], "f32", name="a")
+    k = opset.constant(np.full(elements, scale, np.float32), name="k")
+    path = directory / f"{name}.xml"
+    graphir.save_model(graphir.Model([opset.add(a, k, name="add")], [a], name=name), path)
+    return path
+
+
+def _only(outputs: dict[str, Any]) -> Any:
+    (value,) = outputs.values()
+    return value
+
+
+def _file_changes(directory: Path, elements: int) -> str:
+    """After read_model: the .bin renamed over, saved over by another model, rewritten in place,
+    truncated (cp of a shorter file): each run gives the weights read, or a named error."""
+    import shutil
+
+    import numpy as np
+
+    import graphir
+    from graphir.errors import GraphirError
+
+    x = {"a": np.zeros(elements, np.float32)}
+    outcomes = []
+    for change in ("rename", "save over", "rewrite in place", "truncate"):
+        path = _weights_model(directory, "m", 1.0, elements)
+        other = _weights_model(directory, "o", 2.0, elements)
+        model = graphir.read_model(path)
+        first = _only(model.run(x)).copy()
+        if change == "rename":
+            os.replace(other.with_suffix(".bin"), path.with_suffix(".bin"))
+        elif change == "save over":
+            graphir.save_model(graphir.read_model(other), path)
+        elif change == "rewrite in place":
+            shutil.copyfile(other.with_suffix(".bin"), path.with_suffix(".bin"))
+        else:
+            path.with_suffix(".bin").write_bytes(b"\0" * 16)
+        results = []
+        for call in (lambda: _only(model.run(x)), lambda: _only(model.clone().run(x)),
+                     lambda: graphir.save_model(model, directory / "copy.xml")):
+            try:
+                got = call()
+                assert got is None or np.array_equal(got, first), f"{change}: other weights {got[:3]}"
+                results.append("same")
+            except GraphirError as exc:
+                assert "m.bin" in str(exc), exc
+                results.append(type(exc).__name__)
+        from graphir.serializers.ir_constants import COPY_UP_TO
+
+        if elements * 4 > COPY_UP_TO and change in ("rewrite in place", "truncate"):
+            assert all(r == "SerializationError" for r in results), results
+        else:
+            assert all(r == "same" for r in results), (change, results)
+        outcomes.append(f"{change}: {'/'.join(results)}")
+    return "; ".join(outcomes)
+
+
+@case("ok", "rename: same/same/same", "truncate: same/same/same")
+def weights_file_changed_after_read_small(directory: Path) -> str:
+    return "copied: " + _file_changes(directory, 1000)
+
+
+@case("ok", "rename: same/same/same", "truncate: SerializationError", seconds=40, memory_mib=3072)
+def weights_file_changed_after_read_mapped(directory: Path) -> str:
+    return "mapped: " + _file_changes(directory, (20 << 20) // 4)
+
+
+@case("ok", "empty .bin", "SerializationError")
+def weights_file_empty(directory: Path) -> str:
+    import graphir
+    from graphir.errors import SerializationError
+
+    path, _ = base_ir(directory, "m")
+    path.with_suffix(".bin").write_bytes(b"")
+    try:
+        graphir.read_model(path)
+    except SerializationError as exc:
+        return f"empty .bin: SerializationError: {exc}"
+    raise AssertionError("read")
+
+
+# ============================================================= issue 26: the allocation guard ==
+def _value_sized_models() -> dict[str, Any]:
+    """Ops whose output size comes from an input value (fed by a Parameter): model, inputs."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    p = opset.parameter
+    big = np.array([100000, 100000], np.int64)
+    found: dict[str, Any] = {}
+    for kind in ("adaptive_avg_pool", "adaptive_max_pool"):
+        x, s = p([1, 1, 4, 4], "f32", name="x"), p([2], "i64", name="s")
+        out = getattr(opset, kind)(x, s)
+        found[kind] = (graphir.Model([out[0] if isinstance(out, list) else out], [x, s]),
+                       {"x": np.ones((1, 1, 4, 4), np.float32), "s": big})
+    for kind, shape in (("dft", [4, 4, 2]), ("rdft", [4, 4]), ("irdft", [4, 3, 2])):
+        x, s = p(shape, "f32", name="x"), p([2], "i64", name="s")
+        out = getattr(opset, kind)(x, opset.constant(np.array([0, 1], np.int64)), s)
+        found[kind] = (graphir.Model([out], [x, s]), {"x": np.ones(shape, np.float32), "s": big})
+    x, s = p([1, 1, 4, 4], "f32", name="x"), p([2], "i64", name="s")
+    out = opset.convolution_backprop_data(x, opset.constant(np.ones((1, 1, 3, 3), np.float32)), s, strides=[1, 1],
+                                          pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1])
+    found["convolution_backprop_data"] = (graphir.Model([out], [x, s]), {"x": np.ones((1, 1, 4, 4), np.float32), "s": big})
+    x, s = p([1, 4, 1], "f32", name="x"), p([2], "i64", name="s")
+    out = opset.col2_im(x, s, opset.constant(np.array([1, 1], np.int64)), strides=[100000, 100000])
+    found["col2im"] = (graphir.Model([out], [x, s]), {"x": np.ones((1, 4, 1), np.float32), "s": big})
+    d, n = p([5, 3, 2], "f32", name="d"), p([], "i64", name="n")
+    out = opset.istft(d, opset.constant(np.ones(8, np.float32)), opset.constant(np.array(8, np.int64)),
+                      opset.constant(np.array(4, np.int64)), n)
+    found["istft"] = (graphir.Model([out], [d, n]), {"d": np.ones((5, 3, 2), np.float32), "n": np.array(10**10)})
+    d, i, g, n = p([5, 2], "f32", name="d"), p([3], "i32", name="i"), p([3], "i32", name="g"), p([], "i32", name="n")
+    found["embedding_segments_sum"] = (graphir.Model([opset.embedding_segments_sum(d, i, g, n)], [d, i, g, n]),
+                                       {"d": np.ones((5, 2), np.float32), "i": np.arange(3, dtype=np.int32),
+                                        "g": np.array([0, 0, 1], np.int32), "n": np.array(10**9, np.int32)})
+    return found
+
+
+@case("ok", "9 ops refused", "AdaptiveAvgPool", "ISTFT", "EmbeddingSegmentsSum", "Col2Im", "ConvolutionBackpropData",
+      memory_mib=1024)
+def value_sized_outputs_over_the_limit(directory: Path) -> str:
+    """Asked for ~10^10 elements by an input value: refused by name, under the default limit and
+    under max_tensor_bytes=10**6, before anything is allocated (1 GiB of address space)."""
+    from graphir.errors import ResourceLimitError
+
+    refused = []
+    for kind, (model, inputs) in _value_sized_models().items():
+        for limit in (None, 10**6):
+            try:
+                model.run(inputs, max_tensor_bytes=limit)
+            except ResourceLimitError as exc:
+                assert "over the tensor size limit" in str(exc), exc
+                if limit is None:
+                    refused.append(str(exc).split(" failed")[0])
+                continue
+            raise AssertionError(f"{kind} ran with limit {limit}")
+    return f"{len(refused)} ops refused: " + " | ".join(refused)
+
+
+@case("ok", "ran", "small sizes")
+def value_sized_outputs_within_the_limit(directory: Path) -> str:
+    """The same ops with small sizes run (the guard lets through what fits)."""
+    import numpy as np
+
+    shapes = []
+    small = {"s": np.array([3, 3], np.int64), "n": np.array(8)}
+    for kind, (model, inputs) in _value_sized_models().items():
+        given = {k: (small[k] if k in small else v) for k, v in inputs.items()}
+        if kind == "col2im":
+            given["s"] = np.array([1, 1], np.int64)
+        if kind == "embedding_segments_sum":
+            given["n"] = np.array(2, np.int32)
+        shapes.append(str(list(model.run(given, max_tensor_bytes=10**6).values())[0].shape))
+    return "ran with small sizes: " + ", ".join(shapes)
+
+
+@case("ok", "'k'", "constant", "over the tensor size limit")
+def constant_over_the_limit(directory: Path) -> str:
+    """A 1 MiB constant (read from a file) of which the run gathers one element: the constant
+    counts against the limit like any tensor of the run."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.errors import ResourceLimitError
+
+    i = opset.parameter([1], "i64", name="i")
+    k = opset.constant(np.ones(1 << 18, np.float32), name="k")
+    graphir.save_model(graphir.Model([opset.gather(k, i, opset.constant(np.array(0, np.int64)))], [i]),
+                       directory / "m.xml")
+    model = graphir.read_model(directory / "m.xml")
+    assert _only(model.run({"i": np.array([3])})).tolist() == [1.0]
+    try:
+        model.run({"i": np.array([3])}, max_tensor_bytes=1 << 19)
+    except ResourceLimitError as exc:
+        return str(exc)
+    raise AssertionError("ran")
+
+
 # ====================================================================== the runner ==
 def _limit(case_: Case) -> None:
     memory = case_.memory_mib * MiB

@@ -128,6 +128,16 @@ def same_file(a: Path, b: Path) -> bool:
     return os.path.abspath(a) == os.path.abspath(b)
 
 
+def refuse_overwriting(targets: Sequence[tuple[str, "str | Path"]], sources: Sequence[tuple[str, "str | Path"]]) -> None:
+    """A SerializationError naming both before anything is written, when an output path
+    (``targets``: (what, path)) is a file the call reads (``sources``: (what, path))."""
+    for what, target in targets:
+        for role, source in sources:
+            if same_file(Path(target), Path(source)):
+                raise SerializationError(f"{target}: the {what} would overwrite {role} {source}, which this reads; "
+                                         f"give another path")
+
+
 def holds(path: Path, data: Payload) -> bool:
     """Whether the file at ``path`` holds exactly ``data`` (compared without copies, stopping at the
     first difference; False when unreadable)."""

@@ -306,7 +306,10 @@ class _Writer:
             return known[1], known[2]
         private = op.__pydantic_private__ or {}  # op._data/op._loader, without pydantic's __getattr__
         data = private.get("_data")
-        blob_ref = getattr(private.get("_loader"), "ir_blob", None) if data is None else None
+        loader = private.get("_loader")
+        blob_ref = getattr(loader, "ir_blob", None) if data is None else None
+        if data is not None and loader is not None and getattr(getattr(loader, "source", None), "mapped", False):
+            loader.source.check()  # a memory-mapped .bin changed since it was read: named, no SIGBUS
         try:
             if blob_ref is not None:  # still as read: the file's bytes, not unpacked and packed again
                 source, offset, size = blob_ref
@@ -316,6 +319,16 @@ class _Writer:
         except (ValueError, TypeError) as exc:
             raise SerializationError(f"{node.describe()}: cannot write its data as {op.element_type}: {exc}") from None
         return self.bin.add(blob), len(blob)
+
+    def sources(self) -> list[Any]:
+        """The weights files (BinSource) the Constants collected so far were read from."""
+        found = []
+        for node, _, _ in self._blobs.values():
+            loader = (node.op.__pydantic_private__ or {}).get("_loader")
+            source = getattr(loader, "source", None)
+            if source is not None:
+                found.append(source)
+        return found
 
     def constant(self, node: Node, op: Constant) -> str:
         offset, size = self.constant_blob(node, op)

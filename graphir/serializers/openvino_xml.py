@@ -45,7 +45,7 @@ from graphir.serializers.ir_preprocess import apply_pre_process
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
 from graphir.serializers.ir_reader import _VERSIONS, _parse_layer, _Reader, _tensor_type, _weights, split_names
 from graphir.serializers.ir_rt_info import read_net_rt_info
-from graphir.serializers.atomic import atomic_write_pair, same_file
+from graphir.serializers.atomic import atomic_write_pair, refuse_overwriting, same_file
 from graphir.serializers.ir_writer import NetWriter, join_names, write_layer_text
 from graphir.variables import model_variables
 
@@ -63,6 +63,7 @@ def read_ir(path: Any, weights: Any = None) -> Model:
         raise SerializationError(f"{where}: no such file")
     data = read_xml_bytes(p, where)
     source = _weights(p, weights, where)
+    source.xml_path = p
     return _read_bytes(data, where, source)
 
 
@@ -148,6 +149,7 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
     writer = _net_writer(model, version)
     bins = writer.blobs()
+    _refuse_overwriting_sources(writer, xml_path, bin_path)
     chunks = tuple(bins.chunks)
 
     def xml() -> bytes:
@@ -158,6 +160,20 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
 
     # the .bin is written (or found unchanged) on a second thread while the XML is made
     atomic_write_pair(xml_path, xml, bin_path, chunks)
+
+
+def _refuse_overwriting_sources(writer: NetWriter, xml_path: Path, bin_path: Path) -> None:
+    """Refuse (naming both) to write the .xml over a weights file the model was read with, or the
+    .bin over an .xml a model was read from (saving over its own pair, role for role, is allowed)."""
+    seen: set[int] = set()
+    for source in writer.writer.sources():
+        if id(source) in seen:
+            continue
+        seen.add(id(source))
+        if source.path is not None:
+            refuse_overwriting([("model (.xml)", xml_path)], [("the weights file", source.path)])
+        if source.xml_path is not None:
+            refuse_overwriting([("weights (.bin)", bin_path)], [("the model file", source.xml_path)])
 
 
 # ============================================================================ one <layer> ==

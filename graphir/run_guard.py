@@ -1,0 +1,138 @@
+"""The run's allocation guard: every tensor a run holds is checked against the tensor size limit
+(:mod:`graphir.limits`) before it is allocated or touched, wherever its size comes from.
+
+* **Sizes known from the input shapes** (attributes, constants, shape arithmetic): the
+  specialization of each input signature records its largest output, checked before the first
+  step (:func:`graphir.specialize.check_largest_output`).
+* **Sizes that come from input values at run time** (AdaptiveAvgPool's ``output_shape`` fed by a
+  Parameter, DFT's ``signal_size``, ConvolutionBackpropData's ``output_shape``, ISTFT's
+  ``signal_length``, EmbeddingSegmentsSum's ``num_segments``, Col2Im's ``output_size``...): a step
+  whose output shape the signature leaves open and which reads a small integer input is wrapped
+  by :func:`guarded`: before its kernel runs, the op's own shape inference is given the input
+  values, and every output whose shape that fixes is checked. One mechanism for every op, with no
+  per-op call; ops whose output size depends on data in a way inference cannot tell (NonZero,
+  Unique) allocate at most their inputs' sizes.
+* **Constants** count too, memory-mapped ones included (:func:`check_run`: once per plan), and a
+  mapped ``.bin`` is checked for changes before each run touches its pages
+  (:meth:`graphir.serializers.ir_constants.BinSource.check`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from graphir.errors import GraphirError, ResourceLimitError
+from graphir.limits import check_bytes, check_tensor, max_tensor_bytes
+from graphir.ops.base import TensorType
+from graphir.shapes import PartialShape
+
+if TYPE_CHECKING:
+    from graphir.node import Node
+
+#: integer inputs up to this many elements are given to shape inference as values (shape tensors)
+VALUE_ELEMENTS = 4096
+
+
+def _may_carry_shape(t: TensorType) -> bool:
+    """Whether an input of type ``t`` may hold a size (a small integer tensor)."""
+    et = t.element_type
+    if not (et.is_dynamic or et.is_integral_number):
+        return False
+    dims = t.shape.to_shape() if t.shape.is_static else None
+    return dims is None or int(np.prod(dims, dtype=np.int64)) <= VALUE_ELEMENTS
+
+
+def needs_guard(node: "Node", in_types: list[TensorType], out_types: list[TensorType]) -> bool:
+    """Whether a step's output sizes may come from its input values (see the module docstring)."""
+    if getattr(type(node.op), "has_bodies", False) or not out_types:
+        return False
+    if all(t.shape.is_static for t in out_types):
+        return False
+    return any(_may_carry_shape(t) for t in in_types)
+
+
+def guarded(node: "Node", evaluate: Callable[..., Any], in_types: list[TensorType]) -> Callable[..., Any]:
+    """``evaluate`` preceded by the check of the output sizes its input values ask for."""
+    op = node.op
+    element_types = [t.element_type for t in in_types]
+
+    def checked(*args: Any) -> Any:
+        types = []
+        for et, arg in zip(element_types, args):
+            if not isinstance(arg, np.ndarray):
+                break
+            value = arg if arg.dtype.kind in "iu" and arg.size <= VALUE_ELEMENTS else None
+            types.append(TensorType(et, PartialShape(list(arg.shape)), value))
+        else:
+            try:
+                outs = op.infer(types)
+            except ResourceLimitError:
+                raise
+            except (GraphirError, ValueError, TypeError, IndexError, OverflowError):
+                outs = []  # the kernel reports what is wrong with its inputs
+            for i, t in enumerate(outs):
+                if t.shape.is_static and not t.element_type.is_dynamic:
+                    check_tensor(t.shape.to_shape(), _dtype(t), f"output {i}")
+        return evaluate(*args)
+
+    return checked
+
+
+def _dtype(t: TensorType) -> Any:
+    try:
+        return np.dtype(t.element_type.numpy_dtype)
+    except (TypeError, ValueError, AttributeError):
+        return object
+
+
+def check_run(model: Any, plan: Any) -> None:
+    """Before a run: the largest constant against the limit in force, and every memory-mapped
+    weights file the run reads unchanged since it was read (a GraphirError naming it)."""
+    known = getattr(plan, "_run_guard", None)  # once per plan (a plan is rebuilt after any edit)
+    if known is None:
+        known = _constants(model)
+        plan._run_guard = known
+    largest, node, sources = known
+    if largest > max_tensor_bytes() and node is not None:
+        check_bytes(largest, f"{node.describe()}: constant")
+    for source in sources:
+        source.check()
+
+
+def _constants(model: Any) -> "tuple[int, Node | None, tuple[Any, ...]]":
+    """The largest Constant of ``model`` (bytes, node) and the mapped weights files its Constants read."""
+    from graphir.limits import tensor_bytes
+    from graphir.ops.openvino.core import Constant
+
+    largest, largest_node, sources = 0, None, {}
+    for node in model.live_nodes():
+        op = node.op
+        if not isinstance(op, Constant):
+            continue
+        nbytes = tensor_bytes(op.shape, _dtype(TensorType(op.element_type, PartialShape([]))).itemsize)
+        if nbytes > largest:
+            largest, largest_node = nbytes, node
+        loader = (op.__pydantic_private__ or {}).get("_loader")
+        source = getattr(loader, "source", None)
+        if source is not None and getattr(source, "mapped", False):
+            sources[id(source)] = source
+    return largest, largest_node, tuple(sources.values())
+
+
+def guard_steps(types: Any, nodes: list[tuple["Node", tuple[int, ...], Any]],
+                generic: Callable[["Node"], Callable[..., Any]]) -> list[tuple["Node", tuple[int, ...], Any]]:
+    """The steps of one signature (node, input slots, evaluate or None for ``generic(node)``), those
+    whose output sizes may come from input values wrapped by :func:`guarded`."""
+    out = []
+    for node, ins, evaluate in nodes:
+        if not getattr(type(node.op), "stateful", False) and node.output_types:
+            sources = [s for s in node.inputs if s is not None]
+            if len(sources) == len(ins):
+                in_types = [types.get((s.node.id, s.index), s.node.output_types[s.index]) for s in sources]
+                out_types = [types.get((node.id, i), t) for i, t in enumerate(node.output_types)]
+                if needs_guard(node, in_types, out_types):
+                    evaluate = guarded(node, generic(node) if evaluate is None else evaluate, in_types)
+        out.append((node, ins, evaluate))
+    return out
