@@ -14,7 +14,8 @@ import os
 import secrets
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Union
 
@@ -216,7 +217,46 @@ class _Flush:
             raise SerializationError(f"{self.shown}: cannot write: {self.error.strerror or self.error}") from None
 
 
+@contextmanager
+def pair_lock(xml_path: Path, *, exclusive: bool) -> Iterator[None]:
+    """Hold the advisory lock of the directory an IR pair lies in: a save holds it exclusively from
+    its first comparison to its last rename, a read shared while it opens the .xml and the .bin.
+    So a read sees one save's pair, and of concurrent saves one whole pair is left.
+
+    ``flock(2)`` on the directory itself (no lock file is left beside the model), blocking (the
+    kernel queues the waiters, so a reader is not starved by a loop of saves, as it was by a
+    polling lock): held per open file, so threads of one process exclude each other as processes
+    do; released by the kernel when a holder dies, so a wait lasts at most as long as the save
+    holding the lock. Saves of different models in one directory take turns. Where the directory
+    cannot be locked (Windows; NFS, whose client emulates flock with byte-range locks that need a
+    file open for writing; a file system without locks) saves and reads go on unlocked, as before."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no advisory locks
+        yield
+        return
+    try:
+        fd = os.open(_directory(xml_path), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:  # no such directory (the save or read reports it) or no access: unlocked
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        except OSError:  # EBADF (NFS), ENOLCK and the like: unlocked, as before
+            pass
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bin_path: Path, blob: Payload) -> None:
+    """:func:`write_pair_unlocked` under :func:`pair_lock` (concurrent saves leave one save's pair)."""
+    with pair_lock(xml_path, exclusive=True):
+        write_pair_unlocked(xml_path, xml, bin_path, blob)
+
+
+def write_pair_unlocked(xml_path: Path, xml: "Payload | Callable[[], Payload]", bin_path: Path, blob: Payload) -> None:
     """Replace both files by renames (.bin first, then .xml). If the second rename fails, the old
     .bin is put back, so a failed save leaves the previous model (both files) in place and no
     temporary files behind. A kill between the two renames leaves the old .xml with the new .bin,

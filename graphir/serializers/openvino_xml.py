@@ -45,7 +45,7 @@ from graphir.serializers.ir_preprocess import apply_pre_process
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
 from graphir.serializers.ir_reader import _VERSIONS, _parse_layer, _Reader, _tensor_type, _weights, split_names
 from graphir.serializers.ir_rt_info import read_net_rt_info
-from graphir.serializers.atomic import atomic_write_pair, refuse_overwriting, same_file
+from graphir.serializers.atomic import atomic_write_pair, pair_lock, refuse_overwriting, same_file
 from graphir.serializers.ir_writer import NetWriter, join_names, write_layer_text
 from graphir.variables import model_variables
 
@@ -61,8 +61,9 @@ def read_ir(path: Any, weights: Any = None) -> Model:
     where = str(p)
     if not p.is_file():
         raise SerializationError(f"{where}: no such file")
-    data = read_xml_bytes(p, where)
-    source = _weights(p, weights, where)
+    with pair_lock(p, exclusive=False):  # the .xml and .bin of one save, not of two (see pair_lock)
+        data = read_xml_bytes(p, where)
+        source = _weights(p, weights, where)
     source.xml_path = p
     return _read_bytes(data, where, source)
 
