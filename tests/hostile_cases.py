@@ -1503,6 +1503,152 @@ def read_during_saves(directory: Path) -> str:
     return f"{total} reads: {counts['A']} A, {counts['B']} B, {counts['mixed']} mixed, {counts['error']} named errors"
 
 
+# ================================================================ issue 26: the API boundary ==
+@case("ok", "3 refused", "must be a str, got int", "names must be text (str); got 7")
+def names_that_are_not_text(directory: Path) -> str:
+    import graphir
+    from graphir import opset
+    from graphir.errors import GraphirError
+
+    x = opset.parameter([2], "f32", name="x")
+    messages = []
+    for attempt in (lambda: opset.relu(x, name=7),  # type: ignore[arg-type]
+                    lambda: opset.relu(x).node.set_friendly_name(7)):  # type: ignore[arg-type]
+        try:
+            attempt()
+        except GraphirError as exc:
+            messages.append(str(exc))
+    y = opset.relu(x)
+    y.node.name = 7  # type: ignore[assignment]  # set directly: the writer names it
+    try:
+        graphir.save_model(graphir.Model([y], [x]), directory / "m.xml")
+    except GraphirError as exc:
+        messages.append(str(exc))
+    assert len(messages) == 3 and not (directory / "m.xml").exists(), messages
+    return f"{len(messages)} refused: " + " | ".join(messages)
+
+
+@case("ok", "TypeError", "argument 'model' must be a graphir Model, got str")
+def save_model_of_a_string(directory: Path) -> str:
+    import graphir
+
+    try:
+        graphir.save_model("hello", directory / "m.xml")  # type: ignore[arg-type]
+    except TypeError as exc:
+        assert not list(directory.iterdir())
+        return f"TypeError: {exc}"
+    raise AssertionError("saved")
+
+
+@case("ok", "2,000 Relus", "from IR", "DirectML refused", "cannot be pickled")
+def pickle_models(directory: Path) -> str:
+    """A 2,000-node chain pickles (pickle's recursion failed at ~200 on main), a model read from IR
+    pickles with its weights (main: 'cannot pickle memoryview'), a DirectML one is refused by name."""
+    import pickle
+
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.convert import convert_model
+    from graphir.errors import SerializationError
+
+    x = opset.parameter([2], "f32", name="x")
+    y = x
+    for _ in range(2000):
+        y = opset.relu(y)
+    chain = pickle.loads(pickle.dumps(graphir.Model([y], [x])))
+    assert _only(chain.run({"x": np.array([-1, 2], np.float32)})).tolist() == [0, 2]
+    path = _weights_model(directory, "m", 3.0, 1000)
+    read = graphir.read_model(path)
+    path.with_suffix(".bin").write_bytes(b"")  # the pickle holds the weights read, not the path
+    again = pickle.loads(pickle.dumps(read))
+    assert float(_only(again.run({"a": np.zeros(1000, np.float32)}))[0]) == 3.0
+    c, a, b = opset.parameter([2], "boolean"), opset.parameter([2], "f32"), opset.parameter([2], "f32")
+    directml = convert_model(graphir.Model([opset.select(c, a, b)], [c, a, b]), "directml")
+    try:
+        pickle.dumps(directml)
+    except SerializationError as exc:
+        return f"2,000 Relus and a model from IR round trip; DirectML refused: {exc}"
+    raise AssertionError("a DirectML model pickled")
+
+
+@case("ok", "DirectML ops have no OpenVINO IR form", "ElementWiseIf")
+def save_directml_as_ir(directory: Path) -> str:
+    import graphir
+    from graphir import opset
+    from graphir.convert import convert_model
+    from graphir.errors import SerializationError
+
+    c, a, b = opset.parameter([2], "boolean"), opset.parameter([2], "f32"), opset.parameter([2], "f32")
+    directml = convert_model(graphir.Model([opset.select(c, a, b)], [c, a, b]), "directml")
+    try:
+        graphir.save_model(directml, directory / "m.xml")
+    except SerializationError as exc:
+        assert not list(directory.iterdir())
+        return str(exc)
+    raise AssertionError("saved")
+
+
+@case("ok", "6 refused", "'int' (1000000000000000000000000000000)", "None is not a tensor value", "'dict'",
+      "'object'", "no element type given (None)")
+def values_without_an_element_type(directory: Path) -> str:
+    import numpy as np
+
+    from graphir import opset
+    from graphir.errors import GraphirError
+
+    messages = []
+    for value in (10**30, None, {"a": 1}, np.array([object()]), [1, None]):
+        try:
+            opset.constant(value)
+        except GraphirError as exc:
+            messages.append(str(exc))
+    try:
+        opset.parameter([2], None)  # type: ignore[arg-type]
+    except GraphirError as exc:
+        messages.append(str(exc))
+    assert opset.constant(["a", "b"]).node.op.element_type.value == "string"  # text stays a string tensor
+    return f"{len(messages)} refused: " + " | ".join(messages)
+
+
+@case("ok", "constant copied", "outputs read-only", "reshape target copied")
+def results_do_not_alias_the_model(directory: Path) -> str:
+    """Issue 27: the caller's array, a returned constant output and a Reshape target array never
+    change the model afterwards."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    given = np.array([1.0, 2.0], np.float32)
+    x = opset.parameter([2], "f32", name="x")
+    k = opset.constant(given, name="k")
+    given[0] = 100  # after building
+    target = np.array([2, 3], np.int64)
+    p = opset.parameter([6], "f32", name="p")
+    reshaped = opset.reshape(p, opset.constant(target), special_zero=False)
+    target[:] = [3, 2]
+    model = graphir.Model([opset.add(x, k, name="y"), k.node.output(0), opset.add(k, k, name="folded"), reshaped],
+                          [x, p])
+    inputs = {"x": np.zeros(2, np.float32), "p": np.arange(6, dtype=np.float32)}
+    first = model.run(inputs)
+    refused = 0
+    for value in first.values():
+        try:
+            value[0] = 100
+        except ValueError:
+            refused += 1
+    assert refused == 2, refused  # the constant and the folded one; y and the reshape are fresh per run
+    again = model.run(inputs)
+    values = list(again.values())
+    assert values[0].tolist() == [1, 2] and values[1].tolist() == [1, 2] and values[2].tolist() == [2, 4], values
+    assert values[3].shape == (2, 3), values[3].shape
+    graphir.save_model(model, directory / "m.xml")
+    assert _only({"r": list(graphir.read_model(directory / "m.xml").run(inputs).values())[3]}).shape == (2, 3)
+    return f"constant copied, outputs read-only ({refused} of 4 refused writes), reshape target copied"
+
+
 # ====================================================================== the runner ==
 def _limit(case_: Case) -> None:
     memory = case_.memory_mib * MiB

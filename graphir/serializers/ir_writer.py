@@ -43,6 +43,12 @@ def not_xml(exc: Exception, subject: str, holder: str) -> SerializationError:
                               f"control character or a lone surrogate): {clip(exc)}")
 
 
+def not_text(node: Node) -> SerializationError:
+    """The error for a node whose name or tensor names are not text (``str``)."""
+    bad = [repr(n) for n in [node.name, *(x for names in node.output_names for x in names)] if type(n) is not str]
+    return SerializationError(f"node {node.id} ({node.type_name}): names must be text (str); got {', '.join(bad[:3])}")
+
+
 def _not_xml_layer(node: Node, exc: Exception) -> SerializationError:
     return not_xml(exc, f"node {node.id} {clip_repr(node.name)} ({node.type_name})",
                    "a name, attribute or rt_info value holds")
@@ -120,6 +126,8 @@ class _Writer:
             self._layer(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
             raise _not_xml_layer(node, exc) from None
+        except TypeError:  # a name that is not text (set on the node's attributes directly)
+            raise not_text(node) from None
 
     def layer_task(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]
                    ) -> Task[None]:
@@ -128,6 +136,8 @@ class _Writer:
             yield self._layer_with_children(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
             raise _not_xml_layer(node, exc) from None
+        except TypeError:
+            raise not_text(node) from None
 
     def _layer_with_children(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]],
                              out: list[str]) -> Task[None]:

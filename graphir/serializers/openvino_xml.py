@@ -134,7 +134,20 @@ def _net_writer(model: Model, version: int | None) -> NetWriter:
         model.validate()
     except GraphirError as exc:
         raise SerializationError(f"model '{model.name}': cannot be written: {exc}") from None
+    _refuse_dialects_without_ir(model)
     return NetWriter(model, version)
+
+
+#: dialects whose ops have no IR form: OpenVINO cannot read them, nor graphir back
+_NO_IR_FORM = {"directml": "DirectML ops have no OpenVINO IR form (OpenVINO cannot read them back, nor can graphir); "
+                           "convert the model to the openvino dialect first (graphir.convert)"}
+
+
+def _refuse_dialects_without_ir(model: Model) -> None:
+    for node in model.nodes():
+        reason = _NO_IR_FORM.get(type(node.op).dialect)
+        if reason is not None:
+            raise SerializationError(f"model '{model.name}': {node.describe()} cannot be written as IR: {reason}")
 
 
 def _xml_bytes(writer: NetWriter) -> bytes:
