@@ -589,7 +589,7 @@ def parameters_20000_with_one_tensor_name(directory: Path) -> str:
     from graphir.serializers.openvino_xml import write_ir
 
     params = [opset.parameter([1], "f32", name=f"p{i}") for i in range(20_000)]
-    write_ir(graphir.Model([opset.concat(params, axis=0)], params), directory / "many.xml")
+    write_ir(graphir.Model([opset.make("Concat", *params, axis=0)], params), directory / "many.xml")  # type: ignore[list-item]
     text = re.sub(r'names="p\d+"', 'names="a"', (directory / "many.xml").read_text())
     (directory / "many.xml").write_text(text)
     names = [sorted(p.output_names[0]) for p in graphir.read_model(directory / "many.xml").get_parameters()]
@@ -1647,6 +1647,176 @@ def results_do_not_alias_the_model(directory: Path) -> str:
     graphir.save_model(model, directory / "m.xml")
     assert _only({"r": list(graphir.read_model(directory / "m.xml").run(inputs).values())[3]}).shape == (2, 3)
     return f"constant copied, outputs read-only ({refused} of 4 refused writes), reshape target copied"
+
+
+# =========================================== issue 26: unknown ops, names, values, limits ==
+def _ir_with(directory: Path, old: str, new: str, name: str = "x") -> Path:
+    """base.xml (Parameter a + Const k -> Add) with ``old`` replaced by ``new`` in its text."""
+    path, text = base_ir(directory, "base")
+    assert old in text, old
+    return write_variant(directory, name, text.replace(old, new))
+
+
+@case("SerializationError", "x.xml", "Opset opset1 doesn't contain the operation with type: Ad",
+      "(did you mean Add", "type=Ad")
+def layer_type_misspelled_in_a_standard_opset(directory: Path) -> str:
+    import graphir
+
+    graphir.read_model(_ir_with(directory, 'type="Add" version="opset1"', 'type="Ad" version="opset1"'))
+    return "read"
+
+
+@case("ok", "opaque", "my_extension", "not implemented in graphir")
+def layer_of_an_extension_opset_loads_opaque(directory: Path) -> str:
+    path = _ir_with(directory, 'type="Add" version="opset1"', 'type="Ad" version="my_extension"')
+    status, text = _cli("info", str(path))
+    assert status == 0, text
+    return "opaque: " + " ".join(line.strip() for line in text.splitlines() if "Ad" in line)
+
+
+@case("ok", "[' a ', 'b']", "kept on save and re-read")
+def tensor_names_with_spaces(directory: Path) -> str:
+    import graphir
+
+    path = _ir_with(directory, 'names="a"', 'names=" a ,b"')
+    names = sorted(graphir.read_model(path).get_parameters()[0].output(0).names)
+    graphir.save_model(graphir.read_model(path), directory / "again.xml")
+    again = sorted(graphir.read_model(directory / "again.xml").get_parameters()[0].output(0).names)
+    assert names == again == [" a ", "b"], (names, again)  # as OpenVINO 2026.4 reads them
+    return f"{names} kept on save and re-read"
+
+
+@case("ok", "k = -3 refused", "The value of 'K' must be greater or equal to zero. (got -3)")
+def topk_negative_k_from_an_input(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.errors import GraphirError
+
+    x, k = opset.parameter([5], "f32", name="x"), opset.parameter([], "i64", name="k")
+    values = opset.make("TopK", x, k, version="opset11", axis=0, mode="max", sort="value")
+    model = graphir.Model([values[0] if isinstance(values, list) else values], [x, k])
+    assert _only(model.run({"x": np.arange(5, dtype=np.float32), "k": np.array(2)})).tolist() == [4, 3]
+    try:
+        model.run({"x": np.arange(5, dtype=np.float32), "k": np.array(-3)})
+    except GraphirError as exc:
+        return f"k = -3 refused: {exc}"
+    raise AssertionError("ran with k = -3")
+
+
+@case("ok", "built: ", "read: ", "less than or equal to 9223372036854775807")
+def random_uniform_seed_out_of_range(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.errors import GraphirError
+
+    shape = opset.constant(np.array([2], np.int64))
+    lo, hi = opset.constant(np.float32(0)), opset.constant(np.float32(1))
+    messages = []
+    try:
+        opset.make("RandomUniform", shape, lo, hi, output_type="f32", global_seed=2**63, op_seed=1)
+    except GraphirError as exc:
+        messages.append(f"built: {exc}")
+    made = opset.make("RandomUniform", shape, lo, hi, output_type="f32", global_seed=5, op_seed=1)
+    graphir.save_model(graphir.Model([made], []), directory / "r.xml")  # type: ignore[list-item]
+    text = (directory / "r.xml").read_text()
+    assert 'global_seed="5"' in text
+    (directory / "r.xml").write_text(text.replace('global_seed="5"', f'global_seed="{2**64 - 1}"'))
+    try:
+        graphir.read_model(directory / "r.xml")
+    except GraphirError as exc:
+        messages.append(f"read: {exc}")
+    assert len(messages) == 2, messages
+    return " | ".join(messages)
+
+
+@case("ok", "f64 array refused", "expected element type f32", "expected shape")
+def variable_state_checked_as_inputs_are(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.errors import InputError
+
+    x = opset.parameter([2], "f32", name="x")
+    read = opset.make("ReadValue", x, version="opset6", variable_id="v")
+    assign = opset.make("Assign", read, version="opset6", variable_id="v")
+    model = graphir.Model([opset.add(read, x)], [x], sinks=[assign.node if hasattr(assign, "node") else assign])
+    request = model.create_infer_request()
+    state = request.query_state()[0]
+    messages = []
+    for value in (np.array([1e40, 1.0]), np.zeros((3,), np.float32)):
+        try:
+            state.state = value
+        except InputError as exc:
+            messages.append(str(exc))
+    state.state = [1.0, 2.0]  # a list converts, as run's inputs do
+    assert state.state.dtype == np.float32 and len(messages) == 2, messages
+    return "f64 array refused: " + " | ".join(messages)
+
+
+@case("ok", "batch 0", "(0, 2, 2, 2)", "(0, 2)")
+def zero_size_batch(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    x = opset.parameter([-1, 1, 4, 4], "f32", name="x")
+    conv = opset.convolution(x, opset.constant(np.ones((2, 1, 3, 3), np.float32)), strides=[1, 1], pads_begin=[0, 0],
+                             pads_end=[0, 0], dilations=[1, 1])
+    pooled = opset.reduce_mean(opset.relu(conv), opset.constant(np.array([2, 3], np.int64)), keep_dims=False)
+    model = graphir.Model([conv, pooled], [x])
+    outs = model.run({"x": np.zeros((0, 1, 4, 4), np.float32)})
+    shapes = [v.shape for v in outs.values()]
+    assert shapes == [(0, 2, 2, 2), (0, 2)], shapes
+    assert list(model.run({"x": np.ones((1, 1, 4, 4), np.float32)}).values())[1].tolist() == [[9.0, 9.0]]
+    return f"batch 0 runs: {shapes}"
+
+
+@case("SerializationError", "x.xml", "layer id=", "name='k'", "more bytes than an array can address")
+def const_shape_numpy_cannot_hold(directory: Path) -> str:
+    import graphir
+
+    graphir.read_model(_ir_with(directory, 'shape="2, 3" offset="0" size="24"',
+                                'shape="0, 4611686018427387904" offset="0" size="0"'))
+    return "read"
+
+
+@case("SerializationError", "big.xml", "cannot read the weights file", memory_mib=1024)
+def weights_beyond_the_address_space(directory: Path) -> str:
+    """A 4 GiB (sparse) .bin read under a 1 GiB address-space limit: mapping it fails with ENOMEM,
+    which is a named error (main: OSError [Errno 12])."""
+    import graphir
+
+    path, text = base_ir(directory, "big")
+    with open(path.with_suffix(".bin"), "r+b") as fh:
+        fh.truncate(4 << 30)
+    graphir.read_model(path).run({"a": [[0.0] * 3] * 2})
+    return "read"
+
+
+@case("ok", "2 refused before reading data", "4,000,000,000,000 bytes", "member 'a'")
+def cli_npy_and_npz_headers_checked_first(directory: Path) -> str:
+    import zipfile
+
+    path, _ = base_ir(directory, "m")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }"
+    header += " " * (64 - (len(header) + 11) % 64) + "\n"
+    (directory / "big.npy").write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    with zipfile.ZipFile(directory / "big.npz", "w", zipfile.ZIP_DEFLATED) as archive:  # inflates to 64 MiB
+        with archive.open("a.npy", "w", force_zip64=True) as member:
+            for _ in range(64):
+                member.write(b"\0" * MiB)
+    messages = []
+    for extra in (["-i", "a=big.npy"], ["--inputs", "big.npz", "--max-tensor-bytes", "1000000"]):
+        status, text = _cli("run", str(path), *extra)
+        assert status == 2, (status, text)
+        messages.append(text.strip())
+    return "2 refused before reading data: " + " | ".join(messages)
 
 
 # ====================================================================== the runner ==

@@ -223,6 +223,8 @@ class TopK(Op):
         CPU plugin gives equal values and NaN (see cpu_topk)."""
         x = np.asarray(x)
         kk = int(np.asarray(k).reshape(-1)[0])
+        if kk < 0:  # as OpenVINO refuses it (numpy's slicing would take all but the last -k)
+            raise self.fail(f"The value of 'K' must be greater or equal to zero. (got {kk})")
         axis = self.axis % x.ndim
         n = x.shape[axis]
         kk_eff = min(kk, n)
