@@ -1504,7 +1504,7 @@ def read_during_saves(directory: Path) -> str:
 
 
 # ================================================================ issue 26: the API boundary ==
-@case("ok", "3 refused", "must be a str, got int", "names must be text (str); got 7")
+@case("ok", "4 refused", "must be a str, got int", "names must be text (str); got 7", "(ReLU)")
 def names_that_are_not_text(directory: Path) -> str:
     import graphir
     from graphir import opset
@@ -1524,7 +1524,18 @@ def names_that_are_not_text(directory: Path) -> str:
         graphir.save_model(graphir.Model([y], [x]), directory / "m.xml")
     except GraphirError as exc:
         messages.append(str(exc))
-    assert len(messages) == 3 and not (directory / "m.xml").exists(), messages
+    from graphir.convert import convert_model
+
+    z = opset.parameter([2], "f32", name="z")
+    onednn = convert_model(graphir.Model([opset.relu(z)], [z]), "onednn")
+    for node in onednn.get_ordered_ops():
+        if node.op.type_name not in ("Parameter", "Result"):
+            node.name = 7  # type: ignore[assignment]
+    try:
+        graphir.save_model(onednn, directory / "m.json")
+    except GraphirError as exc:
+        messages.append(str(exc))
+    assert len(messages) == 4 and not (directory / "m.xml").exists() and not (directory / "m.json").exists(), messages
     return f"{len(messages)} refused: " + " | ".join(messages)
 
 
