@@ -22,6 +22,7 @@ import numpy as np
 
 from graphir.errors import EvaluationError, GraphirError, InputError, ResourceLimitError, UnsupportedOpError
 from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_limit
+from graphir.run_guard import check_run
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.numerics import active as active_numerics
 from graphir.numerics import check as check_numerics
@@ -481,6 +482,7 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
         values[slot] = value
     if spec.largest_output[0] > tensor_limit_in_force():
         check_largest_output(spec.largest_output, tensor_limit_in_force())
+    check_run(model, plan)  # constants against the limit, mapped weights unchanged (graphir.run_guard)
     if plan.state_slot >= 0:
         if state is None:
             state = VariableStore(plan.variables)

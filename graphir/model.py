@@ -621,6 +621,12 @@ class Model:
                 'style="width:100%;height:600px;border:1px solid #cfd6df"></iframe>')
 
     __deepcopy__ = lambda self, memo: self.clone()  # noqa: E731
+
+    def __reduce__(self) -> Any:
+        """Pickled as its IR or oneDNN JSON file, without recursion (graphir.serializers.pickling)."""
+        from graphir.serializers.pickling import reduce_model
+
+        return reduce_model(self)
     copy = clone
 
     def __repr__(self) -> str:

@@ -71,6 +71,9 @@ class Output:
 
     @names.setter
     def names(self, value: "set[str] | Sequence[str]") -> None:
+        for name in value:
+            if type(name) is not str:
+                _refuse_name(name, f"output {self.index} of {self.node.describe()}: a tensor name")
         self.node.output_names[self.index] = set(value)
 
     def get_any_name(self) -> str:
@@ -157,6 +160,8 @@ class Node:
     ) -> None:
         if not isinstance(op, Op):
             raise GraphError(f"a node needs an op instance, got {type(op).__name__}: {op!r}")
+        if name is not None and type(name) is not str:
+            _refuse_name(name, f"a {op.type_name} node's name")
         if id is None:
             id = _next_id()
         else:
@@ -239,6 +244,8 @@ class Node:
         return self.name
 
     def set_friendly_name(self, name: str) -> None:
+        if type(name) is not str:
+            _refuse_name(name, f"{self.describe()}: a name")
         self.name = name
 
     def get_type_name(self) -> str:
@@ -430,3 +437,8 @@ def _list(types_: Sequence[TensorType]) -> str:
 
 def _strip(exc: Exception) -> str:
     return str(exc)
+
+
+def _refuse_name(name: Any, what: str) -> None:
+    """Names are text: anything else is refused where it is given (not deep inside a writer)."""
+    raise GraphError(f"{what} must be a str, got {type(name).__name__} {str(name)[:40]!r}")

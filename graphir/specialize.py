@@ -36,6 +36,7 @@ from graphir.errors import ResourceLimitError
 from graphir.limits import parse_byte_count
 from graphir.numerics import evaluator, has_override
 from graphir.numerics import profile as numerics_profile
+from graphir.run_guard import guard_steps
 from graphir.ops.base import NodeSignature, Op
 
 if TYPE_CHECKING:
@@ -315,6 +316,11 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
     for slot, step_index in last_use.items():
         if slot not in keep:
             releases.setdefault(step_index, []).append(slot)
+    for slot in plan.result_slots:  # a value every run returns (a constant, a folded one): read-only
+        kept = template[slot]  # for the caller, so writing into an output never changes later runs
+        if type(kept) is np.ndarray and kept.flags.writeable:
+            kept.flags.writeable = False
+    nodes = guard_steps(types, nodes, generic_evaluate)  # sizes asked for by input values (graphir.run_guard)
     steps = [make_step(plan, node, ins, evaluate, tuple(sorted(releases.get(i, ()))))
              for i, (node, ins, evaluate) in enumerate(nodes)]
     return Specialization(steps, template, largest)

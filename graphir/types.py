@@ -263,7 +263,9 @@ class ElementType(str, enum.Enum):
 
 
 def as_element_type(value: "str | ElementType | np.dtype | type") -> ElementType:
-    """Accept an ElementType, its name, or a numpy dtype."""
+    """Accept an ElementType, its name, or a numpy dtype (not None: numpy reads None as f64)."""
+    if value is None:
+        raise ElementTypeError("no element type given (None); give one, e.g. 'f32', or 'dynamic'")
     if isinstance(value, ElementType):
         return value
     if isinstance(value, str):

@@ -52,7 +52,14 @@ class Variable:
         return np.zeros(dims, dtype=self.element_type.numpy_dtype)
 
     def check_value(self, value: object) -> np.ndarray:
-        """``value`` as an array of this variable's type; an InputError when it cannot be one."""
+        """``value`` as an array of this variable's type; an InputError when it cannot be one. As
+        ``run`` checks inputs: an array must have the variable's dtype (an f64 array for an f32
+        state is refused, not cast: 1e40 would become inf); lists and scalars are converted."""
+        if isinstance(value, np.ndarray) and not self.element_type.is_dynamic:
+            dtype = np.dtype(self.element_type.numpy_dtype)
+            if value.dtype != dtype:
+                raise InputError(f"state '{self.variable_id}': expected element type {self.element_type} ({dtype}), "
+                                 f"got an array of {value.dtype} with shape {list(value.shape)}")
         array = np.asarray(value)
         if not self.element_type.is_dynamic:
             dtype = np.dtype(self.element_type.numpy_dtype)

@@ -589,7 +589,7 @@ def parameters_20000_with_one_tensor_name(directory: Path) -> str:
     from graphir.serializers.openvino_xml import write_ir
 
     params = [opset.parameter([1], "f32", name=f"p{i}") for i in range(20_000)]
-    write_ir(graphir.Model([opset.concat(params, axis=0)], params), directory / "many.xml")
+    write_ir(graphir.Model([opset.make("Concat", *params, axis=0)], params), directory / "many.xml")  # type: ignore[list-item]
     text = re.sub(r'names="p\d+"', 'names="a"', (directory / "many.xml").read_text())
     (directory / "many.xml").write_text(text)
     names = [sorted(p.output_names[0]) for p in graphir.read_model(directory / "many.xml").get_parameters()]
@@ -1076,6 +1076,758 @@ def cli_run_random_input_over_the_limit(directory: Path) -> str:
                            "--max-tensor-bytes", "4096"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc
     return proc.stderr.strip()
+
+
+# ============================================ issue 26: outputs never overwrite inputs ==
+def _cli(*argv: str) -> tuple[int, str]:
+    """``graphir`` in this process: (exit status, stderr and stdout)."""
+    import contextlib
+    import io
+
+    from graphir.cli import main
+
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        status = main(list(argv))
+    return status, err.getvalue() + out.getvalue()
+
+
+@case("ok", "4 refused", "--output", "would overwrite the model", "the model's weights", "the input", "the inputs")
+def cli_run_output_over_what_it_reads(directory: Path) -> str:
+    import numpy as np
+
+    path, _ = base_ir(directory, "m")
+    np.save(directory / "a.npy", np.ones((2, 3), np.float32))
+    np.savez(directory / "i.npz", a=np.ones((2, 3), np.float32))
+    before = {p: p.read_bytes() for p in directory.iterdir()}
+    messages = []
+    for extra in (["--random", "-o", "m.xml"], ["--random", "-o", "m.bin"], ["-i", "a=a.npy", "-o", "a.npy"],
+                  ["--inputs", "i.npz", "-o", "i.npz"]):
+        status, text = _cli("run", "m.xml", *extra)
+        assert status == 2, (extra, status, text)
+        messages.append(text.strip())
+    after = {p: p.read_bytes() for p in directory.iterdir()}
+    assert after == before, "a file changed"
+    return f"{len(messages)} refused, files unchanged: " + " | ".join(messages)
+
+
+@case("ok", "2 refused", "would overwrite the weights file", "would overwrite the model file")
+def save_over_the_files_the_model_was_read_from(directory: Path) -> str:
+    import graphir
+    from graphir.errors import SerializationError
+
+    base_ir(directory, "m")
+    before = {p: p.read_bytes() for p in directory.iterdir()}
+    model = graphir.read_model(directory / "m.xml")
+    messages = []
+    for xml, weights in (("m.bin.xml", None), ("other.xml", "m.xml")):
+        target = directory / xml
+        if weights is None:  # the .xml written over the .bin the model reads
+            target = directory / "m.bin"
+            try:
+                graphir.serializers.openvino_xml.write_ir(model, target, weights=directory / "w.bin")
+            except SerializationError as exc:
+                messages.append(str(exc))
+            continue
+        try:
+            graphir.save_model(model, target, weights=directory / weights)
+        except SerializationError as exc:
+            messages.append(str(exc))
+    assert {p: p.read_bytes() for p in directory.iterdir() if p in before} == before
+    graphir.save_model(model, directory / "m.xml")  # over its own pair, role for role: allowed
+    return f"{len(messages)} refused: " + " | ".join(messages)
+
+
+# ======================================= issue 26: a model keeps the weights it was read with ==
+def _weights_model(directory: Path, name: str, scale: float, elements: int) -> Path:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    a = opset.parameter([elements], "f32", name="a")
+    k = opset.constant(np.full(elements, scale, np.float32), name="k")
+    path = directory / f"{name}.xml"
+    graphir.save_model(graphir.Model([opset.add(a, k, name="add")], [a], name=name), path)
+    return path
+
+
+def _only(outputs: dict[str, Any]) -> Any:
+    (value,) = outputs.values()
+    return value
+
+
+def _file_changes(directory: Path, elements: int) -> str:
+    """After read_model: the .bin renamed over, saved over by another model, rewritten in place,
+    truncated (cp of a shorter file): each run gives the weights read, or a named error."""
+    import shutil
+
+    import numpy as np
+
+    import graphir
+    from graphir.errors import GraphirError
+
+    x = {"a": np.zeros(elements, np.float32)}
+    outcomes = []
+    for change in ("rename", "save over", "rewrite in place", "truncate"):
+        path = _weights_model(directory, "m", 1.0, elements)
+        other = _weights_model(directory, "o", 2.0, elements)
+        model = graphir.read_model(path)
+        first = _only(model.run(x)).copy()
+        if change == "rename":
+            os.replace(other.with_suffix(".bin"), path.with_suffix(".bin"))
+        elif change == "save over":
+            graphir.save_model(graphir.read_model(other), path)
+        elif change == "rewrite in place":
+            shutil.copyfile(other.with_suffix(".bin"), path.with_suffix(".bin"))
+        else:
+            path.with_suffix(".bin").write_bytes(b"\0" * 16)
+        results = []
+        for call in (lambda: _only(model.run(x)), lambda: _only(model.clone().run(x)),
+                     lambda: graphir.save_model(model, directory / "copy.xml")):
+            try:
+                got = call()
+                assert got is None or np.array_equal(got, first), f"{change}: other weights {got[:3]}"
+                results.append("same")
+            except GraphirError as exc:
+                assert "m.bin" in str(exc), exc
+                results.append(type(exc).__name__)
+        from graphir.serializers.ir_constants import COPY_UP_TO
+
+        if elements * 4 > COPY_UP_TO and change in ("rewrite in place", "truncate"):
+            assert all(r == "SerializationError" for r in results), results
+        else:
+            assert all(r == "same" for r in results), (change, results)
+        outcomes.append(f"{change}: {'/'.join(results)}")
+    return "; ".join(outcomes)
+
+
+@case("ok", "rename: same/same/same", "truncate: same/same/same")
+def weights_file_changed_after_read_small(directory: Path) -> str:
+    return "copied: " + _file_changes(directory, 1000)
+
+
+@case("ok", "rename: same/same/same", "truncate: SerializationError", seconds=40, memory_mib=3072)
+def weights_file_changed_after_read_mapped(directory: Path) -> str:
+    return "mapped: " + _file_changes(directory, (20 << 20) // 4)
+
+
+@case("ok", "empty .bin", "SerializationError")
+def weights_file_empty(directory: Path) -> str:
+    import graphir
+    from graphir.errors import SerializationError
+
+    path, _ = base_ir(directory, "m")
+    path.with_suffix(".bin").write_bytes(b"")
+    try:
+        graphir.read_model(path)
+    except SerializationError as exc:
+        return f"empty .bin: SerializationError: {exc}"
+    raise AssertionError("read")
+
+
+# ============================================================= issue 26: the allocation guard ==
+def _value_sized_models() -> dict[str, Any]:
+    """Ops whose output size comes from an input value (fed by a Parameter): model, inputs."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    p = opset.parameter
+    big = np.array([100000, 100000], np.int64)
+    found: dict[str, Any] = {}
+    for kind in ("adaptive_avg_pool", "adaptive_max_pool"):
+        x, s = p([1, 1, 4, 4], "f32", name="x"), p([2], "i64", name="s")
+        out = getattr(opset, kind)(x, s)
+        found[kind] = (graphir.Model([out[0] if isinstance(out, list) else out], [x, s]),
+                       {"x": np.ones((1, 1, 4, 4), np.float32), "s": big})
+    for kind, shape in (("dft", [4, 4, 2]), ("rdft", [4, 4]), ("irdft", [4, 3, 2])):
+        x, s = p(shape, "f32", name="x"), p([2], "i64", name="s")
+        out = getattr(opset, kind)(x, opset.constant(np.array([0, 1], np.int64)), s)
+        found[kind] = (graphir.Model([out], [x, s]), {"x": np.ones(shape, np.float32), "s": big})
+    x, s = p([1, 1, 4, 4], "f32", name="x"), p([2], "i64", name="s")
+    out = opset.convolution_backprop_data(x, opset.constant(np.ones((1, 1, 3, 3), np.float32)), s, strides=[1, 1],
+                                          pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1])
+    found["convolution_backprop_data"] = (graphir.Model([out], [x, s]), {"x": np.ones((1, 1, 4, 4), np.float32), "s": big})
+    x, s = p([1, 4, 1], "f32", name="x"), p([2], "i64", name="s")
+    out = opset.col2_im(x, s, opset.constant(np.array([1, 1], np.int64)), strides=[100000, 100000])
+    found["col2im"] = (graphir.Model([out], [x, s]), {"x": np.ones((1, 4, 1), np.float32), "s": big})
+    d, n = p([5, 3, 2], "f32", name="d"), p([], "i64", name="n")
+    out = opset.istft(d, opset.constant(np.ones(8, np.float32)), opset.constant(np.array(8, np.int64)),
+                      opset.constant(np.array(4, np.int64)), n)
+    found["istft"] = (graphir.Model([out], [d, n]), {"d": np.ones((5, 3, 2), np.float32), "n": np.array(10**10)})
+    d, i, g, n = p([5, 2], "f32", name="d"), p([3], "i32", name="i"), p([3], "i32", name="g"), p([], "i32", name="n")
+    found["embedding_segments_sum"] = (graphir.Model([opset.embedding_segments_sum(d, i, g, n)], [d, i, g, n]),
+                                       {"d": np.ones((5, 2), np.float32), "i": np.arange(3, dtype=np.int32),
+                                        "g": np.array([0, 0, 1], np.int32), "n": np.array(10**9, np.int32)})
+    return found
+
+
+@case("ok", "9 ops refused", "AdaptiveAvgPool", "ISTFT", "EmbeddingSegmentsSum", "Col2Im", "ConvolutionBackpropData",
+      memory_mib=1024)
+def value_sized_outputs_over_the_limit(directory: Path) -> str:
+    """Asked for ~10^10 elements by an input value: refused by name, under the default limit and
+    under max_tensor_bytes=10**6, before anything is allocated (1 GiB of address space)."""
+    from graphir.errors import ResourceLimitError
+
+    refused = []
+    for kind, (model, inputs) in _value_sized_models().items():
+        for limit in (None, 10**6):
+            try:
+                model.run(inputs, max_tensor_bytes=limit)
+            except ResourceLimitError as exc:
+                assert "over the tensor size limit" in str(exc), exc
+                if limit is None:
+                    refused.append(str(exc).split(" failed")[0])
+                continue
+            raise AssertionError(f"{kind} ran with limit {limit}")
+    return f"{len(refused)} ops refused: " + " | ".join(refused)
+
+
+@case("ok", "ran", "small sizes")
+def value_sized_outputs_within_the_limit(directory: Path) -> str:
+    """The same ops with small sizes run (the guard lets through what fits)."""
+    import numpy as np
+
+    shapes = []
+    small = {"s": np.array([3, 3], np.int64), "n": np.array(8)}
+    for kind, (model, inputs) in _value_sized_models().items():
+        given = {k: (small[k] if k in small else v) for k, v in inputs.items()}
+        if kind == "col2im":
+            given["s"] = np.array([1, 1], np.int64)
+        if kind == "embedding_segments_sum":
+            given["n"] = np.array(2, np.int32)
+        shapes.append(str(list(model.run(given, max_tensor_bytes=10**6).values())[0].shape))
+    return "ran with small sizes: " + ", ".join(shapes)
+
+
+@case("ok", "'k'", "constant", "over the tensor size limit")
+def constant_over_the_limit(directory: Path) -> str:
+    """A 1 MiB constant (read from a file) of which the run gathers one element: the constant
+    counts against the limit like any tensor of the run."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.errors import ResourceLimitError
+
+    i = opset.parameter([1], "i64", name="i")
+    k = opset.constant(np.ones(1 << 18, np.float32), name="k")
+    graphir.save_model(graphir.Model([opset.gather(k, i, opset.constant(np.array(0, np.int64)))], [i]),
+                       directory / "m.xml")
+    model = graphir.read_model(directory / "m.xml")
+    assert _only(model.run({"i": np.array([3])})).tolist() == [1.0]
+    try:
+        model.run({"i": np.array([3])}, max_tensor_bytes=1 << 19)
+    except ResourceLimitError as exc:
+        return str(exc)
+    raise AssertionError("ran")
+
+
+# ======================================================= issue 26: saves that race are whole ==
+def _named_models(elements: int = 4096) -> dict[str, Any]:
+    """Two models of one structure and .bin size, told apart by name and weights (1.0 vs 2.0)."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    found = {}
+    for name, scale in (("A", 1.0), ("B", 2.0)):
+        a = opset.parameter([elements], "f32", name="a")
+        k = opset.constant(np.full(elements, scale, np.float32), name="k")
+        found[name] = graphir.Model([opset.add(a, k, name="add")], [a], name=name)
+    return found
+
+
+def _which(path: Path) -> str:
+    """'A' or 'B' when the pair at ``path`` is one save's, 'mixed' when its .xml is one model's
+    and the weights the other's (what a reader would get silently)."""
+    import numpy as np
+
+    import graphir
+
+    model = graphir.read_model(path)
+    value = float(_only(model.run({"a": np.zeros(4096, np.float32)}))[0])
+    weights = {1.0: "A", 2.0: "B"}.get(value, f"weights {value}")
+    return model.name if weights == model.name else "mixed"
+
+
+@case("ok", "40 rounds", "0 mixed", "0 unreadable", seconds=60)
+def concurrent_saves_processes(directory: Path) -> str:
+    """Two processes save two models to one path, 10 saves each, 40 rounds: the pair left is
+    always one save's (main 95a81cd+: 3 of 40 mixed, read silently with the other's weights)."""
+    import graphir
+    from graphir.errors import GraphirError
+
+    models = _named_models()
+    counts = {"A": 0, "B": 0, "mixed": 0, "unreadable": 0}
+    for round_ in range(40):
+        target = directory / f"r{round_}.xml"
+        pids = []
+        for name in models:
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    for _ in range(10):
+                        graphir.save_model(models[name], target)
+                except BaseException:  # noqa: BLE001 - reported through the exit status
+                    code = 3
+                os._exit(code)
+            pids.append(pid)
+        statuses = [os.waitpid(pid, 0)[1] for pid in pids]
+        assert all(st == 0 for st in statuses), statuses
+        try:
+            counts[_which(target)] += 1
+        except GraphirError:
+            counts["unreadable"] += 1
+    assert counts["mixed"] == 0 and counts["unreadable"] == 0, counts
+    return f"40 rounds: {counts['A']} A, {counts['B']} B, {counts['mixed']} mixed, {counts['unreadable']} unreadable"
+
+
+@case("ok", "30 rounds", "0 mixed", "0 unreadable", seconds=60)
+def concurrent_saves_threads(directory: Path) -> str:
+    """Two threads of one process save two models to one path, 10 saves each, 30 rounds (main: 2 of
+    30 mixed)."""
+    import threading
+
+    import graphir
+    from graphir.errors import GraphirError
+
+    models = _named_models()
+    counts = {"A": 0, "B": 0, "mixed": 0, "unreadable": 0}
+    failures: list[BaseException] = []
+
+    def save(name: str, target: Path) -> None:
+        try:
+            for _ in range(10):
+                graphir.save_model(models[name], target)
+        except BaseException as exc:  # noqa: BLE001 - checked below
+            failures.append(exc)
+
+    for round_ in range(30):
+        target = directory / f"r{round_}.xml"
+        threads = [threading.Thread(target=save, args=(name, target)) for name in models]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        try:
+            counts[_which(target)] += 1
+        except GraphirError:
+            counts["unreadable"] += 1
+    assert not failures, failures
+    assert counts["mixed"] == 0 and counts["unreadable"] == 0, counts
+    return f"30 rounds: {counts['A']} A, {counts['B']} B, {counts['mixed']} mixed, {counts['unreadable']} unreadable"
+
+
+@case("ok", "20 rounds", "20 B", "0 mixed", seconds=30)
+def concurrent_saves_interleaved(directory: Path) -> str:
+    """The interleaving that mixes a pair, made certain: a save of A over its own pair finds its
+    .bin unchanged (kept), then is slowed 20 ms before it compares the .xml, while a save of B
+    starts 5 ms after it. Unlocked (main), B's pair is written whole in between and A's .xml then
+    lands beside B's .bin (main: 13 of 20 rounds mixed); with the lock B waits for A and the pair is B's."""
+    import threading
+    import time as clock
+
+    import graphir
+    from graphir.serializers import atomic
+
+    models = _named_models()
+    real_holds = atomic.holds
+    slowed = threading.local()
+
+    def slow_holds(path: Path, data: Any) -> bool:
+        if getattr(slowed, "on", False) and path.suffix == ".xml":
+            clock.sleep(0.02)
+        return real_holds(path, data)
+
+    def save_slowly(target: Path) -> None:
+        slowed.on = True
+        graphir.save_model(models["A"], target)
+
+    counts = {"A": 0, "B": 0, "mixed": 0}
+    atomic.holds = slow_holds  # type: ignore[assignment]
+    try:
+        for round_ in range(20):
+            target = directory / f"r{round_}.xml"
+            graphir.save_model(models["A"], target)
+            first = threading.Thread(target=save_slowly, args=(target,))
+            first.start()
+            clock.sleep(0.005)
+            second = threading.Thread(target=graphir.save_model, args=(models["B"], target))
+            second.start()
+            first.join()
+            second.join()
+            counts[_which(target)] += 1
+    finally:
+        atomic.holds = real_holds  # type: ignore[assignment]
+    assert counts["mixed"] == 0, counts
+    return f"20 rounds: {counts['A']} A, {counts['B']} B, {counts['mixed']} mixed"
+
+
+@case("ok", "reads", "0 mixed", seconds=60)
+def read_during_saves(directory: Path) -> str:
+    """A reader loops on read_model + run for 4 s while another process alternately saves A and B
+    to the path (main: 42 of 2,508 reads were a mixed pair, run silently with the other's weights)."""
+    import time as clock
+
+    import graphir
+    from graphir.errors import GraphirError
+
+    models = _named_models()
+    target = directory / "m.xml"
+    graphir.save_model(models["A"], target)
+    pid = os.fork()
+    if pid == 0:
+        end = clock.monotonic() + 4.0
+        while clock.monotonic() < end:
+            for name in ("B", "A"):
+                graphir.save_model(models[name], target)
+        os._exit(0)
+    counts = {"A": 0, "B": 0, "mixed": 0, "error": 0}
+    try:
+        end = clock.monotonic() + 4.0
+        while clock.monotonic() < end:
+            try:
+                counts[_which(target)] += 1
+            except GraphirError:
+                counts["error"] += 1
+    finally:
+        os.waitpid(pid, 0)
+    total = sum(counts.values())
+    assert counts["mixed"] == 0, counts
+    assert counts["A"] and counts["B"], counts
+    return f"{total} reads: {counts['A']} A, {counts['B']} B, {counts['mixed']} mixed, {counts['error']} named errors"
+
+
+# ================================================================ issue 26: the API boundary ==
+@case("ok", "4 refused", "must be a str, got int", "names must be text (str); got 7", "(ReLU)")
+def names_that_are_not_text(directory: Path) -> str:
+    import graphir
+    from graphir import opset
+    from graphir.errors import GraphirError
+
+    x = opset.parameter([2], "f32", name="x")
+    messages = []
+    for attempt in (lambda: opset.relu(x, name=7),  # type: ignore[arg-type]
+                    lambda: opset.relu(x).node.set_friendly_name(7)):  # type: ignore[arg-type]
+        try:
+            attempt()
+        except GraphirError as exc:
+            messages.append(str(exc))
+    y = opset.relu(x)
+    y.node.name = 7  # type: ignore[assignment]  # set directly: the writer names it
+    try:
+        graphir.save_model(graphir.Model([y], [x]), directory / "m.xml")
+    except GraphirError as exc:
+        messages.append(str(exc))
+    from graphir.convert import convert_model
+
+    z = opset.parameter([2], "f32", name="z")
+    onednn = convert_model(graphir.Model([opset.relu(z)], [z]), "onednn")
+    for node in onednn.get_ordered_ops():
+        if node.op.type_name not in ("Parameter", "Result"):
+            node.name = 7  # type: ignore[assignment]
+    try:
+        graphir.save_model(onednn, directory / "m.json")
+    except GraphirError as exc:
+        messages.append(str(exc))
+    assert len(messages) == 4 and not (directory / "m.xml").exists() and not (directory / "m.json").exists(), messages
+    return f"{len(messages)} refused: " + " | ".join(messages)
+
+
+@case("ok", "TypeError", "argument 'model' must be a graphir Model, got str")
+def save_model_of_a_string(directory: Path) -> str:
+    import graphir
+
+    try:
+        graphir.save_model("hello", directory / "m.xml")  # type: ignore[arg-type]
+    except TypeError as exc:
+        assert not list(directory.iterdir())
+        return f"TypeError: {exc}"
+    raise AssertionError("saved")
+
+
+@case("ok", "2,000 Relus", "from IR", "DirectML refused", "cannot be pickled")
+def pickle_models(directory: Path) -> str:
+    """A 2,000-node chain pickles (pickle's recursion failed at ~200 on main), a model read from IR
+    pickles with its weights (main: 'cannot pickle memoryview'), a DirectML one is refused by name."""
+    import pickle
+
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.convert import convert_model
+    from graphir.errors import SerializationError
+
+    x = opset.parameter([2], "f32", name="x")
+    y = x
+    for _ in range(2000):
+        y = opset.relu(y)
+    chain = pickle.loads(pickle.dumps(graphir.Model([y], [x])))
+    assert _only(chain.run({"x": np.array([-1, 2], np.float32)})).tolist() == [0, 2]
+    path = _weights_model(directory, "m", 3.0, 1000)
+    read = graphir.read_model(path)
+    path.with_suffix(".bin").write_bytes(b"")  # the pickle holds the weights read, not the path
+    again = pickle.loads(pickle.dumps(read))
+    assert float(_only(again.run({"a": np.zeros(1000, np.float32)}))[0]) == 3.0
+    c, a, b = opset.parameter([2], "boolean"), opset.parameter([2], "f32"), opset.parameter([2], "f32")
+    directml = convert_model(graphir.Model([opset.select(c, a, b)], [c, a, b]), "directml")
+    try:
+        pickle.dumps(directml)
+    except SerializationError as exc:
+        return f"2,000 Relus and a model from IR round trip; DirectML refused: {exc}"
+    raise AssertionError("a DirectML model pickled")
+
+
+@case("ok", "DirectML ops have no OpenVINO IR form", "ElementWiseIf")
+def save_directml_as_ir(directory: Path) -> str:
+    import graphir
+    from graphir import opset
+    from graphir.convert import convert_model
+    from graphir.errors import SerializationError
+
+    c, a, b = opset.parameter([2], "boolean"), opset.parameter([2], "f32"), opset.parameter([2], "f32")
+    directml = convert_model(graphir.Model([opset.select(c, a, b)], [c, a, b]), "directml")
+    try:
+        graphir.save_model(directml, directory / "m.xml")
+    except SerializationError as exc:
+        assert not list(directory.iterdir())
+        return str(exc)
+    raise AssertionError("saved")
+
+
+@case("ok", "6 refused", "'int' (1000000000000000000000000000000)", "None is not a tensor value", "'dict'",
+      "'object'", "no element type given (None)")
+def values_without_an_element_type(directory: Path) -> str:
+    import numpy as np
+
+    from graphir import opset
+    from graphir.errors import GraphirError
+
+    messages = []
+    for value in (10**30, None, {"a": 1}, np.array([object()]), [1, None]):
+        try:
+            opset.constant(value)
+        except GraphirError as exc:
+            messages.append(str(exc))
+    try:
+        opset.parameter([2], None)  # type: ignore[arg-type]
+    except GraphirError as exc:
+        messages.append(str(exc))
+    assert opset.constant(["a", "b"]).node.op.element_type.value == "string"  # text stays a string tensor
+    return f"{len(messages)} refused: " + " | ".join(messages)
+
+
+@case("ok", "constant copied", "outputs read-only", "reshape target copied")
+def results_do_not_alias_the_model(directory: Path) -> str:
+    """Issue 27: the caller's array, a returned constant output and a Reshape target array never
+    change the model afterwards."""
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    given = np.array([1.0, 2.0], np.float32)
+    x = opset.parameter([2], "f32", name="x")
+    k = opset.constant(given, name="k")
+    given[0] = 100  # after building
+    target = np.array([2, 3], np.int64)
+    p = opset.parameter([6], "f32", name="p")
+    reshaped = opset.reshape(p, opset.constant(target), special_zero=False)
+    target[:] = [3, 2]
+    model = graphir.Model([opset.add(x, k, name="y"), k.node.output(0), opset.add(k, k, name="folded"), reshaped],
+                          [x, p])
+    inputs = {"x": np.zeros(2, np.float32), "p": np.arange(6, dtype=np.float32)}
+    first = model.run(inputs)
+    refused = 0
+    for value in first.values():
+        try:
+            value[0] = 100
+        except ValueError:
+            refused += 1
+    assert refused == 2, refused  # the constant and the folded one; y and the reshape are fresh per run
+    again = model.run(inputs)
+    values = list(again.values())
+    assert values[0].tolist() == [1, 2] and values[1].tolist() == [1, 2] and values[2].tolist() == [2, 4], values
+    assert values[3].shape == (2, 3), values[3].shape
+    graphir.save_model(model, directory / "m.xml")
+    assert _only({"r": list(graphir.read_model(directory / "m.xml").run(inputs).values())[3]}).shape == (2, 3)
+    return f"constant copied, outputs read-only ({refused} of 4 refused writes), reshape target copied"
+
+
+# =========================================== issue 26: unknown ops, names, values, limits ==
+def _ir_with(directory: Path, old: str, new: str, name: str = "x") -> Path:
+    """base.xml (Parameter a + Const k -> Add) with ``old`` replaced by ``new`` in its text."""
+    path, text = base_ir(directory, "base")
+    assert old in text, old
+    return write_variant(directory, name, text.replace(old, new))
+
+
+@case("SerializationError", "x.xml", "Opset opset1 doesn't contain the operation with type: Ad",
+      "(did you mean Add", "type=Ad")
+def layer_type_misspelled_in_a_standard_opset(directory: Path) -> str:
+    import graphir
+
+    graphir.read_model(_ir_with(directory, 'type="Add" version="opset1"', 'type="Ad" version="opset1"'))
+    return "read"
+
+
+@case("ok", "opaque", "my_extension", "not implemented in graphir")
+def layer_of_an_extension_opset_loads_opaque(directory: Path) -> str:
+    path = _ir_with(directory, 'type="Add" version="opset1"', 'type="Ad" version="my_extension"')
+    status, text = _cli("info", str(path))
+    assert status == 0, text
+    return "opaque: " + " ".join(line.strip() for line in text.splitlines() if "Ad" in line)
+
+
+@case("ok", "[' a ', 'b']", "kept on save and re-read")
+def tensor_names_with_spaces(directory: Path) -> str:
+    import graphir
+
+    path = _ir_with(directory, 'names="a"', 'names=" a ,b"')
+    names = sorted(graphir.read_model(path).get_parameters()[0].output(0).names)
+    graphir.save_model(graphir.read_model(path), directory / "again.xml")
+    again = sorted(graphir.read_model(directory / "again.xml").get_parameters()[0].output(0).names)
+    assert names == again == [" a ", "b"], (names, again)  # as OpenVINO 2026.4 reads them
+    return f"{names} kept on save and re-read"
+
+
+@case("ok", "k = -3 refused", "The value of 'K' must be greater or equal to zero. (got -3)")
+def topk_negative_k_from_an_input(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.errors import GraphirError
+
+    x, k = opset.parameter([5], "f32", name="x"), opset.parameter([], "i64", name="k")
+    values = opset.make("TopK", x, k, version="opset11", axis=0, mode="max", sort="value")
+    model = graphir.Model([values[0] if isinstance(values, list) else values], [x, k])
+    assert _only(model.run({"x": np.arange(5, dtype=np.float32), "k": np.array(2)})).tolist() == [4, 3]
+    try:
+        model.run({"x": np.arange(5, dtype=np.float32), "k": np.array(-3)})
+    except GraphirError as exc:
+        return f"k = -3 refused: {exc}"
+    raise AssertionError("ran with k = -3")
+
+
+@case("ok", "built: ", "read: ", "less than or equal to 9223372036854775807")
+def random_uniform_seed_out_of_range(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.errors import GraphirError
+
+    shape = opset.constant(np.array([2], np.int64))
+    lo, hi = opset.constant(np.float32(0)), opset.constant(np.float32(1))
+    messages = []
+    try:
+        opset.make("RandomUniform", shape, lo, hi, output_type="f32", global_seed=2**63, op_seed=1)
+    except GraphirError as exc:
+        messages.append(f"built: {exc}")
+    made = opset.make("RandomUniform", shape, lo, hi, output_type="f32", global_seed=5, op_seed=1)
+    graphir.save_model(graphir.Model([made], []), directory / "r.xml")  # type: ignore[list-item]
+    text = (directory / "r.xml").read_text()
+    assert 'global_seed="5"' in text
+    (directory / "r.xml").write_text(text.replace('global_seed="5"', f'global_seed="{2**64 - 1}"'))
+    try:
+        graphir.read_model(directory / "r.xml")
+    except GraphirError as exc:
+        messages.append(f"read: {exc}")
+    assert len(messages) == 2, messages
+    return " | ".join(messages)
+
+
+@case("ok", "f64 array refused", "expected element type f32", "expected shape")
+def variable_state_checked_as_inputs_are(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+    from graphir.errors import InputError
+
+    x = opset.parameter([2], "f32", name="x")
+    read = opset.make("ReadValue", x, version="opset6", variable_id="v")
+    assign = opset.make("Assign", read, version="opset6", variable_id="v")
+    model = graphir.Model([opset.add(read, x)], [x], sinks=[assign.node if hasattr(assign, "node") else assign])
+    request = model.create_infer_request()
+    state = request.query_state()[0]
+    messages = []
+    for value in (np.array([1e40, 1.0]), np.zeros((3,), np.float32)):
+        try:
+            state.state = value
+        except InputError as exc:
+            messages.append(str(exc))
+    state.state = [1.0, 2.0]  # a list converts, as run's inputs do
+    assert state.state.dtype == np.float32 and len(messages) == 2, messages
+    return "f64 array refused: " + " | ".join(messages)
+
+
+@case("ok", "batch 0", "(0, 2, 2, 2)", "(0, 2)")
+def zero_size_batch(directory: Path) -> str:
+    import numpy as np
+
+    import graphir
+    from graphir import opset
+
+    x = opset.parameter([-1, 1, 4, 4], "f32", name="x")
+    conv = opset.convolution(x, opset.constant(np.ones((2, 1, 3, 3), np.float32)), strides=[1, 1], pads_begin=[0, 0],
+                             pads_end=[0, 0], dilations=[1, 1])
+    pooled = opset.reduce_mean(opset.relu(conv), opset.constant(np.array([2, 3], np.int64)), keep_dims=False)
+    model = graphir.Model([conv, pooled], [x])
+    outs = model.run({"x": np.zeros((0, 1, 4, 4), np.float32)})
+    shapes = [v.shape for v in outs.values()]
+    assert shapes == [(0, 2, 2, 2), (0, 2)], shapes
+    assert list(model.run({"x": np.ones((1, 1, 4, 4), np.float32)}).values())[1].tolist() == [[9.0, 9.0]]
+    return f"batch 0 runs: {shapes}"
+
+
+@case("SerializationError", "x.xml", "layer id=", "name='k'", "more bytes than an array can address")
+def const_shape_numpy_cannot_hold(directory: Path) -> str:
+    import graphir
+
+    graphir.read_model(_ir_with(directory, 'shape="2, 3" offset="0" size="24"',
+                                'shape="0, 4611686018427387904" offset="0" size="0"'))
+    return "read"
+
+
+@case("SerializationError", "big.xml", "cannot read the weights file", memory_mib=1024)
+def weights_beyond_the_address_space(directory: Path) -> str:
+    """A 4 GiB (sparse) .bin read under a 1 GiB address-space limit: mapping it fails with ENOMEM,
+    which is a named error (main: OSError [Errno 12])."""
+    import graphir
+
+    path, text = base_ir(directory, "big")
+    with open(path.with_suffix(".bin"), "r+b") as fh:
+        fh.truncate(4 << 30)
+    graphir.read_model(path).run({"a": [[0.0] * 3] * 2})
+    return "read"
+
+
+@case("ok", "2 refused before reading data", "4,000,000,000,000 bytes", "member 'a'")
+def cli_npy_and_npz_headers_checked_first(directory: Path) -> str:
+    import zipfile
+
+    path, _ = base_ir(directory, "m")
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }"
+    header += " " * (64 - (len(header) + 11) % 64) + "\n"
+    (directory / "big.npy").write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    with zipfile.ZipFile(directory / "big.npz", "w", zipfile.ZIP_DEFLATED) as archive:  # inflates to 64 MiB
+        with archive.open("a.npy", "w", force_zip64=True) as member:
+            for _ in range(64):
+                member.write(b"\0" * MiB)
+    messages = []
+    for extra in (["-i", "a=big.npy"], ["--inputs", "big.npz", "--max-tensor-bytes", "1000000"]):
+        status, text = _cli("run", str(path), *extra)
+        assert status == 2, (status, text)
+        messages.append(text.strip())
+    return "2 refused before reading data: " + " | ".join(messages)
 
 
 # ====================================================================== the runner ==

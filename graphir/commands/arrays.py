@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import ast
 import io
+import math
 import re
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
 
 from graphir.cli import UsageError
+from graphir.errors import clip
+from graphir.limits import check_bytes, check_tensor
 
 _MAGIC = b"\x93NUMPY"
 
@@ -35,7 +39,10 @@ def read_npy(stream: BinaryIO, target: np.dtype | None, where: str) -> np.ndarra
     except (ValueError, SyntaxError, KeyError, TypeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{where}: unreadable .npy header ({exc})") from None
     dtype = _dtype_of(descr, target, where)
-    count = int(np.prod(shape, dtype=np.int64))
+    if not all(type(d) is int and d >= 0 for d in shape):
+        raise UsageError(f"{where}: unreadable .npy header (shape {clip(repr(shape))} is not a list of sizes)")
+    check_tensor(shape, dtype, f"{where}: the array")  # before reading (or allocating) any data
+    count = math.prod(shape)
     data = stream.read(count * dtype.itemsize)
     if len(data) != count * dtype.itemsize:
         raise UsageError(f"{where}: the file ends early ({len(data)} of {count * dtype.itemsize} data bytes)")
@@ -89,8 +96,19 @@ def load_npz(file: str) -> dict[str, Any]:
     with archive:
         for info in archive.infolist():
             key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-            members[key] = archive.read(info)
+            # the member's declared size first (zipfile reads no more than it declares): an archive
+            # member that would inflate past the tensor limit is refused before it is inflated
+            check_bytes(info.file_size - _HEADER_ALLOWANCE, f"--inputs {file}: member '{key}' ({info.file_size:,} bytes "
+                                                            f"inflated)")
+            try:
+                members[key] = archive.read(info)
+            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, zlib.error) as exc:
+                raise UsageError(f"--inputs {file}: member '{key}' cannot be read ({exc})") from None
     return members
+
+
+#: bytes an .npy member may hold beyond its data (the header)
+_HEADER_ALLOWANCE = 1 << 16
 
 
 def read_member(data: bytes, target: np.dtype | None, where: str) -> np.ndarray:

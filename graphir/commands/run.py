@@ -207,6 +207,8 @@ def run(args: argparse.Namespace) -> int:
     from graphir.errors import InputError
     from graphir.interpreter import RunResult
 
+    if args.output:
+        _refuse_overwriting_inputs(args)
     model = load_reshaped(args.model, args.shape)
     from graphir.limits import tensor_limit
 
@@ -237,6 +239,23 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(result.table())
     return EXIT_OK
+
+
+def _refuse_overwriting_inputs(args: argparse.Namespace) -> None:
+    """A UsageError naming both when ``--output`` is a file the run reads (the model, its weights,
+    an input), before anything is read or written."""
+    from graphir.errors import SerializationError
+    from graphir.serializers.atomic import refuse_overwriting
+
+    sources: list[tuple[str, str | Path]] = [("the model", args.model)]
+    if args.model.lower().endswith(".xml"):
+        sources.append(("the model's weights", Path(args.model).with_suffix(".bin")))
+    sources += [("the input", split_assignment(text, "FILE.npy")[1]) for text in args.input]
+    sources += [("the inputs", archive) for archive in args.inputs]
+    try:
+        refuse_overwriting([("--output", args.output)], sources)
+    except SerializationError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _storable(value: np.ndarray) -> np.ndarray:

@@ -21,6 +21,11 @@ def read_model(path: Any, weights: Any = None) -> Any:
 
 
 def save_model(model: Any, path: Any, **options: Any) -> None:
+    from graphir.model import Model
+
+    if not isinstance(model, Model):
+        raise TypeError(f"save_model: argument 'model' must be a graphir Model, got {type(model).__name__} "
+                        f"{str(model)[:40]!r}")
     p = Path(path)
     if p.suffix.lower() == ".json":
         from graphir.serializers.onednn_json import write_json

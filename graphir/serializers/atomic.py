@@ -14,7 +14,8 @@ import os
 import secrets
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Union
 
@@ -128,6 +129,16 @@ def same_file(a: Path, b: Path) -> bool:
     return os.path.abspath(a) == os.path.abspath(b)
 
 
+def refuse_overwriting(targets: Sequence[tuple[str, "str | Path"]], sources: Sequence[tuple[str, "str | Path"]]) -> None:
+    """A SerializationError naming both before anything is written, when an output path
+    (``targets``: (what, path)) is a file the call reads (``sources``: (what, path))."""
+    for what, target in targets:
+        for role, source in sources:
+            if same_file(Path(target), Path(source)):
+                raise SerializationError(f"{target}: the {what} would overwrite {role} {source}, which this reads; "
+                                         f"give another path")
+
+
 def holds(path: Path, data: Payload) -> bool:
     """Whether the file at ``path`` holds exactly ``data`` (compared without copies, stopping at the
     first difference; False when unreadable)."""
@@ -206,7 +217,46 @@ class _Flush:
             raise SerializationError(f"{self.shown}: cannot write: {self.error.strerror or self.error}") from None
 
 
+@contextmanager
+def pair_lock(xml_path: Path, *, exclusive: bool) -> Iterator[None]:
+    """Hold the advisory lock of the directory an IR pair lies in: a save holds it exclusively from
+    its first comparison to its last rename, a read shared while it opens the .xml and the .bin.
+    So a read sees one save's pair, and of concurrent saves one whole pair is left.
+
+    ``flock(2)`` on the directory itself (no lock file is left beside the model), blocking (the
+    kernel queues the waiters, so a reader is not starved by a loop of saves, as it was by a
+    polling lock): held per open file, so threads of one process exclude each other as processes
+    do; released by the kernel when a holder dies, so a wait lasts at most as long as the save
+    holding the lock. Saves of different models in one directory take turns. Where the directory
+    cannot be locked (Windows; NFS, whose client emulates flock with byte-range locks that need a
+    file open for writing; a file system without locks) saves and reads go on unlocked, as before."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no advisory locks
+        yield
+        return
+    try:
+        fd = os.open(_directory(xml_path), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:  # no such directory (the save or read reports it) or no access: unlocked
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        except OSError:  # EBADF (NFS), ENOLCK and the like: unlocked, as before
+            pass
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def atomic_write_pair(xml_path: Path, xml: "Payload | Callable[[], Payload]", bin_path: Path, blob: Payload) -> None:
+    """:func:`write_pair_unlocked` under :func:`pair_lock` (concurrent saves leave one save's pair)."""
+    with pair_lock(xml_path, exclusive=True):
+        write_pair_unlocked(xml_path, xml, bin_path, blob)
+
+
+def write_pair_unlocked(xml_path: Path, xml: "Payload | Callable[[], Payload]", bin_path: Path, blob: Payload) -> None:
     """Replace both files by renames (.bin first, then .xml). If the second rename fails, the old
     .bin is put back, so a failed save leaves the previous model (both files) in place and no
     temporary files behind. A kill between the two renames leaves the old .xml with the new .bin,

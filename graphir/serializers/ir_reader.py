@@ -157,13 +157,14 @@ def _port_ids_index(ids: tuple[str, ...]) -> dict[str, int]:
 
 
 def split_names(text: "str | None") -> set[str]:
-    """Tensor names from a ``names=`` attribute (``\\,`` is a comma inside a name)."""
+    """Tensor names from a ``names=`` attribute (``\\,`` is a comma inside a name). Spaces around a
+    name are part of it, as OpenVINO 2026.4 reads them (``names=" a ,b"`` is ``' a '`` and ``'b'``)."""
     if not text:
         return set()
     if "\\" not in text:
-        return {p.strip() for p in text.split(",") if p.strip()}
+        return {p for p in text.split(",") if p}
     parts = re.split(r"(?<!\\),", text)
-    return {p.replace("\\,", ",").strip() for p in parts if p.strip()}
+    return {p.replace("\\,", ",") for p in parts if p}
 
 
 def _int_attr(element: Any, key: str, where: str) -> int:
@@ -958,6 +959,8 @@ class _Reader:
         has subgraphs or is opaque: then its inference is not memoized)."""
         cls = layer.cls
         refusal = opset_refusal(layer.type, layer.version, layer.name, layer.id) if cls is None else None
+        if refusal is None and cls is None:
+            refusal = unknown_in_opset(layer.type, layer.version)
         if refusal is not None:  # (a layer with an op class has none: see _find_op)
             raise SerializationError(f"{layer.where()}: {refusal}")
         if cls is Constant:  # its description is formatted only for a message
@@ -1071,6 +1074,10 @@ def _const_declaration(et_text: str, shape_text: str, where: "str | tuple[str, i
         raise SerializationError(f"{describe_layer(where)}: shape=\"{shape_text}\" is not a list of integers") from None
     if shape and min(shape) < 0:
         raise SerializationError(f"{describe_layer(where)}: shape=\"{shape_text}\" has a negative dimension")
+    if shape and math.prod(d for d in shape if d) * max(et.bitwidth // 8, 1) >= 1 << 63:
+        # numpy cannot shape an array so (even an empty one: "array is too big")
+        raise SerializationError(f"{describe_layer(where)}: shape=\"{clip(shape_text)}\" describes more bytes than "
+                                 f"an array can address (2^63)")
     found = (et, shape, expected_size(et, list(shape)))
     if len(_CONST_DECLARATIONS) < 4096:
         _CONST_DECLARATIONS[(et_text, shape_text)] = found
@@ -1215,6 +1222,26 @@ def opset_refusal(type_name: str, version: str, name: str, layer_id: object) -> 
     if reason == "missing":
         return f"Opset {version} doesn't contain the operation with type: {type_name}"
     return None
+
+
+def unknown_in_opset(type_name: str, version: str) -> str | None:
+    """OpenVINO's refusal of a layer whose ``version`` is a standard opset (opset1..the latest) and
+    whose type no opset has (a misspelling: ``Selct``), with the closest types of that opset; None
+    otherwise (only other versions, extensions, load as opaque layers)."""
+    from graphir.serializers.ir_opsets import LATEST_OPSET, OPSETS_OF_TYPE
+
+    number = int(version[5:]) if version.startswith("opset") and version[5:].isdigit() else -1
+    if not 1 <= number <= LATEST_OPSET:
+        return None
+    canonical = type_name if type_name in OPSETS_OF_TYPE else find_type_name(type_name)
+    if canonical in OPSETS_OF_TYPE or canonical.lower() in _lower_case_types():
+        return None
+    import difflib
+
+    names = [t for t, spans in OPSETS_OF_TYPE.items() if _in_spans(number, spans)]
+    close = difflib.get_close_matches(type_name, names, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return f"Opset {version} doesn't contain the operation with type: {type_name}{hint}"
 
 
 #: ops OpenVINO's IR reader takes from opset2 when a layer says opset1 (missing in opset1)

@@ -43,6 +43,12 @@ def not_xml(exc: Exception, subject: str, holder: str) -> SerializationError:
                               f"control character or a lone surrogate): {clip(exc)}")
 
 
+def not_text(node: Node) -> SerializationError:
+    """The error for a node whose name or tensor names are not text (``str``)."""
+    bad = [repr(n) for n in [node.name, *(x for names in node.output_names for x in names)] if type(n) is not str]
+    return SerializationError(f"node {node.id} ({node.type_name}): names must be text (str); got {', '.join(bad[:3])}")
+
+
 def _not_xml_layer(node: Node, exc: Exception) -> SerializationError:
     return not_xml(exc, f"node {node.id} {clip_repr(node.name)} ({node.type_name})",
                    "a name, attribute or rt_info value holds")
@@ -120,6 +126,8 @@ class _Writer:
             self._layer(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
             raise _not_xml_layer(node, exc) from None
+        except TypeError:  # a name that is not text (set on the node's attributes directly)
+            raise not_text(node) from None
 
     def layer_task(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]], out: list[str]
                    ) -> Task[None]:
@@ -128,6 +136,8 @@ class _Writer:
             yield self._layer_with_children(node, depth, result_names, out)
         except (ValueError, UnicodeError) as exc:
             raise _not_xml_layer(node, exc) from None
+        except TypeError:
+            raise not_text(node) from None
 
     def _layer_with_children(self, node: Node, depth: int, result_names: dict[tuple[int, int], set[str]],
                              out: list[str]) -> Task[None]:
@@ -306,7 +316,10 @@ class _Writer:
             return known[1], known[2]
         private = op.__pydantic_private__ or {}  # op._data/op._loader, without pydantic's __getattr__
         data = private.get("_data")
-        blob_ref = getattr(private.get("_loader"), "ir_blob", None) if data is None else None
+        loader = private.get("_loader")
+        blob_ref = getattr(loader, "ir_blob", None) if data is None else None
+        if data is not None and loader is not None and getattr(getattr(loader, "source", None), "mapped", False):
+            loader.source.check()  # a memory-mapped .bin changed since it was read: named, no SIGBUS
         try:
             if blob_ref is not None:  # still as read: the file's bytes, not unpacked and packed again
                 source, offset, size = blob_ref
@@ -316,6 +329,16 @@ class _Writer:
         except (ValueError, TypeError) as exc:
             raise SerializationError(f"{node.describe()}: cannot write its data as {op.element_type}: {exc}") from None
         return self.bin.add(blob), len(blob)
+
+    def sources(self) -> list[Any]:
+        """The weights files (BinSource) the Constants collected so far were read from."""
+        found = []
+        for node, _, _ in self._blobs.values():
+            loader = (node.op.__pydantic_private__ or {}).get("_loader")
+            source = getattr(loader, "source", None)
+            if source is not None:
+                found.append(source)
+        return found
 
     def constant(self, node: Node, op: Constant) -> str:
         offset, size = self.constant_blob(node, op)

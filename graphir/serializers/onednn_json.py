@@ -495,6 +495,8 @@ class _Writer:
                 kind = attribute_kind(cls, name)
                 attrs[name] = {"type": kind, "value": attribute_json(kind, getattr(op, name))}
         kind_name = info.get("kind") if info.get("kind") and find("onednn", info["kind"], "1") is cls else cls.type_name
+        if type(node.name) is not str:  # set directly on the node (the builders refuse it)
+            raise SerializationError(f"node {node.id} ({node.type_name}): names must be text (str); got {node.name!r}")
         out: dict[str, Any] = {"id": op_id, "name": node.name, "kind": kind_name}
         if attrs or info.get("has_attrs", True):
             out["attrs"] = attrs

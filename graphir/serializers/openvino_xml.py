@@ -45,7 +45,7 @@ from graphir.serializers.ir_preprocess import apply_pre_process
 from graphir.serializers.ir_parser import parse_xml, read_xml_bytes
 from graphir.serializers.ir_reader import _VERSIONS, _parse_layer, _Reader, _tensor_type, _weights, split_names
 from graphir.serializers.ir_rt_info import read_net_rt_info
-from graphir.serializers.atomic import atomic_write_pair, same_file
+from graphir.serializers.atomic import atomic_write_pair, pair_lock, refuse_overwriting, same_file
 from graphir.serializers.ir_writer import NetWriter, join_names, write_layer_text
 from graphir.variables import model_variables
 
@@ -61,8 +61,10 @@ def read_ir(path: Any, weights: Any = None) -> Model:
     where = str(p)
     if not p.is_file():
         raise SerializationError(f"{where}: no such file")
-    data = read_xml_bytes(p, where)
-    source = _weights(p, weights, where)
+    with pair_lock(p, exclusive=False):  # the .xml and .bin of one save, not of two (see pair_lock)
+        data = read_xml_bytes(p, where)
+        source = _weights(p, weights, where)
+    source.xml_path = p
     return _read_bytes(data, where, source)
 
 
@@ -132,7 +134,20 @@ def _net_writer(model: Model, version: int | None) -> NetWriter:
         model.validate()
     except GraphirError as exc:
         raise SerializationError(f"model '{model.name}': cannot be written: {exc}") from None
+    _refuse_dialects_without_ir(model)
     return NetWriter(model, version)
+
+
+#: dialects whose ops have no IR form: OpenVINO cannot read them, nor graphir back
+_NO_IR_FORM = {"directml": "DirectML ops have no OpenVINO IR form (OpenVINO cannot read them back, nor can graphir); "
+                           "convert the model to the openvino dialect first (graphir.convert)"}
+
+
+def _refuse_dialects_without_ir(model: Model) -> None:
+    for node in model.nodes():
+        reason = _NO_IR_FORM.get(type(node.op).dialect)
+        if reason is not None:
+            raise SerializationError(f"model '{model.name}': {node.describe()} cannot be written as IR: {reason}")
 
 
 def _xml_bytes(writer: NetWriter) -> bytes:
@@ -148,6 +163,7 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
         raise SerializationError(f"{xml_path}: the weights file is the .xml itself; give another path for the .bin")
     writer = _net_writer(model, version)
     bins = writer.blobs()
+    _refuse_overwriting_sources(writer, xml_path, bin_path)
     chunks = tuple(bins.chunks)
 
     def xml() -> bytes:
@@ -158,6 +174,20 @@ def write_ir(model: Model, path: Any, *, version: int | None = None, weights: An
 
     # the .bin is written (or found unchanged) on a second thread while the XML is made
     atomic_write_pair(xml_path, xml, bin_path, chunks)
+
+
+def _refuse_overwriting_sources(writer: NetWriter, xml_path: Path, bin_path: Path) -> None:
+    """Refuse (naming both) to write the .xml over a weights file the model was read with, or the
+    .bin over an .xml a model was read from (saving over its own pair, role for role, is allowed)."""
+    seen: set[int] = set()
+    for source in writer.writer.sources():
+        if id(source) in seen:
+            continue
+        seen.add(id(source))
+        if source.path is not None:
+            refuse_overwriting([("model (.xml)", xml_path)], [("the weights file", source.path)])
+        if source.xml_path is not None:
+            refuse_overwriting([("weights (.bin)", bin_path)], [("the model file", source.xml_path)])
 
 
 # ============================================================================ one <layer> ==

@@ -55,11 +55,24 @@ class Constant(Op):
 
     @classmethod
     def from_array(cls, value: Any, element_type: "ElementType | str | None" = None) -> "Constant":
+        """A Constant holding a read-only copy of ``value`` (changing ``value`` afterwards does not
+        change the model). A TypeError for values that have no element type: None, dicts, Python
+        objects, integers beyond 64 bits (numpy would keep them as Python objects)."""
         et = ElementType.parse(element_type) if element_type is not None else None
+        if value is None:
+            raise TypeError("None is not a tensor value")
         if et is None:
             arr = np.asarray(value)
+            _check_objects(arr)
             et = ElementType.from_numpy(arr.dtype)
-        arr = np.asarray(value, dtype=et.numpy_dtype) if et is not ElementType.string else np.asarray(value, dtype=object)
+        if et is ElementType.string:
+            arr = np.array(value, dtype=object)
+            _check_objects(arr)
+        else:
+            if isinstance(value, np.ndarray) and value.dtype.kind == "O":
+                _check_objects(value)
+            arr = np.array(value, dtype=et.numpy_dtype)  # a copy, always
+        arr.flags.writeable = False
         op = cls(element_type=et, shape=list(arr.shape))
         op._data = arr
         return op
@@ -80,7 +93,10 @@ class Constant(Op):
         if self._data is None:
             if self._loader is None:
                 raise ValueError("Constant has no data")
-            self._data = self._loader()
+            data = self._loader()
+            if isinstance(data, np.ndarray) and data.flags.writeable:
+                data.flags.writeable = False  # shared by every run and clone: nobody writes into it
+            self._data = data
         return self._data
 
     @property
@@ -102,6 +118,17 @@ class Constant(Op):
         clone = type(self)(element_type=self.element_type, shape=list(self.shape))
         clone._data, clone._loader = self._data, self._loader  # data is immutable: share it
         return clone
+
+
+def _check_objects(arr: np.ndarray) -> None:
+    """Refuse an object array unless it holds text (a string tensor): numpy keeps None, dicts,
+    integers beyond 64 bits and other objects as Python objects, which no element type holds."""
+    if arr.dtype.kind != "O":
+        return
+    for item in arr.reshape(-1):
+        if not isinstance(item, (str, bytes)):
+            raise TypeError(f"a value of type '{type(item).__name__}' ({str(item)[:40]}) has no element type "
+                            f"(numbers up to 64 bits, booleans and text have)")
 
 
 class Result(Op):

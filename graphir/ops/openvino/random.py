@@ -15,6 +15,7 @@ import secrets
 from typing import ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
 
 from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, Op, Port, TensorType, types
@@ -22,6 +23,10 @@ from graphir.ops.openvino import philox
 from graphir.ops.openvino import shape_values as sv
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
+
+#: the largest seed: OpenVINO 2026.4 reads seed attributes as int64 (a file with 2^63 or more
+#: cannot be read back), so larger ones are refused when an op is built or read
+MAX_SEED = (1 << 63) - 1
 
 _OUTPUT_TYPES = ("f16", "bf16", "f32", "f64", "i32", "i64")
 
@@ -43,8 +48,8 @@ class RandomUniform(Op):
     foldable: ClassVar[bool] = False
 
     output_type: Literal["f16", "bf16", "f32", "f64", "i32", "i64"]
-    global_seed: int = 0
-    op_seed: int = 0
+    global_seed: int = Field(default=0, le=MAX_SEED)
+    op_seed: int = Field(default=0, le=MAX_SEED)
     alignment: Literal["tensorflow", "pytorch"] = "tensorflow"
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
@@ -101,8 +106,8 @@ class Multinomial(Op):
     convert_type: Literal["i32", "i64"] = "i64"
     with_replacement: bool = False
     log_probs: bool = False
-    global_seed: int = 0
-    op_seed: int = 0
+    global_seed: int = Field(default=0, le=MAX_SEED)
+    op_seed: int = Field(default=0, le=MAX_SEED)
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         probs, count = inputs

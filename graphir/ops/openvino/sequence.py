@@ -220,8 +220,11 @@ class TopK(Op):
         mode. OpenVINO CPU's orders among equal values and NaN are the ``openvino-cpu`` numerics
         profile (graphir.numerics.openvino_cpu.topk)."""
         x = np.asarray(x)
+        kk = int(np.asarray(k).reshape(-1)[0])
+        if kk < 0:  # as OpenVINO refuses it (numpy's slicing would take all but the last -k)
+            raise self.fail(f"The value of 'K' must be greater or equal to zero. (got {kk})")
         axis = self.axis % x.ndim
-        kk_eff = min(int(np.asarray(k).reshape(-1)[0]), x.shape[axis])
+        kk_eff = min(kk, x.shape[axis])
         key = -x.astype(np.float64) if self.mode == "max" else x.astype(np.float64)
         order = np.argsort(key, axis=axis, kind="stable")  # nan sorts last; ties keep the lower index first
         return self.gathered(x, np.take(order, np.arange(kk_eff), axis=axis))
