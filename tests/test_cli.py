@@ -300,8 +300,8 @@ def test_validate_directml_feature_levels(capsys: pytest.CaptureFixture[str], fl
 
 def test_validate_lists_every_node_even_after_a_failed_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     x = opset.parameter([2, 2], "f32", name="x")
-    a = opset.mat_mul(x, x, transpose_a=False, transpose_b=False, name="mm")
-    b = opset.mat_mul(a, x, transpose_a=False, transpose_b=False, name="mm2")
+    a = opset.matmul(x, x, transpose_a=False, transpose_b=False, name="mm")
+    b = opset.matmul(a, x, transpose_a=False, transpose_b=False, name="mm2")
     path = tmp_path / "mm.xml"
     graphir.save_model(graphir.Model([b], [x], name="mm"), path)
     code, out, _ = cli(capsys, "validate", path, "--dialect", "directml", "--json")
@@ -320,7 +320,7 @@ def test_validate_bad_feature_level_exits_2(capsys: pytest.CaptureFixture[str], 
 
 def test_run_shape_fixes_dynamic_dims_before_random_inputs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     x = opset.parameter("[?,?]", "f32", name="x")
-    y = opset.mat_mul(x, opset.constant(np.ones((4, 3), np.float32)), transpose_a=False, transpose_b=False)
+    y = opset.matmul(x, opset.constant(np.ones((4, 3), np.float32)), transpose_a=False, transpose_b=False)
     y.names = {"y"}
     path = tmp_path / "mm.xml"
     graphir.save_model(graphir.Model([y], [x], name="mm"), path)
