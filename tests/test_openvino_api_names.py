@@ -12,11 +12,14 @@ import inspect
 import os
 from typing import Any
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from graphir import opset
 from graphir.ops.registry import all_ops, load_all
+from tests.script_modules import load_script
 
 #: OpenVINO builders with no comparable signature: overloaded through a dispatcher (*args, **kwargs)
 OVERLOADED = {"constant", "read_value"}
@@ -32,20 +35,13 @@ def _openvino() -> Any:
 
 
 def openvino_api() -> dict[str, tuple[int, Any]]:
-    """Public callables of openvino.opset1..N: name -> (newest opset defining it, object)."""
+    """Public callables of openvino.opset1..N: name -> (newest opset defining it, object) (read as
+    scripts/capture_openvino_api.py reads them)."""
     _openvino()
-    found: dict[str, tuple[int, Any]] = {}
-    version = 1
-    while True:
-        try:
-            module = importlib.import_module(f"openvino.opset{version}")
-        except ImportError:
-            break
-        for name in dir(module):
-            if not name.startswith("_") and callable(getattr(module, name)):
-                found[name] = (version, getattr(module, name))
-        version += 1
-    assert version > 16, f"only openvino.opset1..{version - 1} found"
+    capture = load_script(Path(__file__).resolve().parent.parent / "scripts" / "capture_openvino_api.py",
+                          "capture_openvino_api")
+    found: dict[str, tuple[int, Any]] = capture.openvino_functions()
+    assert max(v for v, _ in found.values()) >= 16, "openvino.opset16 or newer expected"
     return found
 
 
