@@ -153,3 +153,15 @@ def test_convert_model_to_an_unknown_dialect_names_the_dialects() -> None:
     with pytest.raises(ConversionError) as info:
         convert_model(model, "direcml")
     assert str(info.value) == "unknown dialect 'direcml'; the dialects are directml, onednn, openvino"
+
+
+def test_random_integers_are_small_and_non_negative() -> None:
+    """Integer inputs are ids, indices, counts, trip counts: 0..8 (a negative random trip count made
+    torch_loop.xml's Loop run until its condition stopped it: it hung)."""
+    from graphir.commands.run import random_value
+
+    n = opset.parameter([], "i64", name="n")
+    values = [int(random_value(n.node, (), np.random.default_rng(seed))) for seed in range(200)]
+    assert min(values) == 0 and max(values) == 8
+    ids = random_value(opset.parameter([1, 64], "i32").node, (1, 64), np.random.default_rng(0))
+    assert ids.dtype == np.int32 and 0 <= ids.min() and ids.max() <= 8

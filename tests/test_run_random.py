@@ -108,6 +108,7 @@ def test_random_run_on_every_network_matches_openvino(name: str, tmp_path: Path)
 def test_an_opaque_layer_is_reported_not_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(FIXTURES / "ir/unknown_op.xml"), "--random"]) == 1
     assert capsys.readouterr().err == (
+        "random input 'x': f32[1,1,4,4] (seed 0)\n"  # what --random fed, before the error
         "graphir run: error: layer id=2 name='CustomImagePatches_111' type=CustomImagePatches version=extension: "
         "graphir does not implement this op, so it cannot run (it was loaded opaquely; its recorded outputs are "
         "f32[1,4,2,2])\n")

@@ -68,7 +68,9 @@ def random_value(param: "Node", shape: tuple[int, ...], rng: np.random.Generator
     dtype = np.dtype(et.numpy_dtype)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        low, high = _SUB_BYTE_RANGES.get(name, (max(int(info.min), -8), min(int(info.max), 8)))
+        # 0..8: integer inputs are mostly ids, indices, counts and trip counts (a negative Loop trip
+        # count runs until the condition stops it: a random one hung torch_loop.xml)
+        low, high = _SUB_BYTE_RANGES.get(name, (0, min(int(info.max), 8)))
         return rng.integers(low, high + 1, size=shape).astype(dtype)
     if name in _SUB_BYTE_RANGES:
         low, high = _SUB_BYTE_RANGES[name]
