@@ -24,7 +24,7 @@ def build(features: int = 6, hidden: int = 4) -> graphir.Model:
     x = opset.parameter(f"[?,{features}]", "f32", name="x")  # dynamic batch
     w = opset.constant(rng.standard_normal((features, hidden)).astype(np.float32), name="W")
     b = opset.constant(rng.standard_normal((1, hidden)).astype(np.float32), name="b")
-    h = opset.add(opset.mat_mul(x, w, transpose_a=False, transpose_b=False, name="matmul"), b, name="bias")
+    h = opset.add(opset.matmul(x, w, False, False, name="matmul"), b, name="bias")
     leak = opset.multiply(h, opset.constant(np.float32(0.01)), name="leak")
     y = opset.select(opset.greater(h, opset.constant(np.float32(0)), name="positive"), h, leak, name="gate")
     y.names = {"y"}

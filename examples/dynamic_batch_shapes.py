@@ -28,9 +28,9 @@ def build() -> graphir.Model:
     x = opset.parameter("[?,3,32,32]", "f32", name="x")
     w = opset.constant(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), name="weights")
     conv = opset.convolution(x, w, strides=[2, 2], pads_begin=[1, 1], pads_end=[1, 1], dilations=[1, 1], name="conv")
-    pool = opset.max_pool(conv, strides=[2, 2], pads_begin=[0, 0], pads_end=[0, 0], kernel=[2, 2],
+    pool = opset.max_pool(conv, strides=[2, 2], dilations=[1, 1], pads_begin=[0, 0], pads_end=[0, 0], kernel_shape=[2, 2],
                           name="pool")
-    pooled = pool[0] if isinstance(pool, list) else pool
+    pooled = pool.output(0)
     mean = opset.reduce_mean(pooled, opset.constant(np.array([2, 3], np.int64)), keep_dims=False, name="mean")
     return graphir.Model([mean], [x], name="tiny_cnn")
 

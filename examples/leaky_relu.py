@@ -51,9 +51,24 @@ def run_openvino(xml: Path, x: np.ndarray) -> np.ndarray | None:
     return np.asarray(compiled([x])[compiled.outputs[0]])
 
 
+def check_saved(out_dir: Path, model: graphir.Model, x: np.ndarray, ours: np.ndarray) -> None:
+    """Save the IR in ``out_dir``; OpenVINO (when installed) runs it to ``ours``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    xml = out_dir / "leaky_relu.xml"
+    graphir.save_model(model, xml)
+    print(f"saved {xml}")
+    theirs = run_openvino(xml, x)
+    if theirs is None:
+        print("openvino is not installed: skipped the OpenVINO run")
+    else:
+        np.testing.assert_allclose(theirs, ours, rtol=1e-6, atol=0)
+        print("openvino: the saved IR gives the same result")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("output_dir", nargs="?", help="where to write leaky_relu.xml/.bin (default: a temp dir)")
+    parser.add_argument("output_dir", nargs="?",
+                        help="where to write leaky_relu.xml/.bin (default: a temporary folder, removed at exit)")
     parser.add_argument("--alpha", type=float, default=0.1)
     args = parser.parse_args(argv)
 
@@ -63,18 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     np.testing.assert_array_equal(ours, reference(x, args.alpha))
     print(f"graphir: {model.outputs[0].tensor_type} matches numpy leaky relu (alpha={args.alpha})")
 
-    out_dir = Path(args.output_dir) if args.output_dir else Path(tempfile.mkdtemp(prefix="leaky_relu_"))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    xml = out_dir / "leaky_relu.xml"
-    graphir.save_model(model, xml)
-    print(f"saved {xml}")
-
-    theirs = run_openvino(xml, x)
-    if theirs is None:
-        print("openvino is not installed: skipped the OpenVINO run")
-    else:
-        np.testing.assert_allclose(theirs, ours, rtol=1e-6, atol=0)
-        print("openvino: the saved IR gives the same result")
+    if args.output_dir:
+        check_saved(Path(args.output_dir), model, x, ours)
+    else:  # a temporary folder, removed on the way out
+        with tempfile.TemporaryDirectory(prefix="leaky_relu_") as temporary:
+            check_saved(Path(temporary), model, x, ours)
     return 0
 
 

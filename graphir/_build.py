@@ -2,10 +2,13 @@
 in the registry by its key, and hand back its outputs."""
 from __future__ import annotations
 
+import enum
+import typing
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Union
 
 from graphir.node import Node, Output
+from graphir.types import ElementType, as_element_type
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,32 +37,66 @@ def as_input(value: Any) -> Output:
     return constant(value)
 
 
+def spread(targets: tuple[str, ...], *values: Any) -> dict[str, Any]:
+    """The attributes one sequence sets item by item (OpenVINO's ``output_roi=[h, w]``): the
+    first value given; none when none is."""
+    for value in values:
+        if value is not None:
+            return dict(zip(targets, value, strict=True))
+    return {}
+
+
+def _strings(annotation: Any) -> tuple[str, ...]:
+    """The string values an attribute's type allows (a Literal's, a string enum's)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return tuple(a for a in typing.get_args(annotation) if isinstance(a, str))
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum) and annotation is not ElementType:
+        return tuple(m.value for m in annotation if isinstance(m.value, str))
+    return tuple(s for a in typing.get_args(annotation) for s in _strings(a))
+
+
+def _spelled(cls: Any, field: str, value: Any) -> Any:
+    """A value as the op's attribute takes it: OpenVINO's API spellings ('NUMPY', 'EXPLICIT', a
+    numpy dtype) matched to graphir's; anything else unchanged, for the op to refuse."""
+    info = cls.model_fields.get(field)
+    if info is None:
+        return value
+    if info.annotation is ElementType and not isinstance(value, (str, ElementType)):
+        try:
+            return as_element_type(value)
+        except (TypeError, ValueError):
+            return value
+    if isinstance(value, str):
+        choices = _strings(info.annotation)
+        if choices and value not in choices:
+            matched = [c for c in choices if c.lower() == value.lower()]
+            if len(matched) == 1:
+                return matched[0]
+    return value
+
+
 def _node(dialect: str, type_name: str, version: str, inputs: Sequence[Any], name: str | None,
-          attributes: Mapping[str, Any]) -> Node:
+          attributes: Mapping[str, Any], more: Mapping[str, Any] | None = None) -> Node:
     from graphir.ops.registry import lookup
 
     cls = lookup(dialect, type_name, version)
     given = list(inputs)
     while given and given[-1] is None:  # optional trailing inputs left out
         given.pop()
-    given_attributes = {k: v for k, v in attributes.items() if v is not DEFAULT}
+    given_attributes = {k: _spelled(cls, k, v) for k, v in {**attributes, **(more or {})}.items()
+                        if v is not DEFAULT and v is not None}
     return Node(cls(**given_attributes), [None if x is None else as_input(x) for x in given], name=name)
 
 
 def build(dialect: str, type_name: str, version: str, inputs: Sequence[Any], name: str | None,
-          attributes: Mapping[str, Any]) -> Output:
+          attributes: Mapping[str, Any], more: Mapping[str, Any] | None = None) -> Output:
     """A one-output op's node; its output."""
-    return _node(dialect, type_name, version, inputs, name, attributes).output(0)
+    return _node(dialect, type_name, version, inputs, name, attributes, more).output(0)
 
 
-def build_many(dialect: str, type_name: str, version: str, inputs: Sequence[Any], name: str | None,
-               attributes: Mapping[str, Any]) -> list[Output]:
-    """An op with a fixed number of outputs other than one; all of them."""
-    return _node(dialect, type_name, version, inputs, name, attributes).outputs()
-
-
-def build_any(dialect: str, type_name: str, version: str, inputs: Sequence[Any], name: str | None,
-              attributes: Mapping[str, Any]) -> Output | list[Output]:
-    """An op whose output count depends on its attributes: one output alone, else the list."""
-    node = _node(dialect, type_name, version, inputs, name, attributes)
-    return node.output(0) if len(node.output_types) == 1 else node.outputs()
+def build_node(dialect: str, type_name: str, version: str, inputs: Sequence[Any], name: str | None,
+               attributes: Mapping[str, Any], more: Mapping[str, Any] | None = None) -> Node:
+    """An op with other than one output: its node (``.outputs()``, ``.output(i)``), as OpenVINO's
+    builders return."""
+    return _node(dialect, type_name, version, inputs, name, attributes, more)

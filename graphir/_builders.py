@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from graphir._build import DEFAULT, TensorLike, build, build_any, build_many
-from graphir.node import Output
+from graphir._build import DEFAULT, TensorLike, build, build_node, spread
+from graphir.node import Node, Output
 from graphir.types import ElementType
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ __all__ = [
     'avg_pool',
     'batch_norm_inference',
     'batch_to_space',
-    'bg_rto_nv12',
+    'bgr_to_nv12',
     'binary_convolution',
     'bitwise_and',
     'bitwise_left_shift',
@@ -38,7 +38,7 @@ __all__ = [
     'bucketize',
     'ceiling',
     'clamp',
-    'col2_im',
+    'col2im',
     'concat',
     'convert',
     'convert_like',
@@ -51,6 +51,7 @@ __all__ = [
     'ctc_greedy_decoder_seq_len',
     'ctc_loss',
     'cum_sum',
+    'cumsum',
     'deformable_convolution',
     'deformable_psroi_pooling',
     'depth_to_space',
@@ -66,13 +67,13 @@ __all__ = [
     'embedding_segments_sum',
     'equal',
     'erf',
-    'erf_inv',
+    'erfinv',
     'exp',
     'experimental_detectron_detection_output',
     'experimental_detectron_generate_proposals_single_image',
     'experimental_detectron_prior_grid_generator',
     'experimental_detectron_roi_feature_extractor',
-    'experimental_detectron_top_kro_is',
+    'experimental_detectron_topk_rois',
     'extract_image_patches',
     'eye',
     'fake_convert',
@@ -92,23 +93,23 @@ __all__ = [
     'group_convolution',
     'group_convolution_backprop_data',
     'group_normalization',
-    'grouped_mat_mul',
+    'grouped_matmul',
     'gru_cell',
     'gru_sequence',
-    'h_sigmoid',
-    'h_swish',
     'hard_sigmoid',
-    'i420to_bgr',
-    'i420to_rgb',
+    'hsigmoid',
+    'hswish',
+    'i420_to_bgr',
+    'i420_to_rgb',
     'identity',
     'idft',
-    'if_',
+    'if_op',
     'interpolate',
     'inverse',
     'irdft',
     'is_finite',
     'is_inf',
-    'is_na_n',
+    'is_nan',
     'istft',
     'less',
     'less_equal',
@@ -122,7 +123,7 @@ __all__ = [
     'lrn',
     'lstm_cell',
     'lstm_sequence',
-    'mat_mul',
+    'matmul',
     'matrix_nms',
     'max_pool',
     'maximum',
@@ -139,12 +140,12 @@ __all__ = [
     'non_zero',
     'normalize_l2',
     'not_equal',
-    'nv12to_bgr',
-    'nv12to_rgb',
+    'nv12_to_bgr',
+    'nv12_to_rgb',
     'one_hot',
-    'p_relu',
     'pad',
     'power',
+    'prelu',
     'prior_box',
     'prior_box_clustered',
     'proposal',
@@ -168,7 +169,7 @@ __all__ = [
     'reshape',
     'reverse',
     'reverse_sequence',
-    'rg_bto_nv12',
+    'rgb_to_nv12',
     'rnn_cell',
     'rnn_sequence',
     'roi_align',
@@ -192,9 +193,9 @@ __all__ = [
     'sinh',
     'slice',
     'slice_scatter',
-    'soft_plus',
-    'soft_sign',
     'softmax',
+    'softplus',
+    'softsign',
     'space_to_batch',
     'space_to_depth',
     'sparse_fill_empty_rows',
@@ -212,7 +213,7 @@ __all__ = [
     'tanh',
     'tensor_iterator',
     'tile',
-    'top_k',
+    'topk',
     'transpose',
     'unique',
     'unsqueeze',
@@ -220,19 +221,231 @@ __all__ = [
     'xor',
 ]
 
+#: builder name -> the op type it builds (its newest openvino version)
+BUILDS: dict[str, str] = {
+    'abs': 'Abs',
+    'acos': 'Acos',
+    'acosh': 'Acosh',
+    'adaptive_avg_pool': 'AdaptiveAvgPool',
+    'adaptive_max_pool': 'AdaptiveMaxPool',
+    'add': 'Add',
+    'asin': 'Asin',
+    'asinh': 'Asinh',
+    'assign': 'Assign',
+    'atan': 'Atan',
+    'atanh': 'Atanh',
+    'avg_pool': 'AvgPool',
+    'batch_norm_inference': 'BatchNormInference',
+    'batch_to_space': 'BatchToSpace',
+    'bgr_to_nv12': 'BGRtoNV12',
+    'binary_convolution': 'BinaryConvolution',
+    'bitwise_and': 'BitwiseAnd',
+    'bitwise_left_shift': 'BitwiseLeftShift',
+    'bitwise_not': 'BitwiseNot',
+    'bitwise_or': 'BitwiseOr',
+    'bitwise_right_shift': 'BitwiseRightShift',
+    'bitwise_xor': 'BitwiseXor',
+    'broadcast': 'Broadcast',
+    'bucketize': 'Bucketize',
+    'ceiling': 'Ceiling',
+    'clamp': 'Clamp',
+    'col2im': 'Col2Im',
+    'concat': 'Concat',
+    'convert': 'Convert',
+    'convert_like': 'ConvertLike',
+    'convert_promote_types': 'ConvertPromoteTypes',
+    'convolution': 'Convolution',
+    'convolution_backprop_data': 'ConvolutionBackpropData',
+    'cos': 'Cos',
+    'cosh': 'Cosh',
+    'ctc_greedy_decoder': 'CTCGreedyDecoder',
+    'ctc_greedy_decoder_seq_len': 'CTCGreedyDecoderSeqLen',
+    'ctc_loss': 'CTCLoss',
+    'cum_sum': 'CumSum',
+    'deformable_convolution': 'DeformableConvolution',
+    'deformable_psroi_pooling': 'DeformablePSROIPooling',
+    'depth_to_space': 'DepthToSpace',
+    'detection_output': 'DetectionOutput',
+    'dft': 'DFT',
+    'divide': 'Divide',
+    'einsum': 'Einsum',
+    'elu': 'Elu',
+    'embedding_bag_offsets': 'EmbeddingBagOffsets',
+    'embedding_bag_offsets_sum': 'EmbeddingBagOffsetsSum',
+    'embedding_bag_packed': 'EmbeddingBagPacked',
+    'embedding_bag_packed_sum': 'EmbeddingBagPackedSum',
+    'embedding_segments_sum': 'EmbeddingSegmentsSum',
+    'equal': 'Equal',
+    'erf': 'Erf',
+    'erfinv': 'ErfInv',
+    'exp': 'Exp',
+    'experimental_detectron_detection_output': 'ExperimentalDetectronDetectionOutput',
+    'experimental_detectron_generate_proposals_single_image': 'ExperimentalDetectronGenerateProposalsSingleImage',
+    'experimental_detectron_prior_grid_generator': 'ExperimentalDetectronPriorGridGenerator',
+    'experimental_detectron_roi_feature_extractor': 'ExperimentalDetectronROIFeatureExtractor',
+    'experimental_detectron_topk_rois': 'ExperimentalDetectronTopKROIs',
+    'extract_image_patches': 'ExtractImagePatches',
+    'eye': 'Eye',
+    'fake_convert': 'FakeConvert',
+    'fake_quantize': 'FakeQuantize',
+    'floor': 'Floor',
+    'floor_mod': 'FloorMod',
+    'gather': 'Gather',
+    'gather_elements': 'GatherElements',
+    'gather_nd': 'GatherND',
+    'gather_tree': 'GatherTree',
+    'gelu': 'Gelu',
+    'generate_proposals': 'GenerateProposals',
+    'greater': 'Greater',
+    'greater_equal': 'GreaterEqual',
+    'grid_sample': 'GridSample',
+    'grn': 'GRN',
+    'group_convolution': 'GroupConvolution',
+    'group_convolution_backprop_data': 'GroupConvolutionBackpropData',
+    'group_normalization': 'GroupNormalization',
+    'grouped_matmul': 'GroupedMatMul',
+    'gru_cell': 'GRUCell',
+    'gru_sequence': 'GRUSequence',
+    'hard_sigmoid': 'HardSigmoid',
+    'hsigmoid': 'HSigmoid',
+    'hswish': 'HSwish',
+    'i420_to_bgr': 'I420toBGR',
+    'i420_to_rgb': 'I420toRGB',
+    'identity': 'Identity',
+    'idft': 'IDFT',
+    'if_op': 'If',
+    'interpolate': 'Interpolate',
+    'inverse': 'Inverse',
+    'irdft': 'IRDFT',
+    'is_finite': 'IsFinite',
+    'is_inf': 'IsInf',
+    'is_nan': 'IsNaN',
+    'istft': 'ISTFT',
+    'less': 'Less',
+    'less_equal': 'LessEqual',
+    'log': 'Log',
+    'log_softmax': 'LogSoftmax',
+    'logical_and': 'LogicalAnd',
+    'logical_not': 'LogicalNot',
+    'logical_or': 'LogicalOr',
+    'logical_xor': 'LogicalXor',
+    'loop': 'Loop',
+    'lrn': 'LRN',
+    'lstm_cell': 'LSTMCell',
+    'lstm_sequence': 'LSTMSequence',
+    'matmul': 'MatMul',
+    'matrix_nms': 'MatrixNms',
+    'max_pool': 'MaxPool',
+    'maximum': 'Maximum',
+    'minimum': 'Minimum',
+    'mish': 'Mish',
+    'mod': 'Mod',
+    'multiclass_nms': 'MulticlassNms',
+    'multinomial': 'Multinomial',
+    'multiply': 'Multiply',
+    'mvn': 'MVN',
+    'negative': 'Negative',
+    'nms_rotated': 'NMSRotated',
+    'non_max_suppression': 'NonMaxSuppression',
+    'non_zero': 'NonZero',
+    'normalize_l2': 'NormalizeL2',
+    'not_equal': 'NotEqual',
+    'nv12_to_bgr': 'NV12toBGR',
+    'nv12_to_rgb': 'NV12toRGB',
+    'one_hot': 'OneHot',
+    'pad': 'Pad',
+    'power': 'Power',
+    'prelu': 'PRelu',
+    'prior_box': 'PriorBox',
+    'prior_box_clustered': 'PriorBoxClustered',
+    'proposal': 'Proposal',
+    'psroi_pooling': 'PSROIPooling',
+    'random_uniform': 'RandomUniform',
+    'range': 'Range',
+    'rdft': 'RDFT',
+    'read_value': 'ReadValue',
+    'reduce_l1': 'ReduceL1',
+    'reduce_l2': 'ReduceL2',
+    'reduce_logical_and': 'ReduceLogicalAnd',
+    'reduce_logical_or': 'ReduceLogicalOr',
+    'reduce_max': 'ReduceMax',
+    'reduce_mean': 'ReduceMean',
+    'reduce_min': 'ReduceMin',
+    'reduce_prod': 'ReduceProd',
+    'reduce_sum': 'ReduceSum',
+    'region_yolo': 'RegionYolo',
+    'relu': 'Relu',
+    'reorg_yolo': 'ReorgYolo',
+    'reshape': 'Reshape',
+    'reverse': 'Reverse',
+    'reverse_sequence': 'ReverseSequence',
+    'rgb_to_nv12': 'RGBtoNV12',
+    'rnn_cell': 'RNNCell',
+    'rnn_sequence': 'RNNSequence',
+    'roi_align': 'ROIAlign',
+    'roi_align_rotated': 'ROIAlignRotated',
+    'roi_pooling': 'ROIPooling',
+    'roll': 'Roll',
+    'round': 'Round',
+    'scaled_dot_product_attention': 'ScaledDotProductAttention',
+    'scatter_elements_update': 'ScatterElementsUpdate',
+    'scatter_nd_update': 'ScatterNDUpdate',
+    'scatter_update': 'ScatterUpdate',
+    'search_sorted': 'SearchSorted',
+    'segment_max': 'SegmentMax',
+    'select': 'Select',
+    'selu': 'Selu',
+    'shape_of': 'ShapeOf',
+    'shuffle_channels': 'ShuffleChannels',
+    'sigmoid': 'Sigmoid',
+    'sign': 'Sign',
+    'sin': 'Sin',
+    'sinh': 'Sinh',
+    'slice': 'Slice',
+    'slice_scatter': 'SliceScatter',
+    'softmax': 'Softmax',
+    'softplus': 'SoftPlus',
+    'softsign': 'SoftSign',
+    'space_to_batch': 'SpaceToBatch',
+    'space_to_depth': 'SpaceToDepth',
+    'sparse_fill_empty_rows': 'SparseFillEmptyRows',
+    'split': 'Split',
+    'sqrt': 'Sqrt',
+    'squared_difference': 'SquaredDifference',
+    'squeeze': 'Squeeze',
+    'stft': 'STFT',
+    'strided_slice': 'StridedSlice',
+    'string_tensor_pack': 'StringTensorPack',
+    'string_tensor_unpack': 'StringTensorUnpack',
+    'subtract': 'Subtract',
+    'swish': 'Swish',
+    'tan': 'Tan',
+    'tanh': 'Tanh',
+    'tensor_iterator': 'TensorIterator',
+    'tile': 'Tile',
+    'topk': 'TopK',
+    'transpose': 'Transpose',
+    'unique': 'Unique',
+    'unsqueeze': 'Unsqueeze',
+    'variadic_split': 'VariadicSplit',
+    'xor': 'Xor',
+}
 
-def abs(arg: TensorLike, *, name: str | None = None) -> Output:
+
+def abs(node: TensorLike, name: str | None = None) -> Output:
     """Abs-opset1 (``openvino::Abs-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.abs`` takes it.
     """
-    return build('openvino', 'Abs', 'opset1', (arg,), name, {})
+    return build('openvino', 'Abs', 'opset1', (node,), name, {})
 
 
-def acos(arg: TensorLike, *, name: str | None = None) -> Output:
+def acos(node: TensorLike, name: str | None = None) -> Output:
     """Acos-opset1 (``openvino::Acos-opset1``).
 
     OpenVINO Acos-1: elementwise arccos.
@@ -241,11 +454,13 @@ def acos(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.acos`` takes it.
     """
-    return build('openvino', 'Acos', 'opset1', (arg,), name, {})
+    return build('openvino', 'Acos', 'opset1', (node,), name, {})
 
 
-def acosh(arg: TensorLike, *, name: str | None = None) -> Output:
+def acosh(node: TensorLike, name: str | None = None) -> Output:
     """Acosh-opset4 (``openvino::Acosh-opset4``).
 
     OpenVINO Acosh-4: elementwise arccosh.
@@ -254,14 +469,15 @@ def acosh(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.acosh`` takes it.
     """
-    return build('openvino', 'Acosh', 'opset4', (arg,), name, {})
+    return build('openvino', 'Acosh', 'opset4', (node,), name, {})
 
 
 def adaptive_avg_pool(
     data: TensorLike,
     output_shape: TensorLike,
-    *,
     name: str | None = None,
 ) -> Output:
     """AdaptiveAvgPool-opset8 (``openvino::AdaptiveAvgPool-opset8``).
@@ -273,6 +489,8 @@ def adaptive_avg_pool(
         output_shape: i32, i64
 
     Returns the output (output).
+
+    As ``openvino.opset*.adaptive_avg_pool`` takes it.
     """
     return build('openvino', 'AdaptiveAvgPool', 'opset8', (data, output_shape), name, {})
 
@@ -280,10 +498,9 @@ def adaptive_avg_pool(
 def adaptive_max_pool(
     data: TensorLike,
     output_shape: TensorLike,
-    *,
     index_element_type: Literal['i32', 'i64'] = 'i64',
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """AdaptiveMaxPool-opset8 (``openvino::AdaptiveMaxPool-opset8``).
 
     Max over adaptive bins, with each maximum's flat spatial index (per batch and channel).
@@ -296,19 +513,21 @@ def adaptive_max_pool(
         index_element_type: Literal['i32', 'i64'], default 'i64'
 
     Returns the outputs (output, output_indices).
+
+    As ``openvino.opset*.adaptive_max_pool`` takes it.
     """
-    return build_many('openvino', 'AdaptiveMaxPool', 'opset8', (data, output_shape), name, {
+    return build_node('openvino', 'AdaptiveMaxPool', 'opset8', (data, output_shape), name, {
         'index_element_type': index_element_type,
     })
 
 
 def add(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Add-opset1 (``openvino::Add-opset1``).
 
@@ -321,14 +540,16 @@ def add(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.add`` takes it.
     """
-    return build('openvino', 'Add', 'opset1', (A, B), name, {
+    return build('openvino', 'Add', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
-def asin(arg: TensorLike, *, name: str | None = None) -> Output:
+def asin(node: TensorLike, name: str | None = None) -> Output:
     """Asin-opset1 (``openvino::Asin-opset1``).
 
     OpenVINO Asin-1: elementwise arcsin.
@@ -337,11 +558,13 @@ def asin(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.asin`` takes it.
     """
-    return build('openvino', 'Asin', 'opset1', (arg,), name, {})
+    return build('openvino', 'Asin', 'opset1', (node,), name, {})
 
 
-def asinh(arg: TensorLike, *, name: str | None = None) -> Output:
+def asinh(node: TensorLike, name: str | None = None) -> Output:
     """Asinh-opset4 (``openvino::Asinh-opset4``).
 
     OpenVINO Asinh-4: elementwise arcsinh.
@@ -350,8 +573,10 @@ def asinh(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.asinh`` takes it.
     """
-    return build('openvino', 'Asinh', 'opset4', (arg,), name, {})
+    return build('openvino', 'Asinh', 'opset4', (node,), name, {})
 
 
 def assign(new_value: TensorLike, *, variable_id: str, name: str | None = None) -> Output:
@@ -370,7 +595,7 @@ def assign(new_value: TensorLike, *, variable_id: str, name: str | None = None) 
     })
 
 
-def atan(arg: TensorLike, *, name: str | None = None) -> Output:
+def atan(node: TensorLike, name: str | None = None) -> Output:
     """Atan-opset1 (``openvino::Atan-opset1``).
 
     OpenVINO Atan-1: elementwise arctan.
@@ -379,11 +604,13 @@ def atan(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.atan`` takes it.
     """
-    return build('openvino', 'Atan', 'opset1', (arg,), name, {})
+    return build('openvino', 'Atan', 'opset1', (node,), name, {})
 
 
-def atanh(arg: TensorLike, *, name: str | None = None) -> Output:
+def atanh(node: TensorLike, name: str | None = None) -> Output:
     """Atanh-opset4 (``openvino::Atanh-opset4``).
 
     OpenVINO Atanh-4. Integers saturate by sign, as OpenVINO's reference does: 0 stays 0, any
@@ -394,21 +621,22 @@ def atanh(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.atanh`` takes it.
     """
-    return build('openvino', 'Atanh', 'opset4', (arg,), name, {})
+    return build('openvino', 'Atanh', 'opset4', (node,), name, {})
 
 
 def avg_pool(
-    data: TensorLike,
-    *,
+    data_batch: TensorLike,
     strides: Sequence[int],
     pads_begin: Sequence[int],
     pads_end: Sequence[int],
-    kernel: Sequence[int],
-    rounding_type: Literal['floor', 'ceil', 'ceil_torch'] = 'floor',
-    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
+    kernel_shape: Sequence[int],
     exclude_pad: bool,
-    dilations: Sequence[int] = (),
+    rounding_type: Literal['floor', 'ceil', 'ceil_torch'] = 'floor',
+    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] | None = None,
+    dilations: Sequence[int] | None = None,
     name: str | None = None,
 ) -> Output:
     """AvgPool-opset16 (``openvino::AvgPool-opset16``).
@@ -429,15 +657,17 @@ def avg_pool(
         dilations: Sequence[int], default ()
 
     Returns the output (output).
+
+    As ``openvino.opset*.avg_pool`` takes it.
     """
-    return build('openvino', 'AvgPool', 'opset16', (data,), name, {
+    return build('openvino', 'AvgPool', 'opset16', (data_batch,), name, {
         'strides': strides,
         'pads_begin': pads_begin,
         'pads_end': pads_end,
-        'kernel': kernel,
+        'kernel': kernel_shape,
+        'exclude_pad': exclude_pad,
         'rounding_type': rounding_type,
         'auto_pad': auto_pad,
-        'exclude_pad': exclude_pad,
         'dilations': dilations,
     })
 
@@ -448,7 +678,6 @@ def batch_norm_inference(
     beta: TensorLike,
     mean: TensorLike,
     variance: TensorLike,
-    *,
     epsilon: float,
     name: str | None = None,
 ) -> Output:
@@ -468,6 +697,8 @@ def batch_norm_inference(
         epsilon: float, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.batch_norm_inference`` takes it.
     """
     return build('openvino', 'BatchNormInference', 'opset5', (data, gamma, beta, mean, variance), name, {
         'epsilon': epsilon,
@@ -479,7 +710,6 @@ def batch_to_space(
     block_shape: TensorLike,
     crops_begin: TensorLike,
     crops_end: TensorLike,
-    *,
     name: str | None = None,
 ) -> Output:
     """BatchToSpace-opset2 (``openvino::BatchToSpace-opset2``).
@@ -493,16 +723,13 @@ def batch_to_space(
         crops_end: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Returns the output (output).
+
+    As ``openvino.opset*.batch_to_space`` takes it.
     """
     return build('openvino', 'BatchToSpace', 'opset2', (data, block_shape, crops_begin, crops_end), name, {})
 
 
-def bg_rto_nv12(
-    rgb: TensorLike,
-    *,
-    single_plane: bool = True,
-    name: str | None = None,
-) -> list[Output]:
+def bgr_to_nv12(rgb: TensorLike, *, single_plane: bool = True, name: str | None = None) -> Node:
     """BGRtoNV12-opset17 (``openvino::BGRtoNV12-opset17``).
 
     Inputs:
@@ -513,7 +740,7 @@ def bg_rto_nv12(
 
     Returns the outputs (y_or_yuv, uv).
     """
-    return build_many('openvino', 'BGRtoNV12', 'opset17', (rgb,), name, {
+    return build_node('openvino', 'BGRtoNV12', 'opset17', (rgb,), name, {
         'single_plane': single_plane,
     })
 
@@ -521,14 +748,13 @@ def bg_rto_nv12(
 def binary_convolution(
     data: TensorLike,
     filters: TensorLike,
-    *,
     strides: Sequence[int],
     pads_begin: Sequence[int],
     pads_end: Sequence[int],
     dilations: Sequence[int],
-    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
-    mode: Literal['xnor-popcount'] = 'xnor-popcount',
-    pad_value: float = 0.0,
+    mode: Literal['xnor-popcount'],
+    pad_value: float,
+    auto_pad: str = 'EXPLICIT',
     name: str | None = None,
 ) -> Output:
     """BinaryConvolution-opset1 (``openvino::BinaryConvolution-opset1``).
@@ -552,25 +778,27 @@ def binary_convolution(
         pad_value: float, default 0.0
 
     Returns the output (output).
+
+    As ``openvino.opset*.binary_convolution`` takes it.
     """
     return build('openvino', 'BinaryConvolution', 'opset1', (data, filters), name, {
         'strides': strides,
         'pads_begin': pads_begin,
         'pads_end': pads_end,
         'dilations': dilations,
-        'auto_pad': auto_pad,
         'mode': mode,
         'pad_value': pad_value,
+        'auto_pad': auto_pad,
     })
 
 
 def bitwise_and(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """BitwiseAnd-opset13 (``openvino::BitwiseAnd-opset13``).
 
@@ -583,20 +811,22 @@ def bitwise_and(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.bitwise_and`` takes it.
     """
-    return build('openvino', 'BitwiseAnd', 'opset13', (A, B), name, {
+    return build('openvino', 'BitwiseAnd', 'opset13', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
 def bitwise_left_shift(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    arg0: TensorLike,
+    arg1: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """BitwiseLeftShift-opset15 (``openvino::BitwiseLeftShift-opset15``).
 
@@ -609,31 +839,35 @@ def bitwise_left_shift(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.bitwise_left_shift`` takes it.
     """
-    return build('openvino', 'BitwiseLeftShift', 'opset15', (A, B), name, {
+    return build('openvino', 'BitwiseLeftShift', 'opset15', (arg0, arg1), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
-def bitwise_not(arg: TensorLike, *, name: str | None = None) -> Output:
+def bitwise_not(node: TensorLike, name: str | None = None) -> Output:
     """BitwiseNot-opset13 (``openvino::BitwiseNot-opset13``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.bitwise_not`` takes it.
     """
-    return build('openvino', 'BitwiseNot', 'opset13', (arg,), name, {})
+    return build('openvino', 'BitwiseNot', 'opset13', (node,), name, {})
 
 
 def bitwise_or(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """BitwiseOr-opset13 (``openvino::BitwiseOr-opset13``).
 
@@ -646,20 +880,22 @@ def bitwise_or(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.bitwise_or`` takes it.
     """
-    return build('openvino', 'BitwiseOr', 'opset13', (A, B), name, {
+    return build('openvino', 'BitwiseOr', 'opset13', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
 def bitwise_right_shift(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    arg0: TensorLike,
+    arg1: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """BitwiseRightShift-opset15 (``openvino::BitwiseRightShift-opset15``).
 
@@ -672,20 +908,22 @@ def bitwise_right_shift(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.bitwise_right_shift`` takes it.
     """
-    return build('openvino', 'BitwiseRightShift', 'opset15', (A, B), name, {
+    return build('openvino', 'BitwiseRightShift', 'opset15', (arg0, arg1), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
 def bitwise_xor(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """BitwiseXor-opset13 (``openvino::BitwiseXor-opset13``).
 
@@ -698,8 +936,10 @@ def bitwise_xor(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.bitwise_xor`` takes it.
     """
-    return build('openvino', 'BitwiseXor', 'opset13', (A, B), name, {
+    return build('openvino', 'BitwiseXor', 'opset13', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
@@ -709,8 +949,7 @@ def broadcast(
     data: TensorLike,
     target_shape: TensorLike,
     axes_mapping: TensorLike | None = None,
-    *,
-    mode: Literal['numpy', 'explicit', 'bidirectional', 'pdpd'] = 'numpy',
+    broadcast_spec: str = 'NUMPY',
     name: str | None = None,
 ) -> Output:
     """Broadcast-opset3 (``openvino::Broadcast-opset3``).
@@ -727,16 +966,17 @@ def broadcast(
         mode: Literal['numpy', 'explicit', 'bidirectional', 'pdpd'], default 'numpy'
 
     Returns the output (output).
+
+    As ``openvino.opset*.broadcast`` takes it.
     """
     return build('openvino', 'Broadcast', 'opset3', (data, target_shape, axes_mapping), name, {
-        'mode': mode,
+        'mode': broadcast_spec,
     })
 
 
 def bucketize(
     data: TensorLike,
     buckets: TensorLike,
-    *,
     output_type: Literal['i32', 'i64'] = 'i64',
     with_right_bound: bool = True,
     name: str | None = None,
@@ -754,6 +994,8 @@ def bucketize(
         with_right_bound: bool, default True
 
     Returns the output (output).
+
+    As ``openvino.opset*.bucketize`` takes it.
     """
     return build('openvino', 'Bucketize', 'opset3', (data, buckets), name, {
         'output_type': output_type,
@@ -761,18 +1003,20 @@ def bucketize(
     })
 
 
-def ceiling(arg: TensorLike, *, name: str | None = None) -> Output:
+def ceiling(node: TensorLike, name: str | None = None) -> Output:
     """Ceiling-opset1 (``openvino::Ceiling-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.ceiling`` takes it.
     """
-    return build('openvino', 'Ceiling', 'opset1', (arg,), name, {})
+    return build('openvino', 'Ceiling', 'opset1', (node,), name, {})
 
 
-def clamp(arg: TensorLike, *, min: float, max: float, name: str | None = None) -> Output:
+def clamp(data: TensorLike, min_value: float, max_value: float, name: str | None = None) -> Output:
     """Clamp-opset1 (``openvino::Clamp-opset1``).
 
     Clamp-1: values into ``[min, max]``; integer inputs use ``ceil(min)`` and ``floor(max)``.
@@ -785,22 +1029,23 @@ def clamp(arg: TensorLike, *, min: float, max: float, name: str | None = None) -
         max: float, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.clamp`` takes it.
     """
-    return build('openvino', 'Clamp', 'opset1', (arg,), name, {
-        'min': min,
-        'max': max,
+    return build('openvino', 'Clamp', 'opset1', (data,), name, {
+        'min': min_value,
+        'max': max_value,
     })
 
 
-def col2_im(
+def col2im(
     data: TensorLike,
     output_size: TensorLike,
     kernel_size: TensorLike,
-    *,
-    strides: Sequence[int] = (1, 1),
-    dilations: Sequence[int] = (1, 1),
-    pads_begin: Sequence[int] = (0, 0),
-    pads_end: Sequence[int] = (0, 0),
+    strides: Sequence[int] | None = None,
+    dilations: Sequence[int] | None = None,
+    pads_begin: Sequence[int] | None = None,
+    pads_end: Sequence[int] | None = None,
     name: str | None = None,
 ) -> Output:
     """Col2Im-opset15 (``openvino::Col2Im-opset15``).
@@ -820,6 +1065,8 @@ def col2_im(
         pads_end: Sequence[int], default (0, 0)
 
     Returns the output (output).
+
+    As ``openvino.opset*.col2im`` takes it.
     """
     return build('openvino', 'Col2Im', 'opset15', (data, output_size, kernel_size), name, {
         'strides': strides,
@@ -829,7 +1076,7 @@ def col2_im(
     })
 
 
-def concat(*inputs: TensorLike, axis: int, name: str | None = None) -> Output:
+def concat(nodes: Sequence[TensorLike], axis: int, name: str | None = None) -> Output:
     """Concat-opset1 (``openvino::Concat-opset1``).
 
     Concat-1: joins its inputs along ``axis`` (negative counts from the end).
@@ -841,16 +1088,17 @@ def concat(*inputs: TensorLike, axis: int, name: str | None = None) -> Output:
         axis: int, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.concat`` takes it.
     """
-    return build('openvino', 'Concat', 'opset1', (*inputs,), name, {
+    return build('openvino', 'Concat', 'opset1', (*nodes,), name, {
         'axis': axis,
     })
 
 
 def convert(
-    arg: TensorLike,
-    *,
-    destination_type: ElementType | str,
+    data: TensorLike,
+    destination_type: ElementType | str | type,
     name: str | None = None,
 ) -> Output:
     """Convert-opset1 (``openvino::Convert-opset1``).
@@ -862,13 +1110,15 @@ def convert(
         destination_type: ElementType | str, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.convert`` takes it.
     """
-    return build('openvino', 'Convert', 'opset1', (arg,), name, {
+    return build('openvino', 'Convert', 'opset1', (data,), name, {
         'destination_type': destination_type,
     })
 
 
-def convert_like(data: TensorLike, like: TensorLike, *, name: str | None = None) -> Output:
+def convert_like(data: TensorLike, like: TensorLike, name: str | None = None) -> Output:
     """ConvertLike-opset1 (``openvino::ConvertLike-opset1``).
 
     Converts ``data`` to the element type of ``like`` (whose values are not read).
@@ -878,19 +1128,20 @@ def convert_like(data: TensorLike, like: TensorLike, *, name: str | None = None)
         like: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.convert_like`` takes it.
     """
     return build('openvino', 'ConvertLike', 'opset1', (data, like), name, {})
 
 
 def convert_promote_types(
-    input_0: TensorLike,
-    input_1: TensorLike,
-    *,
+    left_node: TensorLike,
+    right_node: TensorLike,
     promote_unsafe: bool = False,
     pytorch_scalar_promotion: bool = False,
-    u64_integer_promotion_target: ElementType | str = 'f32',
+    u64_integer_promotion_target: ElementType | str | type = 'f32',
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """ConvertPromoteTypes-opset14 (``openvino::ConvertPromoteTypes-opset14``).
 
     ConvertPromoteTypes-14: two outputs, each input converted to the common type (shapes kept).
@@ -905,8 +1156,10 @@ def convert_promote_types(
         u64_integer_promotion_target: ElementType | str, default 'f32'
 
     Returns the outputs (output_0, output_1).
+
+    As ``openvino.opset*.convert_promote_types`` takes it.
     """
-    return build_many('openvino', 'ConvertPromoteTypes', 'opset14', (input_0, input_1), name, {
+    return build_node('openvino', 'ConvertPromoteTypes', 'opset14', (left_node, right_node), name, {
         'promote_unsafe': promote_unsafe,
         'pytorch_scalar_promotion': pytorch_scalar_promotion,
         'u64_integer_promotion_target': u64_integer_promotion_target,
@@ -916,12 +1169,11 @@ def convert_promote_types(
 def convolution(
     data: TensorLike,
     filters: TensorLike,
-    *,
     strides: Sequence[int],
     pads_begin: Sequence[int],
     pads_end: Sequence[int],
     dilations: Sequence[int],
-    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
+    auto_pad: str = 'EXPLICIT',
     name: str | None = None,
 ) -> Output:
     """Convolution-opset1 (``openvino::Convolution-opset1``).
@@ -940,6 +1192,8 @@ def convolution(
         auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'], default 'explicit'
 
     Returns the output (output).
+
+    As ``openvino.opset*.convolution`` takes it.
     """
     return build('openvino', 'Convolution', 'opset1', (data, filters), name, {
         'strides': strides,
@@ -953,14 +1207,13 @@ def convolution(
 def convolution_backprop_data(
     data: TensorLike,
     filters: TensorLike,
-    output_shape: TensorLike | None = None,
-    *,
     strides: Sequence[int],
-    pads_begin: Sequence[int],
-    pads_end: Sequence[int],
-    dilations: Sequence[int],
-    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
-    output_padding: Sequence[int] = (),
+    output_shape: TensorLike | None = None,
+    pads_begin: Sequence[int] | None = None,
+    pads_end: Sequence[int] | None = None,
+    dilations: Sequence[int] | None = None,
+    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] | None = None,
+    output_padding: Sequence[int] | None = None,
     name: str | None = None,
 ) -> Output:
     """ConvolutionBackpropData-opset1 (``openvino::ConvolutionBackpropData-opset1``).
@@ -982,6 +1235,8 @@ def convolution_backprop_data(
         output_padding: Sequence[int], default ()
 
     Returns the output (output).
+
+    As ``openvino.opset*.convolution_backprop_data`` takes it.
     """
     return build('openvino', 'ConvolutionBackpropData', 'opset1', (data, filters, output_shape), name, {
         'strides': strides,
@@ -993,7 +1248,7 @@ def convolution_backprop_data(
     })
 
 
-def cos(arg: TensorLike, *, name: str | None = None) -> Output:
+def cos(node: TensorLike, name: str | None = None) -> Output:
     """Cos-opset1 (``openvino::Cos-opset1``).
 
     OpenVINO Cos-1: elementwise cos.
@@ -1002,11 +1257,13 @@ def cos(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.cos`` takes it.
     """
-    return build('openvino', 'Cos', 'opset1', (arg,), name, {})
+    return build('openvino', 'Cos', 'opset1', (node,), name, {})
 
 
-def cosh(arg: TensorLike, *, name: str | None = None) -> Output:
+def cosh(node: TensorLike, name: str | None = None) -> Output:
     """Cosh-opset1 (``openvino::Cosh-opset1``).
 
     OpenVINO Cosh-1: elementwise cosh.
@@ -1015,15 +1272,16 @@ def cosh(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.cosh`` takes it.
     """
-    return build('openvino', 'Cosh', 'opset1', (arg,), name, {})
+    return build('openvino', 'Cosh', 'opset1', (node,), name, {})
 
 
 def ctc_greedy_decoder(
     data: TensorLike,
-    seq_mask: TensorLike,
-    *,
-    ctc_merge_repeated: bool = True,
+    sequence_mask: TensorLike,
+    merge_repeated: bool = True,
     name: str | None = None,
 ) -> Output:
     """CTCGreedyDecoder-opset1 (``openvino::CTCGreedyDecoder-opset1``).
@@ -1039,9 +1297,11 @@ def ctc_greedy_decoder(
         ctc_merge_repeated: bool, default True
 
     Returns the output (output).
+
+    As ``openvino.opset*.ctc_greedy_decoder`` takes it.
     """
-    return build('openvino', 'CTCGreedyDecoder', 'opset1', (data, seq_mask), name, {
-        'ctc_merge_repeated': ctc_merge_repeated,
+    return build('openvino', 'CTCGreedyDecoder', 'opset1', (data, sequence_mask), name, {
+        'ctc_merge_repeated': merge_repeated,
     })
 
 
@@ -1049,12 +1309,11 @@ def ctc_greedy_decoder_seq_len(
     data: TensorLike,
     sequence_length: TensorLike,
     blank_index: TensorLike | None = None,
-    *,
     merge_repeated: bool = True,
     classes_index_type: Literal['i32', 'i64'] = 'i32',
     sequence_length_type: Literal['i32', 'i64'] = 'i32',
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """CTCGreedyDecoderSeqLen-opset6 (``openvino::CTCGreedyDecoderSeqLen-opset6``).
 
     CTCGreedyDecoderSeqLen-6: ``data [N, T, C]``, ``sequence_length [N]`` and an optional
@@ -1071,8 +1330,10 @@ def ctc_greedy_decoder_seq_len(
         sequence_length_type: Literal['i32', 'i64'], default 'i32'
 
     Returns the outputs (decoded, sequence_length).
+
+    As ``openvino.opset*.ctc_greedy_decoder_seq_len`` takes it.
     """
-    return build_many('openvino', 'CTCGreedyDecoderSeqLen', 'opset6', (data, sequence_length, blank_index), name, {
+    return build_node('openvino', 'CTCGreedyDecoderSeqLen', 'opset6', (data, sequence_length, blank_index), name, {
         'merge_repeated': merge_repeated,
         'classes_index_type': classes_index_type,
         'sequence_length_type': sequence_length_type,
@@ -1085,7 +1346,6 @@ def ctc_loss(
     labels: TensorLike,
     label_length: TensorLike,
     blank_index: TensorLike | None = None,
-    *,
     preprocess_collapse_repeated: bool = False,
     ctc_merge_repeated: bool = True,
     unique: bool = False,
@@ -1112,6 +1372,8 @@ def ctc_loss(
         unique: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.ctc_loss`` takes it.
     """
     return build('openvino', 'CTCLoss', 'opset4', (logits, logit_length, labels, label_length, blank_index), name, {
         'preprocess_collapse_repeated': preprocess_collapse_repeated,
@@ -1122,8 +1384,7 @@ def ctc_loss(
 
 def cum_sum(
     arg: TensorLike,
-    axis: TensorLike | None = None,
-    *,
+    axis: TensorLike,
     exclusive: bool = False,
     reverse: bool = False,
     name: str | None = None,
@@ -1142,6 +1403,8 @@ def cum_sum(
         reverse: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.cum_sum`` takes it.
     """
     return build('openvino', 'CumSum', 'opset3', (arg, axis), name, {
         'exclusive': exclusive,
@@ -1149,17 +1412,19 @@ def cum_sum(
     })
 
 
+cumsum = cum_sum
+
+
 def deformable_convolution(
     data: TensorLike,
     offsets: TensorLike,
     filters: TensorLike,
-    mask: TensorLike | None = None,
-    *,
     strides: Sequence[int],
     pads_begin: Sequence[int],
     pads_end: Sequence[int],
     dilations: Sequence[int],
-    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
+    mask: TensorLike | None = None,
+    auto_pad: str = 'EXPLICIT',
     group: int = 1,
     deformable_group: int = 1,
     bilinear_interpolation_pad: bool = False,
@@ -1186,6 +1451,8 @@ def deformable_convolution(
         bilinear_interpolation_pad: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.deformable_convolution`` takes it.
     """
     return build('openvino', 'DeformableConvolution', 'opset8', (data, offsets, filters, mask), name, {
         'strides': strides,
@@ -1200,10 +1467,8 @@ def deformable_convolution(
 
 
 def deformable_psroi_pooling(
-    input: TensorLike,
-    rois: TensorLike,
-    offsets: TensorLike | None = None,
-    *,
+    feature_maps: TensorLike,
+    coords: TensorLike,
     output_dim: int,
     spatial_scale: float,
     group_size: int = 1,
@@ -1212,6 +1477,7 @@ def deformable_psroi_pooling(
     spatial_bins_y: int = 1,
     trans_std: float = 1.0,
     part_size: int = 1,
+    offsets: TensorLike | None = None,
     name: str | None = None,
 ) -> Output:
     """DeformablePSROIPooling-opset1 (``openvino::DeformablePSROIPooling-opset1``).
@@ -1235,8 +1501,10 @@ def deformable_psroi_pooling(
         part_size: int, default 1
 
     Returns the output (output).
+
+    As ``openvino.opset*.deformable_psroi_pooling`` takes it.
     """
-    return build('openvino', 'DeformablePSROIPooling', 'opset1', (input, rois, offsets), name, {
+    return build('openvino', 'DeformablePSROIPooling', 'opset1', (feature_maps, coords, offsets), name, {
         'output_dim': output_dim,
         'spatial_scale': spatial_scale,
         'group_size': group_size,
@@ -1249,8 +1517,7 @@ def deformable_psroi_pooling(
 
 
 def depth_to_space(
-    data: TensorLike,
-    *,
+    node: TensorLike,
     mode: Literal['blocks_first', 'depth_first'],
     block_size: int = 1,
     name: str | None = None,
@@ -1268,8 +1535,10 @@ def depth_to_space(
         block_size: int, default 1
 
     Returns the output (output).
+
+    As ``openvino.opset*.depth_to_space`` takes it.
     """
-    return build('openvino', 'DepthToSpace', 'opset1', (data,), name, {
+    return build('openvino', 'DepthToSpace', 'opset1', (node,), name, {
         'mode': mode,
         'block_size': block_size,
     })
@@ -1279,25 +1548,9 @@ def detection_output(
     box_logits: TensorLike,
     class_preds: TensorLike,
     proposals: TensorLike,
+    attrs: Mapping[str, Any],
     aux_class_preds: TensorLike | None = None,
     aux_box_preds: TensorLike | None = None,
-    *,
-    num_classes: int = 0,
-    background_label_id: int = 0,
-    top_k: int = -1,
-    variance_encoded_in_target: bool = False,
-    keep_top_k: Sequence[int],
-    code_type: str = 'caffe.PriorBoxParameter.CORNER',
-    share_location: bool = True,
-    nms_threshold: float,
-    confidence_threshold: float = 0.0,
-    clip_after_nms: bool = False,
-    clip_before_nms: bool = False,
-    decrease_label_id: bool = False,
-    normalized: bool = False,
-    input_height: int = 1,
-    input_width: int = 1,
-    objectness_score: float = 0.0,
     name: str | None = None,
 ) -> Output:
     """DetectionOutput-opset8 (``openvino::DetectionOutput-opset8``).
@@ -1330,32 +1583,16 @@ def detection_output(
         objectness_score: float, default 0.0
 
     Returns the output (detection_boxes).
+
+    As ``openvino.opset*.detection_output`` takes it.
     """
-    return build('openvino', 'DetectionOutput', 'opset8', (box_logits, class_preds, proposals, aux_class_preds, aux_box_preds), name, {
-        'num_classes': num_classes,
-        'background_label_id': background_label_id,
-        'top_k': top_k,
-        'variance_encoded_in_target': variance_encoded_in_target,
-        'keep_top_k': keep_top_k,
-        'code_type': code_type,
-        'share_location': share_location,
-        'nms_threshold': nms_threshold,
-        'confidence_threshold': confidence_threshold,
-        'clip_after_nms': clip_after_nms,
-        'clip_before_nms': clip_before_nms,
-        'decrease_label_id': decrease_label_id,
-        'normalized': normalized,
-        'input_height': input_height,
-        'input_width': input_width,
-        'objectness_score': objectness_score,
-    })
+    return build('openvino', 'DetectionOutput', 'opset8', (box_logits, class_preds, proposals, aux_class_preds, aux_box_preds), name, {}, attrs)
 
 
 def dft(
     data: TensorLike,
     axes: TensorLike,
     signal_size: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """DFT-opset7 (``openvino::DFT-opset7``).
@@ -1368,18 +1605,20 @@ def dft(
         signal_size: i32, i64 (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.dft`` takes it.
     """
     return build('openvino', 'DFT', 'opset7', (data, axes, signal_size), name, {})
 
 
 def divide(
-    A: TensorLike,
-    B: TensorLike,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
+    name: str | None = None,
     *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
     auto_broadcast_axis: int = 0,
     m_pythondiv: bool = True,
-    name: str | None = None,
 ) -> Output:
     """Divide-opset1 (``openvino::Divide-opset1``).
 
@@ -1395,15 +1634,17 @@ def divide(
         m_pythondiv: bool, default True
 
     Returns the output (output).
+
+    As ``openvino.opset*.divide`` takes it.
     """
-    return build('openvino', 'Divide', 'opset1', (A, B), name, {
+    return build('openvino', 'Divide', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
         'm_pythondiv': m_pythondiv,
     })
 
 
-def einsum(*inputs: TensorLike, equation: str, name: str | None = None) -> Output:
+def einsum(inputs: Sequence[TensorLike], equation: str, name: str | None = None) -> Output:
     """Einsum-opset7 (``openvino::Einsum-opset7``).
 
     Einstein summation over an ``equation`` such as ``"ij,jk->ik"`` (explicit or implicit mode).
@@ -1415,13 +1656,15 @@ def einsum(*inputs: TensorLike, equation: str, name: str | None = None) -> Outpu
         equation: str, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.einsum`` takes it.
     """
     return build('openvino', 'Einsum', 'opset7', (*inputs,), name, {
         'equation': equation,
     })
 
 
-def elu(arg: TensorLike, *, alpha: float, name: str | None = None) -> Output:
+def elu(data: TensorLike, alpha: float, name: str | None = None) -> Output:
     """Elu-opset1 (``openvino::Elu-opset1``).
 
     Elu-1: ``x`` for x > 0, else ``alpha * (exp(x) - 1)``.
@@ -1433,8 +1676,10 @@ def elu(arg: TensorLike, *, alpha: float, name: str | None = None) -> Output:
         alpha: float, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.elu`` takes it.
     """
-    return build('openvino', 'Elu', 'opset1', (arg,), name, {
+    return build('openvino', 'Elu', 'opset1', (data,), name, {
         'alpha': alpha,
     })
 
@@ -1445,7 +1690,6 @@ def embedding_bag_offsets(
     offsets: TensorLike,
     default_index: TensorLike | None = None,
     per_sample_weights: TensorLike | None = None,
-    *,
     reduction: Literal['sum', 'mean'] = 'sum',
     name: str | None = None,
 ) -> Output:
@@ -1465,6 +1709,8 @@ def embedding_bag_offsets(
         reduction: Literal['sum', 'mean'], default 'sum'
 
     Returns the output (output).
+
+    As ``openvino.opset*.embedding_bag_offsets`` takes it.
     """
     return build('openvino', 'EmbeddingBagOffsets', 'opset15', (emb_table, indices, offsets, default_index, per_sample_weights), name, {
         'reduction': reduction,
@@ -1477,7 +1723,6 @@ def embedding_bag_offsets_sum(
     offsets: TensorLike,
     default_index: TensorLike | None = None,
     per_sample_weights: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """EmbeddingBagOffsetsSum-opset3 (``openvino::EmbeddingBagOffsetsSum-opset3``).
@@ -1492,6 +1737,8 @@ def embedding_bag_offsets_sum(
         per_sample_weights: any type (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.embedding_bag_offsets_sum`` takes it.
     """
     return build('openvino', 'EmbeddingBagOffsetsSum', 'opset3', (emb_table, indices, offsets, default_index, per_sample_weights), name, {})
 
@@ -1500,7 +1747,6 @@ def embedding_bag_packed(
     emb_table: TensorLike,
     indices: TensorLike,
     per_sample_weights: TensorLike | None = None,
-    *,
     reduction: Literal['sum', 'mean'] = 'sum',
     name: str | None = None,
 ) -> Output:
@@ -1517,6 +1763,8 @@ def embedding_bag_packed(
         reduction: Literal['sum', 'mean'], default 'sum'
 
     Returns the output (output).
+
+    As ``openvino.opset*.embedding_bag_packed`` takes it.
     """
     return build('openvino', 'EmbeddingBagPacked', 'opset15', (emb_table, indices, per_sample_weights), name, {
         'reduction': reduction,
@@ -1527,7 +1775,6 @@ def embedding_bag_packed_sum(
     emb_table: TensorLike,
     indices: TensorLike,
     per_sample_weights: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """EmbeddingBagPackedSum-opset3 (``openvino::EmbeddingBagPackedSum-opset3``).
@@ -1540,6 +1787,8 @@ def embedding_bag_packed_sum(
         per_sample_weights: any type (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.embedding_bag_packed_sum`` takes it.
     """
     return build('openvino', 'EmbeddingBagPackedSum', 'opset3', (emb_table, indices, per_sample_weights), name, {})
 
@@ -1548,10 +1797,9 @@ def embedding_segments_sum(
     emb_table: TensorLike,
     indices: TensorLike,
     segment_ids: TensorLike,
-    num_segments: TensorLike,
+    num_segments: TensorLike | None = None,
     default_index: TensorLike | None = None,
     per_sample_weights: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """EmbeddingSegmentsSum-opset3 (``openvino::EmbeddingSegmentsSum-opset3``).
@@ -1568,17 +1816,19 @@ def embedding_segments_sum(
         per_sample_weights: any type (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.embedding_segments_sum`` takes it.
     """
     return build('openvino', 'EmbeddingSegmentsSum', 'opset3', (emb_table, indices, segment_ids, num_segments, default_index, per_sample_weights), name, {})
 
 
 def equal(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Equal-opset1 (``openvino::Equal-opset1``).
 
@@ -1591,25 +1841,29 @@ def equal(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.equal`` takes it.
     """
-    return build('openvino', 'Equal', 'opset1', (A, B), name, {
+    return build('openvino', 'Equal', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
-def erf(arg: TensorLike, *, name: str | None = None) -> Output:
+def erf(node: TensorLike, name: str | None = None) -> Output:
     """Erf-opset1 (``openvino::Erf-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.erf`` takes it.
     """
-    return build('openvino', 'Erf', 'opset1', (arg,), name, {})
+    return build('openvino', 'Erf', 'opset1', (node,), name, {})
 
 
-def erf_inv(data: TensorLike, *, name: str | None = None) -> Output:
+def erfinv(node: TensorLike, name: str | None = None) -> Output:
     """ErfInv-opset17 (``openvino::ErfInv-opset17``).
 
     ErfInv-17: floating-point inputs only; the output keeps the input's type and shape.
@@ -1618,19 +1872,23 @@ def erf_inv(data: TensorLike, *, name: str | None = None) -> Output:
         data: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.erfinv`` takes it.
     """
-    return build('openvino', 'ErfInv', 'opset17', (data,), name, {})
+    return build('openvino', 'ErfInv', 'opset17', (node,), name, {})
 
 
-def exp(arg: TensorLike, *, name: str | None = None) -> Output:
+def exp(node: TensorLike, name: str | None = None) -> Output:
     """Exp-opset1 (``openvino::Exp-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.exp`` takes it.
     """
-    return build('openvino', 'Exp', 'opset1', (arg,), name, {})
+    return build('openvino', 'Exp', 'opset1', (node,), name, {})
 
 
 def experimental_detectron_detection_output(
@@ -1648,7 +1906,7 @@ def experimental_detectron_detection_output(
     class_agnostic_box_regression: bool = False,
     deltas_weights: Sequence[float],
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """ExperimentalDetectronDetectionOutput-opset6 (``openvino::ExperimentalDetectronDetectionOutput-opset6``).
 
     DetectionOutput-6: per class (background 0 skipped) the refined boxes above
@@ -1673,7 +1931,7 @@ def experimental_detectron_detection_output(
 
     Returns the outputs (boxes, classes, scores).
     """
-    return build_many('openvino', 'ExperimentalDetectronDetectionOutput', 'opset6', (rois, deltas, scores, im_info), name, {
+    return build_node('openvino', 'ExperimentalDetectronDetectionOutput', 'opset6', (rois, deltas, scores, im_info), name, {
         'score_threshold': score_threshold,
         'nms_threshold': nms_threshold,
         'max_delta_log_wh': max_delta_log_wh,
@@ -1696,7 +1954,7 @@ def experimental_detectron_generate_proposals_single_image(
     post_nms_count: int = 0,
     pre_nms_count: int = 0,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """ExperimentalDetectronGenerateProposalsSingleImage-opset6 (``openvino::ExperimentalDetectronGenerateProposalsSingleImage-opset6``).
 
     GenerateProposalsSingleImage-6: anchors moved by the deltas, clipped, small ones dropped,
@@ -1716,7 +1974,7 @@ def experimental_detectron_generate_proposals_single_image(
 
     Returns the outputs (output_rois, output_scores).
     """
-    return build_many('openvino', 'ExperimentalDetectronGenerateProposalsSingleImage', 'opset6', (im_info, anchors, deltas, scores), name, {
+    return build_node('openvino', 'ExperimentalDetectronGenerateProposalsSingleImage', 'opset6', (im_info, anchors, deltas, scores), name, {
         'min_size': min_size,
         'nms_threshold': nms_threshold,
         'post_nms_count': post_nms_count,
@@ -1772,7 +2030,7 @@ def experimental_detectron_roi_feature_extractor(
     pyramid_scales: Sequence[int],
     aligned: bool = False,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """ExperimentalDetectronROIFeatureExtractor-opset6 (``openvino::ExperimentalDetectronROIFeatureExtractor-opset6``).
 
     ROIFeatureExtractor-6: each box is pooled (Detectron ROIAlign) from the FPN level its size
@@ -1791,7 +2049,7 @@ def experimental_detectron_roi_feature_extractor(
 
     Returns the outputs (output, output_rois).
     """
-    return build_many('openvino', 'ExperimentalDetectronROIFeatureExtractor', 'opset6', (rois, *feature_maps), name, {
+    return build_node('openvino', 'ExperimentalDetectronROIFeatureExtractor', 'opset6', (rois, *feature_maps), name, {
         'output_size': output_size,
         'sampling_ratio': sampling_ratio,
         'pyramid_scales': pyramid_scales,
@@ -1799,7 +2057,7 @@ def experimental_detectron_roi_feature_extractor(
     })
 
 
-def experimental_detectron_top_kro_is(
+def experimental_detectron_topk_rois(
     input_rois: TensorLike,
     rois_probs: TensorLike,
     *,
@@ -1825,8 +2083,7 @@ def experimental_detectron_top_kro_is(
 
 
 def extract_image_patches(
-    data: TensorLike,
-    *,
+    image: TensorLike,
     sizes: Sequence[int],
     strides: Sequence[int],
     rates: Sequence[int],
@@ -1849,8 +2106,10 @@ def extract_image_patches(
         auto_pad: Literal['valid', 'same_upper', 'same_lower'], required
 
     Returns the output (output).
+
+    As ``openvino.opset*.extract_image_patches`` takes it.
     """
-    return build('openvino', 'ExtractImagePatches', 'opset3', (data,), name, {
+    return build('openvino', 'ExtractImagePatches', 'opset3', (image,), name, {
         'sizes': sizes,
         'strides': strides,
         'rates': rates,
@@ -1862,9 +2121,8 @@ def eye(
     num_rows: TensorLike,
     num_columns: TensorLike,
     diagonal_index: TensorLike,
+    output_type: ElementType | str | type,
     batch_shape: TensorLike | None = None,
-    *,
-    output_type: ElementType | str,
     name: str | None = None,
 ) -> Output:
     """Eye-opset9 (``openvino::Eye-opset9``).
@@ -1881,6 +2139,8 @@ def eye(
         output_type: ElementType | str, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.eye`` takes it.
     """
     return build('openvino', 'Eye', 'opset9', (num_rows, num_columns, diagonal_index, batch_shape), name, {
         'output_type': output_type,
@@ -1891,7 +2151,6 @@ def fake_convert(
     data: TensorLike,
     scale: TensorLike,
     shift: TensorLike | None = None,
-    *,
     destination_type: Literal['f8e4m3', 'f8e5m2'] = 'f8e4m3',
     name: str | None = None,
 ) -> Output:
@@ -1906,6 +2165,8 @@ def fake_convert(
         destination_type: Literal['f8e4m3', 'f8e5m2'], default 'f8e4m3'
 
     Returns the output (output).
+
+    As ``openvino.opset*.fake_convert`` takes it.
     """
     return build('openvino', 'FakeConvert', 'opset13', (data, scale, shift), name, {
         'destination_type': destination_type,
@@ -1913,14 +2174,13 @@ def fake_convert(
 
 
 def fake_quantize(
-    X: TensorLike,
+    data: TensorLike,
     input_low: TensorLike,
     input_high: TensorLike,
     output_low: TensorLike,
     output_high: TensorLike,
-    *,
     levels: int,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
 ) -> Output:
     """FakeQuantize-opset1 (``openvino::FakeQuantize-opset1``).
@@ -1937,31 +2197,35 @@ def fake_quantize(
         auto_broadcast: Literal['none', 'numpy', 'pdpd'], default 'numpy'
 
     Returns the output (output).
+
+    As ``openvino.opset*.fake_quantize`` takes it.
     """
-    return build('openvino', 'FakeQuantize', 'opset1', (X, input_low, input_high, output_low, output_high), name, {
+    return build('openvino', 'FakeQuantize', 'opset1', (data, input_low, input_high, output_low, output_high), name, {
         'levels': levels,
         'auto_broadcast': auto_broadcast,
     })
 
 
-def floor(arg: TensorLike, *, name: str | None = None) -> Output:
+def floor(node: TensorLike, name: str | None = None) -> Output:
     """Floor-opset1 (``openvino::Floor-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.floor`` takes it.
     """
-    return build('openvino', 'Floor', 'opset1', (arg,), name, {})
+    return build('openvino', 'Floor', 'opset1', (node,), name, {})
 
 
 def floor_mod(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """FloorMod-opset1 (``openvino::FloorMod-opset1``).
 
@@ -1976,8 +2240,10 @@ def floor_mod(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.floor_mod`` takes it.
     """
-    return build('openvino', 'FloorMod', 'opset1', (A, B), name, {
+    return build('openvino', 'FloorMod', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
@@ -1987,7 +2253,6 @@ def gather(
     data: TensorLike,
     indices: TensorLike,
     axis: TensorLike,
-    *,
     batch_dims: int = 0,
     name: str | None = None,
 ) -> Output:
@@ -2004,6 +2269,8 @@ def gather(
         batch_dims: int, default 0
 
     Returns the output (output).
+
+    As ``openvino.opset*.gather`` takes it.
     """
     return build('openvino', 'Gather', 'opset8', (data, indices, axis), name, {
         'batch_dims': batch_dims,
@@ -2013,8 +2280,7 @@ def gather(
 def gather_elements(
     data: TensorLike,
     indices: TensorLike,
-    *,
-    axis: int,
+    axis: int = 0,
     name: str | None = None,
 ) -> Output:
     """GatherElements-opset6 (``openvino::GatherElements-opset6``).
@@ -2029,6 +2295,8 @@ def gather_elements(
         axis: int, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.gather_elements`` takes it.
     """
     return build('openvino', 'GatherElements', 'opset6', (data, indices), name, {
         'axis': axis,
@@ -2038,7 +2306,6 @@ def gather_elements(
 def gather_nd(
     data: TensorLike,
     indices: TensorLike,
-    *,
     batch_dims: int = 0,
     name: str | None = None,
 ) -> Output:
@@ -2054,6 +2321,8 @@ def gather_nd(
         batch_dims: int, default 0
 
     Returns the output (output).
+
+    As ``openvino.opset*.gather_nd`` takes it.
     """
     return build('openvino', 'GatherND', 'opset8', (data, indices), name, {
         'batch_dims': batch_dims,
@@ -2062,10 +2331,9 @@ def gather_nd(
 
 def gather_tree(
     step_ids: TensorLike,
-    parent_ids: TensorLike,
+    parent_idx: TensorLike,
     max_seq_len: TensorLike,
     end_token: TensorLike,
-    *,
     name: str | None = None,
 ) -> Output:
     """GatherTree-opset1 (``openvino::GatherTree-opset1``).
@@ -2081,14 +2349,15 @@ def gather_tree(
         end_token: f32, f16, bf16, f64, i32, i64
 
     Returns the output (output).
+
+    As ``openvino.opset*.gather_tree`` takes it.
     """
-    return build('openvino', 'GatherTree', 'opset1', (step_ids, parent_ids, max_seq_len, end_token), name, {})
+    return build('openvino', 'GatherTree', 'opset1', (step_ids, parent_idx, max_seq_len, end_token), name, {})
 
 
 def gelu(
-    arg: TensorLike,
-    *,
-    approximation_mode: Literal['ERF', 'TANH'] = 'ERF',
+    data: TensorLike,
+    approximation_mode: Literal['ERF', 'TANH'],
     name: str | None = None,
 ) -> Output:
     """Gelu-opset7 (``openvino::Gelu-opset7``).
@@ -2102,8 +2371,10 @@ def gelu(
         approximation_mode: Literal['ERF', 'TANH'], default 'ERF'
 
     Returns the output (output).
+
+    As ``openvino.opset*.gelu`` takes it.
     """
-    return build('openvino', 'Gelu', 'opset7', (arg,), name, {
+    return build('openvino', 'Gelu', 'opset7', (data,), name, {
         'approximation_mode': approximation_mode,
     })
 
@@ -2113,7 +2384,6 @@ def generate_proposals(
     anchors: TensorLike,
     deltas: TensorLike,
     scores: TensorLike,
-    *,
     min_size: float,
     nms_threshold: float,
     pre_nms_count: int,
@@ -2122,7 +2392,7 @@ def generate_proposals(
     nms_eta: float = 1.0,
     roi_num_type: str = 'i64',
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """GenerateProposals-opset9 (``openvino::GenerateProposals-opset9``).
 
     GenerateProposals-9: the batched successor of GenerateProposalsSingleImage: per image, the
@@ -2147,8 +2417,10 @@ def generate_proposals(
         roi_num_type: str, default 'i64'
 
     Returns the outputs (rois, roi_scores, roi_num).
+
+    As ``openvino.opset*.generate_proposals`` takes it.
     """
-    return build_many('openvino', 'GenerateProposals', 'opset9', (im_info, anchors, deltas, scores), name, {
+    return build_node('openvino', 'GenerateProposals', 'opset9', (im_info, anchors, deltas, scores), name, {
         'min_size': min_size,
         'nms_threshold': nms_threshold,
         'pre_nms_count': pre_nms_count,
@@ -2160,12 +2432,12 @@ def generate_proposals(
 
 
 def greater(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Greater-opset1 (``openvino::Greater-opset1``).
 
@@ -2178,20 +2450,22 @@ def greater(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.greater`` takes it.
     """
-    return build('openvino', 'Greater', 'opset1', (A, B), name, {
+    return build('openvino', 'Greater', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
 def greater_equal(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """GreaterEqual-opset1 (``openvino::GreaterEqual-opset1``).
 
@@ -2204,8 +2478,10 @@ def greater_equal(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.greater_equal`` takes it.
     """
-    return build('openvino', 'GreaterEqual', 'opset1', (A, B), name, {
+    return build('openvino', 'GreaterEqual', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
@@ -2214,10 +2490,7 @@ def greater_equal(
 def grid_sample(
     data: TensorLike,
     grid: TensorLike,
-    *,
-    align_corners: bool = False,
-    mode: Literal['bilinear', 'bicubic', 'nearest'] = 'bilinear',
-    padding_mode: Literal['zeros', 'border', 'reflection'] = 'zeros',
+    attributes: Mapping[str, Any],
     name: str | None = None,
 ) -> Output:
     """GridSample-opset9 (``openvino::GridSample-opset9``).
@@ -2232,15 +2505,13 @@ def grid_sample(
         padding_mode: Literal['zeros', 'border', 'reflection'], default 'zeros'
 
     Returns the output (output).
+
+    As ``openvino.opset*.grid_sample`` takes it.
     """
-    return build('openvino', 'GridSample', 'opset9', (data, grid), name, {
-        'align_corners': align_corners,
-        'mode': mode,
-        'padding_mode': padding_mode,
-    })
+    return build('openvino', 'GridSample', 'opset9', (data, grid), name, {}, attributes)
 
 
-def grn(data: TensorLike, *, bias: float = 1.0, name: str | None = None) -> Output:
+def grn(data: TensorLike, bias: float, name: str | None = None) -> Output:
     """GRN-opset1 (``openvino::GRN-opset1``).
 
     GRN-1: ``x / sqrt(sum over axis 1 of x^2 + bias)`` for data of rank 2 to 4.
@@ -2252,6 +2523,8 @@ def grn(data: TensorLike, *, bias: float = 1.0, name: str | None = None) -> Outp
         bias: float, default 1.0
 
     Returns the output (output).
+
+    As ``openvino.opset*.grn`` takes it.
     """
     return build('openvino', 'GRN', 'opset1', (data,), name, {
         'bias': bias,
@@ -2261,12 +2534,11 @@ def grn(data: TensorLike, *, bias: float = 1.0, name: str | None = None) -> Outp
 def group_convolution(
     data: TensorLike,
     filters: TensorLike,
-    *,
     strides: Sequence[int],
     pads_begin: Sequence[int],
     pads_end: Sequence[int],
     dilations: Sequence[int],
-    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
+    auto_pad: str = 'EXPLICIT',
     name: str | None = None,
 ) -> Output:
     """GroupConvolution-opset1 (``openvino::GroupConvolution-opset1``).
@@ -2285,6 +2557,8 @@ def group_convolution(
         auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'], default 'explicit'
 
     Returns the output (output).
+
+    As ``openvino.opset*.group_convolution`` takes it.
     """
     return build('openvino', 'GroupConvolution', 'opset1', (data, filters), name, {
         'strides': strides,
@@ -2298,14 +2572,13 @@ def group_convolution(
 def group_convolution_backprop_data(
     data: TensorLike,
     filters: TensorLike,
-    output_shape: TensorLike | None = None,
-    *,
     strides: Sequence[int],
-    pads_begin: Sequence[int],
-    pads_end: Sequence[int],
-    dilations: Sequence[int],
-    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
-    output_padding: Sequence[int] = (),
+    output_shape: TensorLike | None = None,
+    pads_begin: Sequence[int] | None = None,
+    pads_end: Sequence[int] | None = None,
+    dilations: Sequence[int] | None = None,
+    auto_pad: str = 'EXPLICIT',
+    output_padding: Sequence[int] | None = None,
     name: str | None = None,
 ) -> Output:
     """GroupConvolutionBackpropData-opset1 (``openvino::GroupConvolutionBackpropData-opset1``).
@@ -2326,6 +2599,8 @@ def group_convolution_backprop_data(
         output_padding: Sequence[int], default ()
 
     Returns the output (output).
+
+    As ``openvino.opset*.group_convolution_backprop_data`` takes it.
     """
     return build('openvino', 'GroupConvolutionBackpropData', 'opset1', (data, filters, output_shape), name, {
         'strides': strides,
@@ -2341,7 +2616,6 @@ def group_normalization(
     data: TensorLike,
     scale: TensorLike,
     bias: TensorLike,
-    *,
     num_groups: int,
     epsilon: float,
     name: str | None = None,
@@ -2361,6 +2635,8 @@ def group_normalization(
         epsilon: float, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.group_normalization`` takes it.
     """
     return build('openvino', 'GroupNormalization', 'opset12', (data, scale, bias), name, {
         'num_groups': num_groups,
@@ -2368,11 +2644,10 @@ def group_normalization(
     })
 
 
-def grouped_mat_mul(
+def grouped_matmul(
     mat_a: TensorLike,
     mat_b: TensorLike,
     offsets: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """GroupedMatMul-opset17 (``openvino::GroupedMatMul-opset17``).
@@ -2383,6 +2658,8 @@ def grouped_mat_mul(
         offsets: i32, i64 (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.grouped_matmul`` takes it.
     """
     return build('openvino', 'GroupedMatMul', 'opset17', (mat_a, mat_b, offsets), name, {})
 
@@ -2392,12 +2669,11 @@ def gru_cell(
     initial_hidden_state: TensorLike,
     W: TensorLike,
     R: TensorLike,
-    B: TensorLike | None = None,
-    *,
+    B: TensorLike,
     hidden_size: int,
-    activations: Sequence[str] = ('sigmoid', 'tanh'),
-    activations_alpha: Sequence[float] = (),
-    activations_beta: Sequence[float] = (),
+    activations: Sequence[str] | None = None,
+    activations_alpha: Sequence[float] | None = None,
+    activations_beta: Sequence[float] | None = None,
     clip: float = 0.0,
     linear_before_reset: bool = False,
     name: str | None = None,
@@ -2420,6 +2696,8 @@ def gru_cell(
         linear_before_reset: bool, default False
 
     Returns the output (Ho).
+
+    As ``openvino.opset*.gru_cell`` takes it.
     """
     return build('openvino', 'GRUCell', 'opset3', (X, initial_hidden_state, W, R, B), name, {
         'hidden_size': hidden_size,
@@ -2438,16 +2716,15 @@ def gru_sequence(
     W: TensorLike,
     R: TensorLike,
     B: TensorLike,
-    *,
     hidden_size: int,
-    activations: Sequence[str] = ('sigmoid', 'tanh'),
-    activations_alpha: Sequence[float] = (),
-    activations_beta: Sequence[float] = (),
+    direction: Literal['forward', 'reverse', 'bidirectional'],
+    activations: Sequence[str] | None = None,
+    activations_alpha: Sequence[float] | None = None,
+    activations_beta: Sequence[float] | None = None,
     clip: float = 0.0,
-    direction: Literal['forward', 'reverse', 'bidirectional'] = 'forward',
     linear_before_reset: bool = False,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """GRUSequence-opset5 (``openvino::GRUSequence-opset5``).
 
     Inputs:
@@ -2468,53 +2745,24 @@ def gru_sequence(
         linear_before_reset: bool, default False
 
     Returns the outputs (Y, Ho).
+
+    As ``openvino.opset*.gru_sequence`` takes it.
     """
-    return build_many('openvino', 'GRUSequence', 'opset5', (X, initial_hidden_state, sequence_lengths, W, R, B), name, {
+    return build_node('openvino', 'GRUSequence', 'opset5', (X, initial_hidden_state, sequence_lengths, W, R, B), name, {
         'hidden_size': hidden_size,
+        'direction': direction,
         'activations': activations,
         'activations_alpha': activations_alpha,
         'activations_beta': activations_beta,
         'clip': clip,
-        'direction': direction,
         'linear_before_reset': linear_before_reset,
     })
-
-
-def h_sigmoid(arg: TensorLike, *, name: str | None = None) -> Output:
-    """HSigmoid-opset5 (``openvino::HSigmoid-opset5``).
-
-    HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
-    plugin computes it: ``clamp(x + 3, 0, 6)`` times 0x3e2aaaaa (1/6 rounded down) in f32 (equal on
-    200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly.
-
-    Inputs:
-        arg: any type
-
-    Returns the output (output).
-    """
-    return build('openvino', 'HSigmoid', 'opset5', (arg,), name, {})
-
-
-def h_swish(arg: TensorLike, *, name: str | None = None) -> Output:
-    """HSwish-opset4 (``openvino::HSwish-opset4``).
-
-    HSwish-4: ``x * min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
-    plugin computes it (oneDNN's hardswish: ``x * clamp(x * (1/6) + 0.5, 0, 1)`` in f32, three
-    roundings; equal on 200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly.
-
-    Inputs:
-        arg: any type
-
-    Returns the output (output).
-    """
-    return build('openvino', 'HSwish', 'opset4', (arg,), name, {})
 
 
 def hard_sigmoid(
     data: TensorLike,
     alpha: TensorLike,
     beta: TensorLike,
-    *,
     name: str | None = None,
 ) -> Output:
     """HardSigmoid-opset1 (``openvino::HardSigmoid-opset1``).
@@ -2527,15 +2775,50 @@ def hard_sigmoid(
         beta: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.hard_sigmoid`` takes it.
     """
     return build('openvino', 'HardSigmoid', 'opset1', (data, alpha, beta), name, {})
 
 
-def i420to_bgr(
-    y: TensorLike,
-    u: TensorLike | None = None,
-    v: TensorLike | None = None,
-    *,
+def hsigmoid(data: TensorLike, name: str | None = None) -> Output:
+    """HSigmoid-opset5 (``openvino::HSigmoid-opset5``).
+
+    HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
+    plugin computes it: ``clamp(x + 3, 0, 6)`` times 0x3e2aaaaa (1/6 rounded down) in f32 (equal on
+    200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly.
+
+    Inputs:
+        arg: any type
+
+    Returns the output (output).
+
+    As ``openvino.opset*.hsigmoid`` takes it.
+    """
+    return build('openvino', 'HSigmoid', 'opset5', (data,), name, {})
+
+
+def hswish(data: TensorLike, name: str | None = None) -> Output:
+    """HSwish-opset4 (``openvino::HSwish-opset4``).
+
+    HSwish-4: ``x * min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
+    plugin computes it (oneDNN's hardswish: ``x * clamp(x * (1/6) + 0.5, 0, 1)`` in f32, three
+    roundings; equal on 200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly.
+
+    Inputs:
+        arg: any type
+
+    Returns the output (output).
+
+    As ``openvino.opset*.hswish`` takes it.
+    """
+    return build('openvino', 'HSwish', 'opset4', (data,), name, {})
+
+
+def i420_to_bgr(
+    arg: TensorLike,
+    arg_u: TensorLike | None = None,
+    arg_v: TensorLike | None = None,
     name: str | None = None,
 ) -> Output:
     """I420toBGR-opset8 (``openvino::I420toBGR-opset8``).
@@ -2546,15 +2829,16 @@ def i420to_bgr(
         v: any type (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.i420_to_bgr`` takes it.
     """
-    return build('openvino', 'I420toBGR', 'opset8', (y, u, v), name, {})
+    return build('openvino', 'I420toBGR', 'opset8', (arg, arg_u, arg_v), name, {})
 
 
-def i420to_rgb(
-    y: TensorLike,
-    u: TensorLike | None = None,
-    v: TensorLike | None = None,
-    *,
+def i420_to_rgb(
+    arg: TensorLike,
+    arg_u: TensorLike | None = None,
+    arg_v: TensorLike | None = None,
     name: str | None = None,
 ) -> Output:
     """I420toRGB-opset8 (``openvino::I420toRGB-opset8``).
@@ -2567,11 +2851,13 @@ def i420to_rgb(
         v: any type (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.i420_to_rgb`` takes it.
     """
-    return build('openvino', 'I420toRGB', 'opset8', (y, u, v), name, {})
+    return build('openvino', 'I420toRGB', 'opset8', (arg, arg_u, arg_v), name, {})
 
 
-def identity(data: TensorLike, *, name: str | None = None) -> Output:
+def identity(data: TensorLike, name: str | None = None) -> Output:
     """Identity-opset16 (``openvino::Identity-opset16``).
 
     Identity-16: a copy of its input (any type).
@@ -2580,6 +2866,8 @@ def identity(data: TensorLike, *, name: str | None = None) -> Output:
         data: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.identity`` takes it.
     """
     return build('openvino', 'Identity', 'opset16', (data,), name, {})
 
@@ -2588,7 +2876,6 @@ def idft(
     data: TensorLike,
     axes: TensorLike,
     signal_size: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """IDFT-opset7 (``openvino::IDFT-opset7``).
@@ -2601,11 +2888,13 @@ def idft(
         signal_size: i32, i64 (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.idft`` takes it.
     """
     return build('openvino', 'IDFT', 'opset7', (data, axes, signal_size), name, {})
 
 
-def if_(
+def if_op(
     cond: TensorLike,
     *inputs: TensorLike,
     then_body: Model | None = None,
@@ -2615,7 +2904,7 @@ def if_(
     else_input_descriptions: Sequence[Mapping[str, Any]] = (),
     else_output_descriptions: Sequence[Mapping[str, Any]] = (),
     name: str | None = None,
-) -> Output | list[Output]:
+) -> Node:
     """If-opset8 (``openvino::If-opset8``).
 
     If-8: runs ``then_body`` when ``cond`` is true, else ``else_body``.
@@ -2634,7 +2923,7 @@ def if_(
 
     Returns the output (outputs...).
     """
-    return build_any('openvino', 'If', 'opset8', (cond, *inputs), name, {
+    return build_node('openvino', 'If', 'opset8', (cond, *inputs), name, {
         'then_body': then_body,
         'else_body': else_body,
         'then_input_descriptions': then_input_descriptions,
@@ -2645,18 +2934,17 @@ def if_(
 
 
 def interpolate(
-    data: TensorLike,
+    image: TensorLike,
     scales_or_sizes: TensorLike,
-    axes: TensorLike | None = None,
-    *,
     mode: Literal['nearest', 'linear', 'linear_onnx', 'cubic', 'bilinear_pillow', 'bicubic_pillow'],
+    shape_calculation_mode: Literal['sizes', 'scales'],
+    pads_begin: Sequence[int] | None = None,
+    pads_end: Sequence[int] | None = None,
     coordinate_transformation_mode: Literal['half_pixel', 'pytorch_half_pixel', 'asymmetric', 'tf_half_pixel_for_nn', 'align_corners'] = 'half_pixel',
     nearest_mode: Literal['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil', 'simple'] = 'round_prefer_floor',
     antialias: bool = False,
-    pads_begin: Sequence[int] = (0,),
-    pads_end: Sequence[int] = (0,),
     cube_coeff: float = -0.75,
-    shape_calculation_mode: Literal['sizes', 'scales'],
+    axes: TensorLike | None = None,
     name: str | None = None,
 ) -> Output:
     """Interpolate-opset11 (``openvino::Interpolate-opset11``).
@@ -2680,20 +2968,22 @@ def interpolate(
         shape_calculation_mode: Literal['sizes', 'scales'], required
 
     Returns the output (output).
+
+    As ``openvino.opset*.interpolate`` takes it.
     """
-    return build('openvino', 'Interpolate', 'opset11', (data, scales_or_sizes, axes), name, {
+    return build('openvino', 'Interpolate', 'opset11', (image, scales_or_sizes, axes), name, {
         'mode': mode,
+        'shape_calculation_mode': shape_calculation_mode,
+        'pads_begin': pads_begin,
+        'pads_end': pads_end,
         'coordinate_transformation_mode': coordinate_transformation_mode,
         'nearest_mode': nearest_mode,
         'antialias': antialias,
-        'pads_begin': pads_begin,
-        'pads_end': pads_end,
         'cube_coeff': cube_coeff,
-        'shape_calculation_mode': shape_calculation_mode,
     })
 
 
-def inverse(data: TensorLike, *, adjoint: bool = False, name: str | None = None) -> Output:
+def inverse(data: TensorLike, adjoint: bool = False, name: str | None = None) -> Output:
     """Inverse-opset14 (``openvino::Inverse-opset14``).
 
     Inverse-14: the inverse of each ``[N, N]`` matrix in the last two dims (of its transpose
@@ -2706,6 +2996,8 @@ def inverse(data: TensorLike, *, adjoint: bool = False, name: str | None = None)
         adjoint: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.inverse`` takes it.
     """
     return build('openvino', 'Inverse', 'opset14', (data,), name, {
         'adjoint': adjoint,
@@ -2716,7 +3008,6 @@ def irdft(
     data: TensorLike,
     axes: TensorLike,
     signal_size: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """IRDFT-opset9 (``openvino::IRDFT-opset9``).
@@ -2729,26 +3020,28 @@ def irdft(
         signal_size: i32, i64 (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.irdft`` takes it.
     """
     return build('openvino', 'IRDFT', 'opset9', (data, axes, signal_size), name, {})
 
 
-def is_finite(data: TensorLike, *, name: str | None = None) -> Output:
+def is_finite(data: TensorLike, name: str | None = None) -> Output:
     """IsFinite-opset10 (``openvino::IsFinite-opset10``).
 
     Inputs:
         data: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.is_finite`` takes it.
     """
     return build('openvino', 'IsFinite', 'opset10', (data,), name, {})
 
 
 def is_inf(
     data: TensorLike,
-    *,
-    detect_negative: bool = True,
-    detect_positive: bool = True,
+    attributes: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Output:
     """IsInf-opset10 (``openvino::IsInf-opset10``).
@@ -2761,20 +3054,21 @@ def is_inf(
         detect_positive: bool, default True
 
     Returns the output (output).
+
+    As ``openvino.opset*.is_inf`` takes it.
     """
-    return build('openvino', 'IsInf', 'opset10', (data,), name, {
-        'detect_negative': detect_negative,
-        'detect_positive': detect_positive,
-    })
+    return build('openvino', 'IsInf', 'opset10', (data,), name, {}, attributes)
 
 
-def is_na_n(data: TensorLike, *, name: str | None = None) -> Output:
+def is_nan(data: TensorLike, name: str | None = None) -> Output:
     """IsNaN-opset10 (``openvino::IsNaN-opset10``).
 
     Inputs:
         data: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.is_nan`` takes it.
     """
     return build('openvino', 'IsNaN', 'opset10', (data,), name, {})
 
@@ -2784,10 +3078,9 @@ def istft(
     window: TensorLike,
     frame_size: TensorLike,
     frame_step: TensorLike,
+    center: bool,
+    normalized: bool,
     signal_length: TensorLike | None = None,
-    *,
-    center: bool = False,
-    normalized: bool = False,
     name: str | None = None,
 ) -> Output:
     """ISTFT-opset16 (``openvino::ISTFT-opset16``).
@@ -2804,6 +3097,8 @@ def istft(
         normalized: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.istft`` takes it.
     """
     return build('openvino', 'ISTFT', 'opset16', (data, window, frame_size, frame_step, signal_length), name, {
         'center': center,
@@ -2812,12 +3107,12 @@ def istft(
 
 
 def less(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Less-opset1 (``openvino::Less-opset1``).
 
@@ -2830,20 +3125,22 @@ def less(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.less`` takes it.
     """
-    return build('openvino', 'Less', 'opset1', (A, B), name, {
+    return build('openvino', 'Less', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
 def less_equal(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """LessEqual-opset1 (``openvino::LessEqual-opset1``).
 
@@ -2856,25 +3153,29 @@ def less_equal(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.less_equal`` takes it.
     """
-    return build('openvino', 'LessEqual', 'opset1', (A, B), name, {
+    return build('openvino', 'LessEqual', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
-def log(arg: TensorLike, *, name: str | None = None) -> Output:
+def log(node: TensorLike, name: str | None = None) -> Output:
     """Log-opset1 (``openvino::Log-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.log`` takes it.
     """
-    return build('openvino', 'Log', 'opset1', (arg,), name, {})
+    return build('openvino', 'Log', 'opset1', (node,), name, {})
 
 
-def log_softmax(data: TensorLike, *, axis: int = 1, name: str | None = None) -> Output:
+def log_softmax(data: TensorLike, axis: int, name: str | None = None) -> Output:
     """LogSoftmax-opset5 (``openvino::LogSoftmax-opset5``).
 
     Inputs:
@@ -2884,6 +3185,8 @@ def log_softmax(data: TensorLike, *, axis: int = 1, name: str | None = None) -> 
         axis: int, default 1
 
     Returns the output (output).
+
+    As ``openvino.opset*.log_softmax`` takes it.
     """
     return build('openvino', 'LogSoftmax', 'opset5', (data,), name, {
         'axis': axis,
@@ -2891,12 +3194,12 @@ def log_softmax(data: TensorLike, *, axis: int = 1, name: str | None = None) -> 
 
 
 def logical_and(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """LogicalAnd-opset1 (``openvino::LogicalAnd-opset1``).
 
@@ -2909,14 +3212,16 @@ def logical_and(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.logical_and`` takes it.
     """
-    return build('openvino', 'LogicalAnd', 'opset1', (A, B), name, {
+    return build('openvino', 'LogicalAnd', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
-def logical_not(arg: TensorLike, *, name: str | None = None) -> Output:
+def logical_not(node: TensorLike, name: str | None = None) -> Output:
     """LogicalNot-opset1 (``openvino::LogicalNot-opset1``).
 
     Negation; OpenVINO 2026 accepts any element type and keeps it (``!x`` as 0/1 of that type).
@@ -2925,17 +3230,19 @@ def logical_not(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.logical_not`` takes it.
     """
-    return build('openvino', 'LogicalNot', 'opset1', (arg,), name, {})
+    return build('openvino', 'LogicalNot', 'opset1', (node,), name, {})
 
 
 def logical_or(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """LogicalOr-opset1 (``openvino::LogicalOr-opset1``).
 
@@ -2948,20 +3255,22 @@ def logical_or(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.logical_or`` takes it.
     """
-    return build('openvino', 'LogicalOr', 'opset1', (A, B), name, {
+    return build('openvino', 'LogicalOr', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
 def logical_xor(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """LogicalXor-opset1 (``openvino::LogicalXor-opset1``).
 
@@ -2974,8 +3283,10 @@ def logical_xor(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.logical_xor`` takes it.
     """
-    return build('openvino', 'LogicalXor', 'opset1', (A, B), name, {
+    return build('openvino', 'LogicalXor', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
@@ -2990,7 +3301,7 @@ def loop(
     output_descriptions: Sequence[Mapping[str, Any]] = (),
     back_edges: Sequence[Mapping[str, Any]] = (),
     name: str | None = None,
-) -> Output | list[Output]:
+) -> Node:
     """Loop-opset5 (``openvino::Loop-opset5``).
 
     Loop-5: runs the body while the condition holds, at most ``trip_count`` times (-1: no limit).
@@ -3010,7 +3321,7 @@ def loop(
 
     Returns the output (outputs...).
     """
-    return build_any('openvino', 'Loop', 'opset5', (trip_count, execution_condition, *inputs), name, {
+    return build_node('openvino', 'Loop', 'opset5', (trip_count, execution_condition, *inputs), name, {
         'body': body,
         'input_descriptions': input_descriptions,
         'output_descriptions': output_descriptions,
@@ -3021,10 +3332,9 @@ def loop(
 def lrn(
     data: TensorLike,
     axes: TensorLike,
-    *,
-    alpha: float = 0.0001,
-    beta: float = 0.75,
-    bias: float = 1.0,
+    alpha: float = 1,
+    beta: float = 0.5,
+    bias: float = 1,
     size: int = 5,
     name: str | None = None,
 ) -> Output:
@@ -3044,6 +3354,8 @@ def lrn(
         size: int, default 5
 
     Returns the output (output).
+
+    As ``openvino.opset*.lrn`` takes it.
     """
     return build('openvino', 'LRN', 'opset1', (data, axes), name, {
         'alpha': alpha,
@@ -3059,15 +3371,14 @@ def lstm_cell(
     initial_cell_state: TensorLike,
     W: TensorLike,
     R: TensorLike,
-    B: TensorLike | None = None,
-    *,
+    B: TensorLike,
     hidden_size: int,
-    activations: Sequence[str] = ('sigmoid', 'tanh', 'tanh'),
-    activations_alpha: Sequence[float] = (),
-    activations_beta: Sequence[float] = (),
+    activations: Sequence[str] | None = None,
+    activations_alpha: Sequence[float] | None = None,
+    activations_beta: Sequence[float] | None = None,
     clip: float = 0.0,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """LSTMCell-opset4 (``openvino::LSTMCell-opset4``).
 
     Inputs:
@@ -3086,8 +3397,10 @@ def lstm_cell(
         clip: float, default 0.0
 
     Returns the outputs (Ho, Co).
+
+    As ``openvino.opset*.lstm_cell`` takes it.
     """
-    return build_many('openvino', 'LSTMCell', 'opset4', (X, initial_hidden_state, initial_cell_state, W, R, B), name, {
+    return build_node('openvino', 'LSTMCell', 'opset4', (X, initial_hidden_state, initial_cell_state, W, R, B), name, {
         'hidden_size': hidden_size,
         'activations': activations,
         'activations_alpha': activations_alpha,
@@ -3104,15 +3417,14 @@ def lstm_sequence(
     W: TensorLike,
     R: TensorLike,
     B: TensorLike,
-    *,
     hidden_size: int,
-    activations: Sequence[str] = ('sigmoid', 'tanh', 'tanh'),
-    activations_alpha: Sequence[float] = (),
-    activations_beta: Sequence[float] = (),
+    direction: Literal['forward', 'reverse', 'bidirectional'],
+    activations: Sequence[str] | None = None,
+    activations_alpha: Sequence[float] | None = None,
+    activations_beta: Sequence[float] | None = None,
     clip: float = 0.0,
-    direction: Literal['forward', 'reverse', 'bidirectional'] = 'forward',
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """LSTMSequence-opset5 (``openvino::LSTMSequence-opset5``).
 
     Inputs:
@@ -3133,23 +3445,24 @@ def lstm_sequence(
         direction: Literal['forward', 'reverse', 'bidirectional'], default 'forward'
 
     Returns the outputs (Y, Ho, Co).
+
+    As ``openvino.opset*.lstm_sequence`` takes it.
     """
-    return build_many('openvino', 'LSTMSequence', 'opset5', (X, initial_hidden_state, initial_cell_state, sequence_lengths, W, R, B), name, {
+    return build_node('openvino', 'LSTMSequence', 'opset5', (X, initial_hidden_state, initial_cell_state, sequence_lengths, W, R, B), name, {
         'hidden_size': hidden_size,
+        'direction': direction,
         'activations': activations,
         'activations_alpha': activations_alpha,
         'activations_beta': activations_beta,
         'clip': clip,
-        'direction': direction,
     })
 
 
-def mat_mul(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    transpose_a: bool = False,
-    transpose_b: bool = False,
+def matmul(
+    data_a: TensorLike,
+    data_b: TensorLike,
+    transpose_a: bool,
+    transpose_b: bool,
     name: str | None = None,
 ) -> Output:
     """MatMul-opset1 (``openvino::MatMul-opset1``).
@@ -3166,8 +3479,10 @@ def mat_mul(
         transpose_b: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.matmul`` takes it.
     """
-    return build('openvino', 'MatMul', 'opset1', (A, B), name, {
+    return build('openvino', 'MatMul', 'opset1', (data_a, data_b), name, {
         'transpose_a': transpose_a,
         'transpose_b': transpose_b,
     })
@@ -3176,7 +3491,6 @@ def mat_mul(
 def matrix_nms(
     boxes: TensorLike,
     scores: TensorLike,
-    *,
     sort_result_type: Literal['classid', 'score', 'none'] = 'none',
     sort_result_across_batch: bool = False,
     output_type: Literal['i64', 'i32'] = 'i64',
@@ -3184,12 +3498,12 @@ def matrix_nms(
     nms_top_k: int = -1,
     keep_top_k: int = -1,
     background_class: int = -1,
-    normalized: bool = True,
     decay_function: Literal['gaussian', 'linear'] = 'linear',
     gaussian_sigma: float = 2.0,
     post_threshold: float = 0.0,
+    normalized: bool = True,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """MatrixNms-opset8 (``openvino::MatrixNms-opset8``).
 
     MatrixNms-8 (SOLOv2): per class, each candidate's score decays by its overlap with every
@@ -3214,8 +3528,10 @@ def matrix_nms(
         post_threshold: float, default 0.0
 
     Returns the outputs (selected_outputs, selected_indices, selected_num).
+
+    As ``openvino.opset*.matrix_nms`` takes it.
     """
-    return build_many('openvino', 'MatrixNms', 'opset8', (boxes, scores), name, {
+    return build_node('openvino', 'MatrixNms', 'opset8', (boxes, scores), name, {
         'sort_result_type': sort_result_type,
         'sort_result_across_batch': sort_result_across_batch,
         'output_type': output_type,
@@ -3223,27 +3539,26 @@ def matrix_nms(
         'nms_top_k': nms_top_k,
         'keep_top_k': keep_top_k,
         'background_class': background_class,
-        'normalized': normalized,
         'decay_function': decay_function,
         'gaussian_sigma': gaussian_sigma,
         'post_threshold': post_threshold,
+        'normalized': normalized,
     })
 
 
 def max_pool(
     data: TensorLike,
-    *,
     strides: Sequence[int],
+    dilations: Sequence[int],
     pads_begin: Sequence[int],
     pads_end: Sequence[int],
-    kernel: Sequence[int],
+    kernel_shape: Sequence[int],
     rounding_type: Literal['floor', 'ceil', 'ceil_torch'] = 'floor',
-    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] = 'explicit',
-    dilations: Sequence[int] = (),
+    auto_pad: Literal['explicit', 'notset', 'same_upper', 'same_lower', 'valid'] | None = None,
     index_element_type: Literal['i32', 'i64'] = 'i64',
     axis: int = 0,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """MaxPool-opset14 (``openvino::MaxPool-opset14``).
 
     MaxPool-8 plus ``rounding_type="ceil_torch"``.
@@ -3263,27 +3578,29 @@ def max_pool(
         axis: int, default 0
 
     Returns the outputs (output, output_indices).
+
+    As ``openvino.opset*.max_pool`` takes it.
     """
-    return build_many('openvino', 'MaxPool', 'opset14', (data,), name, {
+    return build_node('openvino', 'MaxPool', 'opset14', (data,), name, {
         'strides': strides,
+        'dilations': dilations,
         'pads_begin': pads_begin,
         'pads_end': pads_end,
-        'kernel': kernel,
+        'kernel': kernel_shape,
         'rounding_type': rounding_type,
         'auto_pad': auto_pad,
-        'dilations': dilations,
         'index_element_type': index_element_type,
         'axis': axis,
     })
 
 
 def maximum(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Maximum-opset1 (``openvino::Maximum-opset1``).
 
@@ -3296,20 +3613,22 @@ def maximum(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.maximum`` takes it.
     """
-    return build('openvino', 'Maximum', 'opset1', (A, B), name, {
+    return build('openvino', 'Maximum', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
 def minimum(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Minimum-opset1 (``openvino::Minimum-opset1``).
 
@@ -3322,14 +3641,16 @@ def minimum(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.minimum`` takes it.
     """
-    return build('openvino', 'Minimum', 'opset1', (A, B), name, {
+    return build('openvino', 'Minimum', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
-def mish(arg: TensorLike, *, name: str | None = None) -> Output:
+def mish(data: TensorLike, name: str | None = None) -> Output:
     """Mish-opset4 (``openvino::Mish-opset4``).
 
     Mish-4: ``x * tanh(softplus(x))``.
@@ -3338,17 +3659,19 @@ def mish(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.mish`` takes it.
     """
-    return build('openvino', 'Mish', 'opset4', (arg,), name, {})
+    return build('openvino', 'Mish', 'opset4', (data,), name, {})
 
 
 def mod(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Mod-opset1 (``openvino::Mod-opset1``).
 
@@ -3363,8 +3686,10 @@ def mod(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.mod`` takes it.
     """
-    return build('openvino', 'Mod', 'opset1', (A, B), name, {
+    return build('openvino', 'Mod', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
@@ -3374,19 +3699,18 @@ def multiclass_nms(
     boxes: TensorLike,
     scores: TensorLike,
     roisnum: TensorLike | None = None,
-    *,
     sort_result_type: Literal['classid', 'score', 'none'] = 'none',
     sort_result_across_batch: bool = False,
     output_type: Literal['i64', 'i32'] = 'i64',
+    iou_threshold: float = 0.0,
     score_threshold: float = 0.0,
     nms_top_k: int = -1,
     keep_top_k: int = -1,
     background_class: int = -1,
-    normalized: bool = True,
-    iou_threshold: float = 0.0,
     nms_eta: float = 1.0,
+    normalized: bool = True,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """MulticlassNms-opset9 (``openvino::MulticlassNms-opset9``).
 
     MulticlassNms-9: also the three-input layout: boxes ``[C, M, 4]``, scores ``[C, M]`` and
@@ -3410,28 +3734,29 @@ def multiclass_nms(
         nms_eta: float, default 1.0
 
     Returns the outputs (selected_outputs, selected_indices, selected_num).
+
+    As ``openvino.opset*.multiclass_nms`` takes it.
     """
-    return build_many('openvino', 'MulticlassNms', 'opset9', (boxes, scores, roisnum), name, {
+    return build_node('openvino', 'MulticlassNms', 'opset9', (boxes, scores, roisnum), name, {
         'sort_result_type': sort_result_type,
         'sort_result_across_batch': sort_result_across_batch,
         'output_type': output_type,
+        'iou_threshold': iou_threshold,
         'score_threshold': score_threshold,
         'nms_top_k': nms_top_k,
         'keep_top_k': keep_top_k,
         'background_class': background_class,
-        'normalized': normalized,
-        'iou_threshold': iou_threshold,
         'nms_eta': nms_eta,
+        'normalized': normalized,
     })
 
 
 def multinomial(
     probs: TensorLike,
     num_samples: TensorLike,
-    *,
-    convert_type: Literal['i32', 'i64'] = 'i64',
-    with_replacement: bool = False,
-    log_probs: bool = False,
+    convert_type: Literal['i32', 'i64'],
+    with_replacement: bool,
+    log_probs: bool,
     global_seed: int = 0,
     op_seed: int = 0,
     name: str | None = None,
@@ -3454,6 +3779,8 @@ def multinomial(
         op_seed: int, default 0
 
     Returns the output (output).
+
+    As ``openvino.opset*.multinomial`` takes it.
     """
     return build('openvino', 'Multinomial', 'opset13', (probs, num_samples), name, {
         'convert_type': convert_type,
@@ -3465,12 +3792,12 @@ def multinomial(
 
 
 def multiply(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Multiply-opset1 (``openvino::Multiply-opset1``).
 
@@ -3483,8 +3810,10 @@ def multiply(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.multiply`` takes it.
     """
-    return build('openvino', 'Multiply', 'opset1', (A, B), name, {
+    return build('openvino', 'Multiply', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
@@ -3493,7 +3822,6 @@ def multiply(
 def mvn(
     data: TensorLike,
     axes: TensorLike,
-    *,
     normalize_variance: bool,
     eps: float,
     eps_mode: Literal['inside_sqrt', 'outside_sqrt', 'INSIDE_SQRT', 'OUTSIDE_SQRT'],
@@ -3513,6 +3841,8 @@ def mvn(
         eps_mode: Literal['inside_sqrt', 'outside_sqrt', 'INSIDE_SQRT', 'OUTSIDE_SQRT'], required
 
     Returns the output (output).
+
+    As ``openvino.opset*.mvn`` takes it.
     """
     return build('openvino', 'MVN', 'opset6', (data, axes), name, {
         'normalize_variance': normalize_variance,
@@ -3521,30 +3851,32 @@ def mvn(
     })
 
 
-def negative(arg: TensorLike, *, name: str | None = None) -> Output:
+def negative(node: TensorLike, name: str | None = None) -> Output:
     """Negative-opset1 (``openvino::Negative-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.negative`` takes it.
     """
-    return build('openvino', 'Negative', 'opset1', (arg,), name, {})
+    return build('openvino', 'Negative', 'opset1', (node,), name, {})
 
 
 def nms_rotated(
     boxes: TensorLike,
     scores: TensorLike,
-    max_output_boxes_per_class: TensorLike | None = None,
-    iou_threshold: TensorLike | None = None,
-    score_threshold: TensorLike | None = None,
-    *,
-    box_encoding: Literal['corner', 'center'] = 'corner',
+    max_output_boxes_per_class: TensorLike,
+    iou_threshold: TensorLike,
+    score_threshold: TensorLike,
     sort_result_descending: bool = True,
     output_type: Literal['i64', 'i32'] = 'i64',
     clockwise: bool = True,
     name: str | None = None,
-) -> list[Output]:
+    *,
+    box_encoding: Literal['corner', 'center'] = 'corner',
+) -> Node:
     """NMSRotated-opset13 (``openvino::NMSRotated-opset13``).
 
     NMSRotated-13: NonMaxSuppression over rotated boxes ``[N, M, 5]`` (cx, cy, w, h, angle);
@@ -3564,12 +3896,14 @@ def nms_rotated(
         clockwise: bool, default True
 
     Returns the outputs (selected_indices, selected_scores, valid_outputs).
+
+    As ``openvino.opset*.nms_rotated`` takes it.
     """
-    return build_many('openvino', 'NMSRotated', 'opset13', (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold), name, {
-        'box_encoding': box_encoding,
+    return build_node('openvino', 'NMSRotated', 'opset13', (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold), name, {
         'sort_result_descending': sort_result_descending,
         'output_type': output_type,
         'clockwise': clockwise,
+        'box_encoding': box_encoding,
     })
 
 
@@ -3580,12 +3914,11 @@ def non_max_suppression(
     iou_threshold: TensorLike | None = None,
     score_threshold: TensorLike | None = None,
     soft_nms_sigma: TensorLike | None = None,
-    *,
     box_encoding: Literal['corner', 'center'] = 'corner',
     sort_result_descending: bool = True,
     output_type: Literal['i64', 'i32'] = 'i64',
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """NonMaxSuppression-opset9 (``openvino::NonMaxSuppression-opset9``).
 
     NonMaxSuppression-9: as v5.
@@ -3604,8 +3937,10 @@ def non_max_suppression(
         output_type: Literal['i64', 'i32'], default 'i64'
 
     Returns the outputs (selected_indices, selected_scores, valid_outputs).
+
+    As ``openvino.opset*.non_max_suppression`` takes it.
     """
-    return build_many('openvino', 'NonMaxSuppression', 'opset9', (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold, soft_nms_sigma), name, {
+    return build_node('openvino', 'NonMaxSuppression', 'opset9', (boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold, soft_nms_sigma), name, {
         'box_encoding': box_encoding,
         'sort_result_descending': sort_result_descending,
         'output_type': output_type,
@@ -3614,7 +3949,6 @@ def non_max_suppression(
 
 def non_zero(
     data: TensorLike,
-    *,
     output_type: Literal['i32', 'i64'] = 'i64',
     name: str | None = None,
 ) -> Output:
@@ -3629,6 +3963,8 @@ def non_zero(
         output_type: Literal['i32', 'i64'], default 'i64'
 
     Returns the output (output).
+
+    As ``openvino.opset*.non_zero`` takes it.
     """
     return build('openvino', 'NonZero', 'opset3', (data,), name, {
         'output_type': output_type,
@@ -3638,7 +3974,6 @@ def non_zero(
 def normalize_l2(
     data: TensorLike,
     axes: TensorLike,
-    *,
     eps: float,
     eps_mode: Literal['add', 'max', 'ADD', 'MAX'],
     name: str | None = None,
@@ -3657,6 +3992,8 @@ def normalize_l2(
         eps_mode: Literal['add', 'max', 'ADD', 'MAX'], required
 
     Returns the output (output).
+
+    As ``openvino.opset*.normalize_l2`` takes it.
     """
     return build('openvino', 'NormalizeL2', 'opset1', (data, axes), name, {
         'eps': eps,
@@ -3665,12 +4002,12 @@ def normalize_l2(
 
 
 def not_equal(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """NotEqual-opset1 (``openvino::NotEqual-opset1``).
 
@@ -3683,14 +4020,20 @@ def not_equal(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.not_equal`` takes it.
     """
-    return build('openvino', 'NotEqual', 'opset1', (A, B), name, {
+    return build('openvino', 'NotEqual', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
-def nv12to_bgr(y: TensorLike, uv: TensorLike | None = None, *, name: str | None = None) -> Output:
+def nv12_to_bgr(
+    arg: TensorLike,
+    arg_uv: TensorLike | None = None,
+    name: str | None = None,
+) -> Output:
     """NV12toBGR-opset8 (``openvino::NV12toBGR-opset8``).
 
     Inputs:
@@ -3698,11 +4041,17 @@ def nv12to_bgr(y: TensorLike, uv: TensorLike | None = None, *, name: str | None 
         uv: any type (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.nv12_to_bgr`` takes it.
     """
-    return build('openvino', 'NV12toBGR', 'opset8', (y, uv), name, {})
+    return build('openvino', 'NV12toBGR', 'opset8', (arg, arg_uv), name, {})
 
 
-def nv12to_rgb(y: TensorLike, uv: TensorLike | None = None, *, name: str | None = None) -> Output:
+def nv12_to_rgb(
+    arg: TensorLike,
+    arg_uv: TensorLike | None = None,
+    name: str | None = None,
+) -> Output:
     """NV12toRGB-opset8 (``openvino::NV12toRGB-opset8``).
 
     NV12toRGB-8: Y plane + interleaved UV (one plane or two inputs) to RGB.
@@ -3712,8 +4061,10 @@ def nv12to_rgb(y: TensorLike, uv: TensorLike | None = None, *, name: str | None 
         uv: any type (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.nv12_to_rgb`` takes it.
     """
-    return build('openvino', 'NV12toRGB', 'opset8', (y, uv), name, {})
+    return build('openvino', 'NV12toRGB', 'opset8', (arg, arg_uv), name, {})
 
 
 def one_hot(
@@ -3721,9 +4072,8 @@ def one_hot(
     depth: TensorLike,
     on_value: TensorLike,
     off_value: TensorLike,
-    *,
     axis: int,
-    negative_indices_mode: Literal['ignore_negative', 'normalize'] = 'ignore_negative',
+    negative_indices_mode: Literal['ignore_negative', 'normalize'] | None = None,
     name: str | None = None,
 ) -> Output:
     """OneHot-opset16 (``openvino::OneHot-opset16``).
@@ -3742,6 +4092,8 @@ def one_hot(
         negative_indices_mode: Literal['ignore_negative', 'normalize'], default 'ignore_negative'
 
     Returns the output (output).
+
+    As ``openvino.opset*.one_hot`` takes it.
     """
     return build('openvino', 'OneHot', 'opset16', (indices, depth, on_value, off_value), name, {
         'axis': axis,
@@ -3749,29 +4101,12 @@ def one_hot(
     })
 
 
-def p_relu(data: TensorLike, slope: TensorLike, *, name: str | None = None) -> Output:
-    """PRelu-opset1 (``openvino::PRelu-opset1``).
-
-    PRelu-1: ``x`` where x >= 0, else ``slope * x``. A 1-D slope as long as the channel dim
-    (dim 1) applies per channel; otherwise it broadcasts numpy-style. OpenVINO checks no shapes:
-    the output is the data's type and shape.
-
-    Inputs:
-        data: any type
-        slope: any type
-
-    Returns the output (output).
-    """
-    return build('openvino', 'PRelu', 'opset1', (data, slope), name, {})
-
-
 def pad(
     arg: TensorLike,
     pads_begin: TensorLike,
     pads_end: TensorLike,
+    pad_mode: Literal['constant', 'edge', 'reflect', 'symmetric'],
     arg_pad_value: TensorLike | None = None,
-    *,
-    pad_mode: Literal['constant', 'edge', 'reflect', 'symmetric'] = 'constant',
     name: str | None = None,
 ) -> Output:
     """Pad-opset12 (``openvino::Pad-opset12``).
@@ -3788,6 +4123,8 @@ def pad(
         pad_mode: Literal['constant', 'edge', 'reflect', 'symmetric'], default 'constant'
 
     Returns the output (output).
+
+    As ``openvino.opset*.pad`` takes it.
     """
     return build('openvino', 'Pad', 'opset12', (arg, pads_begin, pads_end, arg_pad_value), name, {
         'pad_mode': pad_mode,
@@ -3795,12 +4132,12 @@ def pad(
 
 
 def power(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Power-opset1 (``openvino::Power-opset1``).
 
@@ -3813,30 +4150,37 @@ def power(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.power`` takes it.
     """
-    return build('openvino', 'Power', 'opset1', (A, B), name, {
+    return build('openvino', 'Power', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
+def prelu(data: TensorLike, slope: TensorLike, name: str | None = None) -> Output:
+    """PRelu-opset1 (``openvino::PRelu-opset1``).
+
+    PRelu-1: ``x`` where x >= 0, else ``slope * x``. A 1-D slope as long as the channel dim
+    (dim 1) applies per channel; otherwise it broadcasts numpy-style. OpenVINO checks no shapes:
+    the output is the data's type and shape.
+
+    Inputs:
+        data: any type
+        slope: any type
+
+    Returns the output (output).
+
+    As ``openvino.opset*.prelu`` takes it.
+    """
+    return build('openvino', 'PRelu', 'opset1', (data, slope), name, {})
+
+
 def prior_box(
-    output_size: TensorLike,
-    image_size: TensorLike,
-    *,
-    min_size: Sequence[float] = (),
-    max_size: Sequence[float] = (),
-    aspect_ratio: Sequence[float] = (),
-    density: Sequence[float] = (),
-    fixed_ratio: Sequence[float] = (),
-    fixed_size: Sequence[float] = (),
-    clip: bool = False,
-    flip: bool = False,
-    step: float = 0.0,
-    offset: float,
-    variance: Sequence[float] = (),
-    scale_all_sizes: bool = True,
-    min_max_aspect_ratios_order: bool = True,
+    layer_shape: TensorLike,
+    image_shape: TensorLike,
+    attrs: Mapping[str, Any],
     name: str | None = None,
 ) -> Output:
     """PriorBox-opset8 (``openvino::PriorBox-opset8``).
@@ -3864,36 +4208,16 @@ def prior_box(
         min_max_aspect_ratios_order: bool, default True
 
     Returns the output (output).
+
+    As ``openvino.opset*.prior_box`` takes it.
     """
-    return build('openvino', 'PriorBox', 'opset8', (output_size, image_size), name, {
-        'min_size': min_size,
-        'max_size': max_size,
-        'aspect_ratio': aspect_ratio,
-        'density': density,
-        'fixed_ratio': fixed_ratio,
-        'fixed_size': fixed_size,
-        'clip': clip,
-        'flip': flip,
-        'step': step,
-        'offset': offset,
-        'variance': variance,
-        'scale_all_sizes': scale_all_sizes,
-        'min_max_aspect_ratios_order': min_max_aspect_ratios_order,
-    })
+    return build('openvino', 'PriorBox', 'opset8', (layer_shape, image_shape), name, {}, attrs)
 
 
 def prior_box_clustered(
     output_size: TensorLike,
     image_size: TensorLike,
-    *,
-    width: Sequence[float] = (),
-    height: Sequence[float] = (),
-    clip: bool = True,
-    step: float = 0.0,
-    step_w: float = 0.0,
-    step_h: float = 0.0,
-    offset: float = 0.5,
-    variance: Sequence[float] = (),
+    attrs: Mapping[str, Any],
     name: str | None = None,
 ) -> Output:
     """PriorBoxClustered-opset1 (``openvino::PriorBoxClustered-opset1``).
@@ -3915,40 +4239,19 @@ def prior_box_clustered(
         variance: Sequence[float], default ()
 
     Returns the output (output).
+
+    As ``openvino.opset*.prior_box_clustered`` takes it.
     """
-    return build('openvino', 'PriorBoxClustered', 'opset1', (output_size, image_size), name, {
-        'width': width,
-        'height': height,
-        'clip': clip,
-        'step': step,
-        'step_w': step_w,
-        'step_h': step_h,
-        'offset': offset,
-        'variance': variance,
-    })
+    return build('openvino', 'PriorBoxClustered', 'opset1', (output_size, image_size), name, {}, attrs)
 
 
 def proposal(
     class_probs: TensorLike,
     bbox_deltas: TensorLike,
     image_shape: TensorLike,
-    *,
-    base_size: int,
-    pre_nms_topn: int,
-    post_nms_topn: int,
-    nms_thresh: float,
-    feat_stride: int,
-    min_size: int,
-    ratio: Sequence[float],
-    scale: Sequence[float],
-    clip_before_nms: bool = True,
-    clip_after_nms: bool = False,
-    normalize: bool = False,
-    box_size_scale: float = 1.0,
-    box_coordinate_scale: float = 1.0,
-    framework: str = '',
+    attrs: Mapping[str, Any],
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """Proposal-opset4 (``openvino::Proposal-opset4``).
 
     Proposal-4: also the proposals' objectness scores ``[batch * post_nms_topn]``.
@@ -3975,35 +4278,21 @@ def proposal(
         framework: str, default ''
 
     Returns the outputs (proposals, probs).
+
+    As ``openvino.opset*.proposal`` takes it.
     """
-    return build_many('openvino', 'Proposal', 'opset4', (class_probs, bbox_deltas, image_shape), name, {
-        'base_size': base_size,
-        'pre_nms_topn': pre_nms_topn,
-        'post_nms_topn': post_nms_topn,
-        'nms_thresh': nms_thresh,
-        'feat_stride': feat_stride,
-        'min_size': min_size,
-        'ratio': ratio,
-        'scale': scale,
-        'clip_before_nms': clip_before_nms,
-        'clip_after_nms': clip_after_nms,
-        'normalize': normalize,
-        'box_size_scale': box_size_scale,
-        'box_coordinate_scale': box_coordinate_scale,
-        'framework': framework,
-    })
+    return build_node('openvino', 'Proposal', 'opset4', (class_probs, bbox_deltas, image_shape), name, {}, attrs)
 
 
 def psroi_pooling(
     input: TensorLike,
     coords: TensorLike,
-    *,
     output_dim: int,
-    group_size: int = 1,
+    group_size: int,
     spatial_scale: float,
-    spatial_bins_x: int = 1,
-    spatial_bins_y: int = 1,
-    mode: Literal['average', 'bilinear'] = 'average',
+    spatial_bins_x: int,
+    spatial_bins_y: int,
+    mode: Literal['average', 'bilinear'],
     name: str | None = None,
 ) -> Output:
     """PSROIPooling-opset1 (``openvino::PSROIPooling-opset1``).
@@ -4025,6 +4314,8 @@ def psroi_pooling(
         mode: Literal['average', 'bilinear'], default 'average'
 
     Returns the output (output).
+
+    As ``openvino.opset*.psroi_pooling`` takes it.
     """
     return build('openvino', 'PSROIPooling', 'opset1', (input, coords), name, {
         'output_dim': output_dim,
@@ -4037,10 +4328,9 @@ def psroi_pooling(
 
 
 def random_uniform(
-    shape: TensorLike,
-    minval: TensorLike,
-    maxval: TensorLike,
-    *,
+    output_shape: TensorLike,
+    min_val: TensorLike,
+    max_val: TensorLike,
     output_type: Literal['f16', 'bf16', 'f32', 'f64', 'i32', 'i64'],
     global_seed: int = 0,
     op_seed: int = 0,
@@ -4063,8 +4353,10 @@ def random_uniform(
         alignment: Literal['tensorflow', 'pytorch'], default 'tensorflow'
 
     Returns the output (output).
+
+    As ``openvino.opset*.random_uniform`` takes it.
     """
-    return build('openvino', 'RandomUniform', 'opset8', (shape, minval, maxval), name, {
+    return build('openvino', 'RandomUniform', 'opset8', (output_shape, min_val, max_val), name, {
         'output_type': output_type,
         'global_seed': global_seed,
         'op_seed': op_seed,
@@ -4076,8 +4368,7 @@ def range(
     start: TensorLike,
     stop: TensorLike,
     step: TensorLike,
-    *,
-    output_type: ElementType | str,
+    output_type: ElementType | str | type,
     name: str | None = None,
 ) -> Output:
     """Range-opset4 (``openvino::Range-opset4``).
@@ -4093,6 +4384,8 @@ def range(
         output_type: ElementType | str, required
 
     Returns the output (output).
+
+    As ``openvino.opset*.range`` takes it.
     """
     return build('openvino', 'Range', 'opset4', (start, stop, step), name, {
         'output_type': output_type,
@@ -4103,7 +4396,6 @@ def rdft(
     data: TensorLike,
     axes: TensorLike,
     signal_size: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """RDFT-opset9 (``openvino::RDFT-opset9``).
@@ -4116,6 +4408,8 @@ def rdft(
         signal_size: i32, i64 (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.rdft`` takes it.
     """
     return build('openvino', 'RDFT', 'opset9', (data, axes, signal_size), name, {})
 
@@ -4148,9 +4442,8 @@ def read_value(
 
 
 def reduce_l1(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4164,16 +4457,17 @@ def reduce_l1(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_l1`` takes it.
     """
-    return build('openvino', 'ReduceL1', 'opset4', (data, axes), name, {
+    return build('openvino', 'ReduceL1', 'opset4', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def reduce_l2(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4187,16 +4481,17 @@ def reduce_l2(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_l2`` takes it.
     """
-    return build('openvino', 'ReduceL2', 'opset4', (data, axes), name, {
+    return build('openvino', 'ReduceL2', 'opset4', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def reduce_logical_and(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4210,16 +4505,17 @@ def reduce_logical_and(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_logical_and`` takes it.
     """
-    return build('openvino', 'ReduceLogicalAnd', 'opset1', (data, axes), name, {
+    return build('openvino', 'ReduceLogicalAnd', 'opset1', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def reduce_logical_or(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4233,16 +4529,17 @@ def reduce_logical_or(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_logical_or`` takes it.
     """
-    return build('openvino', 'ReduceLogicalOr', 'opset1', (data, axes), name, {
+    return build('openvino', 'ReduceLogicalOr', 'opset1', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def reduce_max(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4256,16 +4553,17 @@ def reduce_max(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_max`` takes it.
     """
-    return build('openvino', 'ReduceMax', 'opset1', (data, axes), name, {
+    return build('openvino', 'ReduceMax', 'opset1', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def reduce_mean(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4279,16 +4577,17 @@ def reduce_mean(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_mean`` takes it.
     """
-    return build('openvino', 'ReduceMean', 'opset1', (data, axes), name, {
+    return build('openvino', 'ReduceMean', 'opset1', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def reduce_min(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4302,16 +4601,17 @@ def reduce_min(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_min`` takes it.
     """
-    return build('openvino', 'ReduceMin', 'opset1', (data, axes), name, {
+    return build('openvino', 'ReduceMin', 'opset1', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def reduce_prod(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4325,16 +4625,17 @@ def reduce_prod(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_prod`` takes it.
     """
-    return build('openvino', 'ReduceProd', 'opset1', (data, axes), name, {
+    return build('openvino', 'ReduceProd', 'opset1', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def reduce_sum(
-    data: TensorLike,
-    axes: TensorLike,
-    *,
+    node: TensorLike,
+    reduction_axes: TensorLike,
     keep_dims: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4348,23 +4649,24 @@ def reduce_sum(
         keep_dims: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reduce_sum`` takes it.
     """
-    return build('openvino', 'ReduceSum', 'opset1', (data, axes), name, {
+    return build('openvino', 'ReduceSum', 'opset1', (node, reduction_axes), name, {
         'keep_dims': keep_dims,
     })
 
 
 def region_yolo(
-    data: TensorLike,
-    *,
-    coords: int = 4,
-    classes: int = 20,
-    num: int = 5,
-    do_softmax: bool = True,
-    mask: Sequence[int] = (),
-    axis: int = 1,
-    end_axis: int = 3,
-    anchors: Sequence[float] = (),
+    input: TensorLike,
+    coords: int,
+    classes: int,
+    num: int,
+    do_softmax: bool,
+    mask: Sequence[int],
+    axis: int,
+    end_axis: int,
+    anchors: Sequence[float] | None = None,
     name: str | None = None,
 ) -> Output:
     """RegionYolo-opset1 (``openvino::RegionYolo-opset1``).
@@ -4387,8 +4689,10 @@ def region_yolo(
         anchors: Sequence[float], default ()
 
     Returns the output (output).
+
+    As ``openvino.opset*.region_yolo`` takes it.
     """
-    return build('openvino', 'RegionYolo', 'opset1', (data,), name, {
+    return build('openvino', 'RegionYolo', 'opset1', (input,), name, {
         'coords': coords,
         'classes': classes,
         'num': num,
@@ -4400,18 +4704,20 @@ def region_yolo(
     })
 
 
-def relu(arg: TensorLike, *, name: str | None = None) -> Output:
+def relu(node: TensorLike, name: str | None = None) -> Output:
     """Relu-opset1 (``openvino::Relu-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.relu`` takes it.
     """
-    return build('openvino', 'Relu', 'opset1', (arg,), name, {})
+    return build('openvino', 'Relu', 'opset1', (node,), name, {})
 
 
-def reorg_yolo(data: TensorLike, *, stride: Sequence[int], name: str | None = None) -> Output:
+def reorg_yolo(input: TensorLike, stride: Sequence[int], name: str | None = None) -> Output:
     """ReorgYolo-opset2 (``openvino::ReorgYolo-opset2``).
 
     ReorgYolo-2: ``[N, C, H, W]`` to ``[N, C*s*s, H/s, W/s]`` in darknet's reorg order.
@@ -4423,17 +4729,18 @@ def reorg_yolo(data: TensorLike, *, stride: Sequence[int], name: str | None = No
         stride: Sequence[int], required
 
     Returns the output (output).
+
+    As ``openvino.opset*.reorg_yolo`` takes it.
     """
-    return build('openvino', 'ReorgYolo', 'opset2', (data,), name, {
+    return build('openvino', 'ReorgYolo', 'opset2', (input,), name, {
         'stride': stride,
     })
 
 
 def reshape(
-    data: TensorLike,
-    shape: TensorLike,
-    *,
-    special_zero: bool = False,
+    node: TensorLike,
+    output_shape: TensorLike,
+    special_zero: bool,
     name: str | None = None,
 ) -> Output:
     """Reshape-opset1 (``openvino::Reshape-opset1``).
@@ -4448,8 +4755,10 @@ def reshape(
         special_zero: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.reshape`` takes it.
     """
-    return build('openvino', 'Reshape', 'opset1', (data, shape), name, {
+    return build('openvino', 'Reshape', 'opset1', (node, output_shape), name, {
         'special_zero': special_zero,
     })
 
@@ -4480,11 +4789,10 @@ def reverse(
 
 
 def reverse_sequence(
-    data: TensorLike,
+    input: TensorLike,
     seq_lengths: TensorLike,
-    *,
-    batch_axis: int = 0,
-    seq_axis: int = 1,
+    batch_axis: int,
+    seq_axis: int,
     name: str | None = None,
 ) -> Output:
     """ReverseSequence-opset1 (``openvino::ReverseSequence-opset1``).
@@ -4501,19 +4809,16 @@ def reverse_sequence(
         seq_axis: int, default 1
 
     Returns the output (output).
+
+    As ``openvino.opset*.reverse_sequence`` takes it.
     """
-    return build('openvino', 'ReverseSequence', 'opset1', (data, seq_lengths), name, {
+    return build('openvino', 'ReverseSequence', 'opset1', (input, seq_lengths), name, {
         'batch_axis': batch_axis,
         'seq_axis': seq_axis,
     })
 
 
-def rg_bto_nv12(
-    rgb: TensorLike,
-    *,
-    single_plane: bool = True,
-    name: str | None = None,
-) -> list[Output]:
+def rgb_to_nv12(rgb: TensorLike, *, single_plane: bool = True, name: str | None = None) -> Node:
     """RGBtoNV12-opset17 (``openvino::RGBtoNV12-opset17``).
 
     RGBtoNV12-17: ``[N, H, W, 3]`` to NV12, one plane ``[N, H*3/2, W, 1]`` (``single_plane``) or
@@ -4527,7 +4832,7 @@ def rg_bto_nv12(
 
     Returns the outputs (y_or_yuv, uv).
     """
-    return build_many('openvino', 'RGBtoNV12', 'opset17', (rgb,), name, {
+    return build_node('openvino', 'RGBtoNV12', 'opset17', (rgb,), name, {
         'single_plane': single_plane,
     })
 
@@ -4537,12 +4842,11 @@ def rnn_cell(
     initial_hidden_state: TensorLike,
     W: TensorLike,
     R: TensorLike,
-    B: TensorLike | None = None,
-    *,
+    B: TensorLike,
     hidden_size: int,
-    activations: Sequence[str] = ('tanh',),
-    activations_alpha: Sequence[float] = (),
-    activations_beta: Sequence[float] = (),
+    activations: Sequence[str],
+    activations_alpha: Sequence[float],
+    activations_beta: Sequence[float],
     clip: float = 0.0,
     name: str | None = None,
 ) -> Output:
@@ -4563,6 +4867,8 @@ def rnn_cell(
         clip: float, default 0.0
 
     Returns the output (Ho).
+
+    As ``openvino.opset*.rnn_cell`` takes it.
     """
     return build('openvino', 'RNNCell', 'opset1', (X, initial_hidden_state, W, R, B), name, {
         'hidden_size': hidden_size,
@@ -4580,15 +4886,14 @@ def rnn_sequence(
     W: TensorLike,
     R: TensorLike,
     B: TensorLike,
-    *,
     hidden_size: int,
-    activations: Sequence[str] = ('tanh',),
-    activations_alpha: Sequence[float] = (),
-    activations_beta: Sequence[float] = (),
+    direction: Literal['forward', 'reverse', 'bidirectional'],
+    activations: Sequence[str] | None = None,
+    activations_alpha: Sequence[float] | None = None,
+    activations_beta: Sequence[float] | None = None,
     clip: float = 0.0,
-    direction: Literal['forward', 'reverse', 'bidirectional'] = 'forward',
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """RNNSequence-opset5 (``openvino::RNNSequence-opset5``).
 
     Inputs:
@@ -4608,14 +4913,16 @@ def rnn_sequence(
         direction: Literal['forward', 'reverse', 'bidirectional'], default 'forward'
 
     Returns the outputs (Y, Ho).
+
+    As ``openvino.opset*.rnn_sequence`` takes it.
     """
-    return build_many('openvino', 'RNNSequence', 'opset5', (X, initial_hidden_state, sequence_lengths, W, R, B), name, {
+    return build_node('openvino', 'RNNSequence', 'opset5', (X, initial_hidden_state, sequence_lengths, W, R, B), name, {
         'hidden_size': hidden_size,
+        'direction': direction,
         'activations': activations,
         'activations_alpha': activations_alpha,
         'activations_beta': activations_beta,
         'clip': clip,
-        'direction': direction,
     })
 
 
@@ -4623,7 +4930,6 @@ def roi_align(
     data: TensorLike,
     rois: TensorLike,
     batch_indices: TensorLike,
-    *,
     pooled_h: int,
     pooled_w: int,
     sampling_ratio: int,
@@ -4651,6 +4957,8 @@ def roi_align(
         aligned_mode: Literal['asymmetric', 'half_pixel_for_nn', 'half_pixel'], default 'asymmetric'
 
     Returns the output (output).
+
+    As ``openvino.opset*.roi_align`` takes it.
     """
     return build('openvino', 'ROIAlign', 'opset9', (data, rois, batch_indices), name, {
         'pooled_h': pooled_h,
@@ -4666,12 +4974,11 @@ def roi_align_rotated(
     data: TensorLike,
     rois: TensorLike,
     batch_indices: TensorLike,
-    *,
     pooled_h: int,
     pooled_w: int,
     sampling_ratio: int,
     spatial_scale: float,
-    clockwise_mode: bool = False,
+    clockwise_mode: bool,
     name: str | None = None,
 ) -> Output:
     """ROIAlignRotated-opset15 (``openvino::ROIAlignRotated-opset15``).
@@ -4693,6 +5000,8 @@ def roi_align_rotated(
         clockwise_mode: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.roi_align_rotated`` takes it.
     """
     return build('openvino', 'ROIAlignRotated', 'opset15', (data, rois, batch_indices), name, {
         'pooled_h': pooled_h,
@@ -4705,13 +5014,13 @@ def roi_align_rotated(
 
 def roi_pooling(
     input: TensorLike,
-    rois: TensorLike,
-    *,
-    pooled_h: int,
-    pooled_w: int,
-    spatial_scale: float,
+    coords: TensorLike,
+    output_roi: Sequence[int] | None = None,
+    spatial_scale: float | None = None,
     method: Literal['max', 'bilinear'] = 'max',
     name: str | None = None,
+    *,
+    output_size: Sequence[int] | None = None,
 ) -> Output:
     """ROIPooling-opset2 (``openvino::ROIPooling-opset2``).
 
@@ -4730,22 +5039,18 @@ def roi_pooling(
         method: Literal['max', 'bilinear'], default 'max'
 
     Returns the output (output).
+
+    As ``openvino.opset*.roi_pooling`` takes it.
     """
-    return build('openvino', 'ROIPooling', 'opset2', (input, rois), name, {
-        'pooled_h': pooled_h,
-        'pooled_w': pooled_w,
+    return build('openvino', 'ROIPooling', 'opset2', (input, coords), name, {
+        **spread(('pooled_h', 'pooled_w'), output_roi, output_size),
         'spatial_scale': spatial_scale,
         'method': method,
+        **spread(('pooled_h', 'pooled_w'), output_roi, output_size),
     })
 
 
-def roll(
-    data: TensorLike,
-    shift: TensorLike,
-    axes: TensorLike,
-    *,
-    name: str | None = None,
-) -> Output:
+def roll(data: TensorLike, shift: TensorLike, axes: TensorLike, name: str | None = None) -> Output:
     """Roll-opset7 (``openvino::Roll-opset7``).
 
     Roll-7: elements shifted along ``axes`` by ``shift`` (one shift for all, or one per axis).
@@ -4756,13 +5061,14 @@ def roll(
         axes: i32, i64
 
     Returns the output (output).
+
+    As ``openvino.opset*.roll`` takes it.
     """
     return build('openvino', 'Roll', 'opset7', (data, shift, axes), name, {})
 
 
 def round(
-    arg: TensorLike,
-    *,
+    data: TensorLike,
     mode: Literal['half_to_even', 'half_away_from_zero'] = 'half_to_even',
     name: str | None = None,
 ) -> Output:
@@ -4777,8 +5083,10 @@ def round(
         mode: Literal['half_to_even', 'half_away_from_zero'], default 'half_to_even'
 
     Returns the output (output).
+
+    As ``openvino.opset*.round`` takes it.
     """
-    return build('openvino', 'Round', 'opset5', (arg,), name, {
+    return build('openvino', 'Round', 'opset5', (data,), name, {
         'mode': mode,
     })
 
@@ -4789,7 +5097,6 @@ def scaled_dot_product_attention(
     value: TensorLike,
     attention_mask: TensorLike | None = None,
     scale: TensorLike | None = None,
-    *,
     causal: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -4811,6 +5118,8 @@ def scaled_dot_product_attention(
         causal: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.scaled_dot_product_attention`` takes it.
     """
     return build('openvino', 'ScaledDotProductAttention', 'opset13', (query, key, value, attention_mask, scale), name, {
         'causal': causal,
@@ -4822,8 +5131,7 @@ def scatter_elements_update(
     indices: TensorLike,
     updates: TensorLike,
     axis: TensorLike,
-    *,
-    reduction: Literal['none', 'sum', 'prod', 'min', 'max', 'mean'] = 'none',
+    reduction: str = 'None',
     use_init_val: bool = True,
     name: str | None = None,
 ) -> Output:
@@ -4842,6 +5150,8 @@ def scatter_elements_update(
         use_init_val: bool, default True
 
     Returns the output (output).
+
+    As ``openvino.opset*.scatter_elements_update`` takes it.
     """
     return build('openvino', 'ScatterElementsUpdate', 'opset12', (data, indices, updates, axis), name, {
         'reduction': reduction,
@@ -4853,8 +5163,7 @@ def scatter_nd_update(
     data: TensorLike,
     indices: TensorLike,
     updates: TensorLike,
-    *,
-    reduction: Literal['none', 'sum', 'sub', 'prod', 'min', 'max'] = 'none',
+    reduction: Literal['none', 'sum', 'sub', 'prod', 'min', 'max'] | None = None,
     name: str | None = None,
 ) -> Output:
     """ScatterNDUpdate-opset15 (``openvino::ScatterNDUpdate-opset15``).
@@ -4870,6 +5179,8 @@ def scatter_nd_update(
         reduction: Literal['none', 'sum', 'sub', 'prod', 'min', 'max'], default 'none'
 
     Returns the output (output).
+
+    As ``openvino.opset*.scatter_nd_update`` takes it.
     """
     return build('openvino', 'ScatterNDUpdate', 'opset15', (data, indices, updates), name, {
         'reduction': reduction,
@@ -4881,7 +5192,6 @@ def scatter_update(
     indices: TensorLike,
     updates: TensorLike,
     axis: TensorLike,
-    *,
     name: str | None = None,
 ) -> Output:
     """ScatterUpdate-opset3 (``openvino::ScatterUpdate-opset3``).
@@ -4895,6 +5205,8 @@ def scatter_update(
         axis: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Returns the output (output).
+
+    As ``openvino.opset*.scatter_update`` takes it.
     """
     return build('openvino', 'ScatterUpdate', 'opset3', (data, indices, updates, axis), name, {})
 
@@ -4902,10 +5214,10 @@ def scatter_update(
 def search_sorted(
     sorted_sequence: TensorLike,
     values: TensorLike,
-    *,
     right_mode: bool = False,
-    output_type: Literal['i32', 'i64'] = 'i64',
     name: str | None = None,
+    *,
+    output_type: Literal['i32', 'i64'] = 'i64',
 ) -> Output:
     """SearchSorted-opset15 (``openvino::SearchSorted-opset15``).
 
@@ -4921,6 +5233,8 @@ def search_sorted(
         output_type: Literal['i32', 'i64'], default 'i64'
 
     Returns the output (output).
+
+    As ``openvino.opset*.search_sorted`` takes it.
     """
     return build('openvino', 'SearchSorted', 'opset15', (sorted_sequence, values), name, {
         'right_mode': right_mode,
@@ -4932,8 +5246,7 @@ def segment_max(
     data: TensorLike,
     segment_ids: TensorLike,
     num_segments: TensorLike | None = None,
-    *,
-    fill_mode: Literal['zero', 'lowest', 'ZERO', 'LOWEST'],
+    fill_mode: Literal['zero', 'lowest', 'ZERO', 'LOWEST'] | None = None,
     name: str | None = None,
 ) -> Output:
     """SegmentMax-opset16 (``openvino::SegmentMax-opset16``).
@@ -4951,6 +5264,8 @@ def segment_max(
         fill_mode: Literal['zero', 'lowest', 'ZERO', 'LOWEST'], required
 
     Returns the output (output).
+
+    As ``openvino.opset*.segment_max`` takes it.
     """
     return build('openvino', 'SegmentMax', 'opset16', (data, segment_ids, num_segments), name, {
         'fill_mode': fill_mode,
@@ -4959,12 +5274,12 @@ def segment_max(
 
 def select(
     cond: TensorLike,
-    then: TensorLike,
-    else_: TensorLike,
-    *,
+    then_node: TensorLike,
+    else_node: TensorLike,
     auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    axis: int = 0,
     name: str | None = None,
+    *,
+    axis: int = 0,
 ) -> Output:
     """Select-opset1 (``openvino::Select-opset1``).
 
@@ -4980,8 +5295,10 @@ def select(
         axis: int, default 0; pdpd only: where lower-rank inputs align (IR: auto_broadcast.auto_broadcast_axis)
 
     Returns the output (output).
+
+    As ``openvino.opset*.select`` takes it.
     """
-    return build('openvino', 'Select', 'opset1', (cond, then, else_), name, {
+    return build('openvino', 'Select', 'opset1', (cond, then_node, else_node), name, {
         'auto_broadcast': auto_broadcast,
         'axis': axis,
     })
@@ -4990,8 +5307,7 @@ def select(
 def selu(
     data: TensorLike,
     alpha: TensorLike,
-    lambda_: TensorLike,
-    *,
+    lambda_value: TensorLike,
     name: str | None = None,
 ) -> Output:
     """Selu-opset1 (``openvino::Selu-opset1``).
@@ -5004,13 +5320,14 @@ def selu(
         lambda: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.selu`` takes it.
     """
-    return build('openvino', 'Selu', 'opset1', (data, alpha, lambda_), name, {})
+    return build('openvino', 'Selu', 'opset1', (data, alpha, lambda_value), name, {})
 
 
 def shape_of(
     data: TensorLike,
-    *,
     output_type: Literal['i32', 'i64'] = 'i64',
     name: str | None = None,
 ) -> Output:
@@ -5025,19 +5342,15 @@ def shape_of(
         output_type: Literal['i32', 'i64'], default 'i64'
 
     Returns the output (output).
+
+    As ``openvino.opset*.shape_of`` takes it.
     """
     return build('openvino', 'ShapeOf', 'opset3', (data,), name, {
         'output_type': output_type,
     })
 
 
-def shuffle_channels(
-    data: TensorLike,
-    *,
-    axis: int = 1,
-    group: int = 1,
-    name: str | None = None,
-) -> Output:
+def shuffle_channels(data: TensorLike, axis: int, group: int, name: str | None = None) -> Output:
     """ShuffleChannels-opset1 (``openvino::ShuffleChannels-opset1``).
 
     ShuffleChannels-1: the ``axis`` dim viewed as ``[group, C/group]`` and transposed.
@@ -5050,6 +5363,8 @@ def shuffle_channels(
         group: int, default 1
 
     Returns the output (output).
+
+    As ``openvino.opset*.shuffle_channels`` takes it.
     """
     return build('openvino', 'ShuffleChannels', 'opset1', (data,), name, {
         'axis': axis,
@@ -5057,7 +5372,7 @@ def shuffle_channels(
     })
 
 
-def sigmoid(arg: TensorLike, *, name: str | None = None) -> Output:
+def sigmoid(data: TensorLike, name: str | None = None) -> Output:
     """Sigmoid-opset1 (``openvino::Sigmoid-opset1``).
 
     ``1 / (1 + exp(-x))``; integers as the reference computes them, in integer arithmetic
@@ -5070,22 +5385,26 @@ def sigmoid(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.sigmoid`` takes it.
     """
-    return build('openvino', 'Sigmoid', 'opset1', (arg,), name, {})
+    return build('openvino', 'Sigmoid', 'opset1', (data,), name, {})
 
 
-def sign(arg: TensorLike, *, name: str | None = None) -> Output:
+def sign(node: TensorLike, name: str | None = None) -> Output:
     """Sign-opset1 (``openvino::Sign-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.sign`` takes it.
     """
-    return build('openvino', 'Sign', 'opset1', (arg,), name, {})
+    return build('openvino', 'Sign', 'opset1', (node,), name, {})
 
 
-def sin(arg: TensorLike, *, name: str | None = None) -> Output:
+def sin(node: TensorLike, name: str | None = None) -> Output:
     """Sin-opset1 (``openvino::Sin-opset1``).
 
     OpenVINO Sin-1: elementwise sin.
@@ -5094,11 +5413,13 @@ def sin(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.sin`` takes it.
     """
-    return build('openvino', 'Sin', 'opset1', (arg,), name, {})
+    return build('openvino', 'Sin', 'opset1', (node,), name, {})
 
 
-def sinh(arg: TensorLike, *, name: str | None = None) -> Output:
+def sinh(node: TensorLike, name: str | None = None) -> Output:
     """Sinh-opset1 (``openvino::Sinh-opset1``).
 
     OpenVINO Sinh-1: elementwise sinh.
@@ -5107,8 +5428,10 @@ def sinh(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.sinh`` takes it.
     """
-    return build('openvino', 'Sinh', 'opset1', (arg,), name, {})
+    return build('openvino', 'Sinh', 'opset1', (node,), name, {})
 
 
 def slice(
@@ -5117,7 +5440,6 @@ def slice(
     stop: TensorLike,
     step: TensorLike,
     axes: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """Slice-opset8 (``openvino::Slice-opset8``).
@@ -5132,6 +5454,8 @@ def slice(
         axes: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64 (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.slice`` takes it.
     """
     return build('openvino', 'Slice', 'opset8', (data, start, stop, step, axes), name, {})
 
@@ -5143,7 +5467,6 @@ def slice_scatter(
     stop: TensorLike,
     step: TensorLike,
     axes: TensorLike | None = None,
-    *,
     name: str | None = None,
 ) -> Output:
     """SliceScatter-opset15 (``openvino::SliceScatter-opset15``).
@@ -5160,37 +5483,13 @@ def slice_scatter(
         axes: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64 (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.slice_scatter`` takes it.
     """
     return build('openvino', 'SliceScatter', 'opset15', (data, updates, start, stop, step, axes), name, {})
 
 
-def soft_plus(arg: TensorLike, *, name: str | None = None) -> Output:
-    """SoftPlus-opset4 (``openvino::SoftPlus-opset4``).
-
-    SoftPlus-4: ``ln(1 + exp(x))``, computed without overflow.
-
-    Inputs:
-        arg: any type
-
-    Returns the output (output).
-    """
-    return build('openvino', 'SoftPlus', 'opset4', (arg,), name, {})
-
-
-def soft_sign(arg: TensorLike, *, name: str | None = None) -> Output:
-    """SoftSign-opset9 (``openvino::SoftSign-opset9``).
-
-    SoftSign-9: ``x / (1 + |x|)``; real types only.
-
-    Inputs:
-        arg: any type
-
-    Returns the output (output).
-    """
-    return build('openvino', 'SoftSign', 'opset9', (arg,), name, {})
-
-
-def softmax(data: TensorLike, *, axis: int = 1, name: str | None = None) -> Output:
+def softmax(data: TensorLike, axis: int, name: str | None = None) -> Output:
     """Softmax-opset8 (``openvino::Softmax-opset8``).
 
     Inputs:
@@ -5200,10 +5499,42 @@ def softmax(data: TensorLike, *, axis: int = 1, name: str | None = None) -> Outp
         axis: int, default 1
 
     Returns the output (output).
+
+    As ``openvino.opset*.softmax`` takes it.
     """
     return build('openvino', 'Softmax', 'opset8', (data,), name, {
         'axis': axis,
     })
+
+
+def softplus(data: TensorLike, name: str | None = None) -> Output:
+    """SoftPlus-opset4 (``openvino::SoftPlus-opset4``).
+
+    SoftPlus-4: ``ln(1 + exp(x))``, computed without overflow.
+
+    Inputs:
+        arg: any type
+
+    Returns the output (output).
+
+    As ``openvino.opset*.softplus`` takes it.
+    """
+    return build('openvino', 'SoftPlus', 'opset4', (data,), name, {})
+
+
+def softsign(node: TensorLike, name: str | None = None) -> Output:
+    """SoftSign-opset9 (``openvino::SoftSign-opset9``).
+
+    SoftSign-9: ``x / (1 + |x|)``; real types only.
+
+    Inputs:
+        arg: any type
+
+    Returns the output (output).
+
+    As ``openvino.opset*.softsign`` takes it.
+    """
+    return build('openvino', 'SoftSign', 'opset9', (node,), name, {})
 
 
 def space_to_batch(
@@ -5211,7 +5542,6 @@ def space_to_batch(
     block_shape: TensorLike,
     pads_begin: TensorLike,
     pads_end: TensorLike,
-    *,
     name: str | None = None,
 ) -> Output:
     """SpaceToBatch-opset2 (``openvino::SpaceToBatch-opset2``).
@@ -5225,13 +5555,14 @@ def space_to_batch(
         pads_end: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Returns the output (output).
+
+    As ``openvino.opset*.space_to_batch`` takes it.
     """
     return build('openvino', 'SpaceToBatch', 'opset2', (data, block_shape, pads_begin, pads_end), name, {})
 
 
 def space_to_depth(
     data: TensorLike,
-    *,
     mode: Literal['blocks_first', 'depth_first'],
     block_size: int = 1,
     name: str | None = None,
@@ -5248,6 +5579,8 @@ def space_to_depth(
         block_size: int, default 1
 
     Returns the output (output).
+
+    As ``openvino.opset*.space_to_depth`` takes it.
     """
     return build('openvino', 'SpaceToDepth', 'opset1', (data,), name, {
         'mode': mode,
@@ -5260,9 +5593,8 @@ def sparse_fill_empty_rows(
     dense_shape: TensorLike,
     indices: TensorLike,
     default_value: TensorLike,
-    *,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """SparseFillEmptyRows-opset16 (``openvino::SparseFillEmptyRows-opset16``).
 
     SparseFillEmptyRows-16: a 2-D sparse tensor (``indices [N, 2]``, ``values [N]``,
@@ -5277,17 +5609,13 @@ def sparse_fill_empty_rows(
         default_value: any type
 
     Returns the outputs (output_indices, output_values, empty_row_indicator).
+
+    As ``openvino.opset*.sparse_fill_empty_rows`` takes it.
     """
-    return build_many('openvino', 'SparseFillEmptyRows', 'opset16', (values, dense_shape, indices, default_value), name, {})
+    return build_node('openvino', 'SparseFillEmptyRows', 'opset16', (values, dense_shape, indices, default_value), name, {})
 
 
-def split(
-    data: TensorLike,
-    axis: TensorLike,
-    *,
-    num_splits: int,
-    name: str | None = None,
-) -> Output | list[Output]:
+def split(data: TensorLike, axis: TensorLike, num_splits: int, name: str | None = None) -> Node:
     """Split-opset1 (``openvino::Split-opset1``).
 
     Split-1: ``num_splits`` equal parts along ``axis`` (input 1).
@@ -5300,30 +5628,34 @@ def split(
         num_splits: int, required
 
     Returns the output (output...).
+
+    As ``openvino.opset*.split`` takes it.
     """
-    return build_any('openvino', 'Split', 'opset1', (data, axis), name, {
+    return build_node('openvino', 'Split', 'opset1', (data, axis), name, {
         'num_splits': num_splits,
     })
 
 
-def sqrt(arg: TensorLike, *, name: str | None = None) -> Output:
+def sqrt(node: TensorLike, name: str | None = None) -> Output:
     """Sqrt-opset1 (``openvino::Sqrt-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.sqrt`` takes it.
     """
-    return build('openvino', 'Sqrt', 'opset1', (arg,), name, {})
+    return build('openvino', 'Sqrt', 'opset1', (node,), name, {})
 
 
 def squared_difference(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    x1: TensorLike,
+    x2: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """SquaredDifference-opset1 (``openvino::SquaredDifference-opset1``).
 
@@ -5336,8 +5668,10 @@ def squared_difference(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.squared_difference`` takes it.
     """
-    return build('openvino', 'SquaredDifference', 'opset1', (A, B), name, {
+    return build('openvino', 'SquaredDifference', 'opset1', (x1, x2), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
@@ -5346,7 +5680,6 @@ def squared_difference(
 def squeeze(
     data: TensorLike,
     axes: TensorLike | None = None,
-    *,
     allow_axis_skip: bool = False,
     name: str | None = None,
 ) -> Output:
@@ -5363,6 +5696,8 @@ def squeeze(
         allow_axis_skip: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.squeeze`` takes it.
     """
     return build('openvino', 'Squeeze', 'opset15', (data, axes), name, {
         'allow_axis_skip': allow_axis_skip,
@@ -5370,12 +5705,11 @@ def squeeze(
 
 
 def stft(
-    signal: TensorLike,
+    data: TensorLike,
     window: TensorLike,
     frame_size: TensorLike,
     frame_step: TensorLike,
-    *,
-    transpose_frames: bool = False,
+    transpose_frames: bool,
     name: str | None = None,
 ) -> Output:
     """STFT-opset15 (``openvino::STFT-opset15``).
@@ -5390,8 +5724,10 @@ def stft(
         transpose_frames: bool, default False
 
     Returns the output (output).
+
+    As ``openvino.opset*.stft`` takes it.
     """
-    return build('openvino', 'STFT', 'opset15', (signal, window, frame_size, frame_step), name, {
+    return build('openvino', 'STFT', 'opset15', (data, window, frame_size, frame_step), name, {
         'transpose_frames': transpose_frames,
     })
 
@@ -5400,13 +5736,12 @@ def strided_slice(
     data: TensorLike,
     begin: TensorLike,
     end: TensorLike,
-    strides: TensorLike | None = None,
-    *,
+    strides: TensorLike,
     begin_mask: Sequence[int],
     end_mask: Sequence[int],
-    new_axis_mask: Sequence[int] = (),
-    shrink_axis_mask: Sequence[int] = (),
-    ellipsis_mask: Sequence[int] = (),
+    new_axis_mask: Sequence[int] | None = None,
+    shrink_axis_mask: Sequence[int] | None = None,
+    ellipsis_mask: Sequence[int] | None = None,
     name: str | None = None,
 ) -> Output:
     """StridedSlice-opset1 (``openvino::StridedSlice-opset1``).
@@ -5429,6 +5764,8 @@ def strided_slice(
         ellipsis_mask: Sequence[int], default ()
 
     Returns the output (output).
+
+    As ``openvino.opset*.strided_slice`` takes it.
     """
     return build('openvino', 'StridedSlice', 'opset1', (data, begin, end, strides), name, {
         'begin_mask': begin_mask,
@@ -5443,9 +5780,9 @@ def string_tensor_pack(
     begins: TensorLike,
     ends: TensorLike,
     symbols: TensorLike,
+    name: str | None = None,
     *,
     mode: Literal['begins_ends'] = 'begins_ends',
-    name: str | None = None,
 ) -> Output:
     """StringTensorPack-opset15 (``openvino::StringTensorPack-opset15``).
 
@@ -5458,30 +5795,34 @@ def string_tensor_pack(
         mode: Literal['begins_ends'], default 'begins_ends'
 
     Returns the output (output).
+
+    As ``openvino.opset*.string_tensor_pack`` takes it.
     """
     return build('openvino', 'StringTensorPack', 'opset15', (begins, ends, symbols), name, {
         'mode': mode,
     })
 
 
-def string_tensor_unpack(data: TensorLike, *, name: str | None = None) -> list[Output]:
+def string_tensor_unpack(data: TensorLike, name: str | None = None) -> Node:
     """StringTensorUnpack-opset15 (``openvino::StringTensorUnpack-opset15``).
 
     Inputs:
         data: string
 
     Returns the outputs (begins, ends, symbols).
+
+    As ``openvino.opset*.string_tensor_unpack`` takes it.
     """
-    return build_many('openvino', 'StringTensorUnpack', 'opset15', (data,), name, {})
+    return build_node('openvino', 'StringTensorUnpack', 'opset15', (data,), name, {})
 
 
 def subtract(
-    A: TensorLike,
-    B: TensorLike,
-    *,
-    auto_broadcast: Literal['none', 'numpy', 'pdpd'] = 'numpy',
-    auto_broadcast_axis: int = 0,
+    left_node: TensorLike,
+    right_node: TensorLike,
+    auto_broadcast: str = 'NUMPY',
     name: str | None = None,
+    *,
+    auto_broadcast_axis: int = 0,
 ) -> Output:
     """Subtract-opset1 (``openvino::Subtract-opset1``).
 
@@ -5494,14 +5835,16 @@ def subtract(
         auto_broadcast_axis: int, default 0; pdpd only: the axis of A where B's dims start (-1: trailing alignment)
 
     Returns the output (output).
+
+    As ``openvino.opset*.subtract`` takes it.
     """
-    return build('openvino', 'Subtract', 'opset1', (A, B), name, {
+    return build('openvino', 'Subtract', 'opset1', (left_node, right_node), name, {
         'auto_broadcast': auto_broadcast,
         'auto_broadcast_axis': auto_broadcast_axis,
     })
 
 
-def swish(data: TensorLike, beta: TensorLike | None = None, *, name: str | None = None) -> Output:
+def swish(data: TensorLike, beta: TensorLike | None = None, name: str | None = None) -> Output:
     """Swish-opset4 (``openvino::Swish-opset4``).
 
     Swish-4: ``x * sigmoid(beta * x)``; ``beta`` an optional scalar of x's type (default 1).
@@ -5511,11 +5854,13 @@ def swish(data: TensorLike, beta: TensorLike | None = None, *, name: str | None 
         beta: any type (optional)
 
     Returns the output (output).
+
+    As ``openvino.opset*.swish`` takes it.
     """
     return build('openvino', 'Swish', 'opset4', (data, beta), name, {})
 
 
-def tan(arg: TensorLike, *, name: str | None = None) -> Output:
+def tan(node: TensorLike, name: str | None = None) -> Output:
     """Tan-opset1 (``openvino::Tan-opset1``).
 
     OpenVINO Tan-1: elementwise tan.
@@ -5524,19 +5869,23 @@ def tan(arg: TensorLike, *, name: str | None = None) -> Output:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.tan`` takes it.
     """
-    return build('openvino', 'Tan', 'opset1', (arg,), name, {})
+    return build('openvino', 'Tan', 'opset1', (node,), name, {})
 
 
-def tanh(arg: TensorLike, *, name: str | None = None) -> Output:
+def tanh(node: TensorLike, name: str | None = None) -> Output:
     """Tanh-opset1 (``openvino::Tanh-opset1``).
 
     Inputs:
         arg: any type
 
     Returns the output (output).
+
+    As ``openvino.opset*.tanh`` takes it.
     """
-    return build('openvino', 'Tanh', 'opset1', (arg,), name, {})
+    return build('openvino', 'Tanh', 'opset1', (node,), name, {})
 
 
 def tensor_iterator(
@@ -5546,7 +5895,7 @@ def tensor_iterator(
     output_descriptions: Sequence[Mapping[str, Any]] = (),
     back_edges: Sequence[Mapping[str, Any]] = (),
     name: str | None = None,
-) -> Output | list[Output]:
+) -> Node:
     """TensorIterator-opset1 (``openvino::TensorIterator-opset1``).
 
     TensorIterator-1: runs the body once per part of the sliced inputs.
@@ -5562,7 +5911,7 @@ def tensor_iterator(
 
     Returns the output (outputs...).
     """
-    return build_any('openvino', 'TensorIterator', 'opset1', (*inputs,), name, {
+    return build_node('openvino', 'TensorIterator', 'opset1', (*inputs,), name, {
         'body': body,
         'input_descriptions': input_descriptions,
         'output_descriptions': output_descriptions,
@@ -5570,7 +5919,7 @@ def tensor_iterator(
     })
 
 
-def tile(data: TensorLike, repeats: TensorLike, *, name: str | None = None) -> Output:
+def tile(data: TensorLike, repeats: TensorLike, name: str | None = None) -> Output:
     """Tile-opset1 (``openvino::Tile-opset1``).
 
     Tile-1: repeats each dim; a shorter ``repeats`` is padded with 1s in front (and so is data).
@@ -5580,21 +5929,22 @@ def tile(data: TensorLike, repeats: TensorLike, *, name: str | None = None) -> O
         repeats: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Returns the output (output).
+
+    As ``openvino.opset*.tile`` takes it.
     """
     return build('openvino', 'Tile', 'opset1', (data, repeats), name, {})
 
 
-def top_k(
+def topk(
     data: TensorLike,
     k: TensorLike,
-    *,
     axis: int,
     mode: Literal['max', 'min'],
     sort: Literal['value', 'index', 'none'],
     index_element_type: Literal['i32', 'i64'] = 'i32',
     stable: bool = False,
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """TopK-opset11 (``openvino::TopK-opset11``).
 
     TopK-11: adds ``stable`` (equal values keep their input order).
@@ -5611,8 +5961,10 @@ def top_k(
         stable: bool, default False
 
     Returns the outputs (values, indices).
+
+    As ``openvino.opset*.topk`` takes it.
     """
-    return build_many('openvino', 'TopK', 'opset11', (data, k), name, {
+    return build_node('openvino', 'TopK', 'opset11', (data, k), name, {
         'axis': axis,
         'mode': mode,
         'sort': sort,
@@ -5621,7 +5973,7 @@ def top_k(
     })
 
 
-def transpose(arg: TensorLike, input_order: TensorLike, *, name: str | None = None) -> Output:
+def transpose(data: TensorLike, input_order: TensorLike, name: str | None = None) -> Output:
     """Transpose-opset1 (``openvino::Transpose-opset1``).
 
     Transpose-1: ``input_order`` permutes the dims; an empty order reverses them.
@@ -5631,19 +5983,20 @@ def transpose(arg: TensorLike, input_order: TensorLike, *, name: str | None = No
         input_order: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Returns the output (output).
+
+    As ``openvino.opset*.transpose`` takes it.
     """
-    return build('openvino', 'Transpose', 'opset1', (arg, input_order), name, {})
+    return build('openvino', 'Transpose', 'opset1', (data, input_order), name, {})
 
 
 def unique(
     data: TensorLike,
     axis: TensorLike | None = None,
-    *,
     sorted: bool = True,
     index_element_type: Literal['i32', 'i64'] = 'i64',
     count_element_type: Literal['i32', 'i64'] = 'i64',
     name: str | None = None,
-) -> list[Output]:
+) -> Node:
     """Unique-opset10 (``openvino::Unique-opset10``).
 
     Inputs:
@@ -5656,15 +6009,17 @@ def unique(
         count_element_type: Literal['i32', 'i64'], default 'i64'
 
     Returns the outputs (unique, indices, rev_idx, counts).
+
+    As ``openvino.opset*.unique`` takes it.
     """
-    return build_many('openvino', 'Unique', 'opset10', (data, axis), name, {
+    return build_node('openvino', 'Unique', 'opset10', (data, axis), name, {
         'sorted': sorted,
         'index_element_type': index_element_type,
         'count_element_type': count_element_type,
     })
 
 
-def unsqueeze(data: TensorLike, axes: TensorLike, *, name: str | None = None) -> Output:
+def unsqueeze(data: TensorLike, axes: TensorLike, name: str | None = None) -> Output:
     """Unsqueeze-opset1 (``openvino::Unsqueeze-opset1``).
 
     Unsqueeze-1: inserts 1s at the given axes (normalized against the output rank).
@@ -5674,6 +6029,8 @@ def unsqueeze(data: TensorLike, axes: TensorLike, *, name: str | None = None) ->
         axes: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Returns the output (output).
+
+    As ``openvino.opset*.unsqueeze`` takes it.
     """
     return build('openvino', 'Unsqueeze', 'opset1', (data, axes), name, {})
 
@@ -5682,9 +6039,8 @@ def variadic_split(
     data: TensorLike,
     axis: TensorLike,
     split_lengths: TensorLike,
-    *,
     name: str | None = None,
-) -> Output | list[Output]:
+) -> Node:
     """VariadicSplit-opset1 (``openvino::VariadicSplit-opset1``).
 
     VariadicSplit-1: parts of the given ``split_lengths`` (one may be -1: the rest).
@@ -5695,8 +6051,10 @@ def variadic_split(
         split_lengths: i4, i8, i16, i32, i64, u1, u4, u8, u16, u32, u64
 
     Returns the output (output...).
+
+    As ``openvino.opset*.variadic_split`` takes it.
     """
-    return build_any('openvino', 'VariadicSplit', 'opset1', (data, axis, split_lengths), name, {})
+    return build_node('openvino', 'VariadicSplit', 'opset1', (data, axis, split_lengths), name, {})
 
 
 def xor(

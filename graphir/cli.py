@@ -50,8 +50,16 @@ def _configure_schema(p: argparse.ArgumentParser) -> None:
     "graphir schema MaxPool --version opset8"))
 def _schema(args: argparse.Namespace) -> int:
     """Print an op's JSON schema: its attributes (pydantic) and, under x-graphir, its ports."""
-    from graphir.ops.registry import lookup
+    from graphir.commands.op_hints import check_version, equivalents
+    from graphir.errors import OpDefinitionError
+    from graphir.ops.registry import find, lookup
 
+    check_version(args.dialect, args.op, args.op_version)
+    if find(args.dialect, args.op, args.op_version) is None:
+        hints = equivalents(args.dialect, args.op)
+        if hints:
+            raise OpDefinitionError(f"unknown {args.dialect} op '{args.op}'; {args.dialect} has "
+                                    f"{' or '.join(hints)} (graphir schema {hints[0]} --dialect {args.dialect})")
     cls = lookup(args.dialect, args.op, args.op_version)
     schema = cls.model_json_schema()
     schema["x-graphir"] = {

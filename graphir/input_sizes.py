@@ -2,12 +2,13 @@
 
 Each dynamic dimension of each input is chosen in turn (inputs in Parameter order, dims left to
 right), from candidates in this order: the sizes the file records for that dim (the input's own
-port, its consumers' input ports), the lower bound of its interval (``?`` counts as 1), then the
-static dims that occur anywhere in the model and powers of two, ascending. A candidate is taken
+port, its consumers' input ports), the default size (:func:`default_size`: 224 for an image's
+height and width, 1 for a batch, 16 for any other unbounded dim), the lower bound of its interval
+(``?`` counts as 1), then the static dims that occur anywhere in the model and powers of two,
+ascending. A candidate is taken
 when the model shape-infers with it (the dims chosen so far fixed, the others still dynamic),
-including the checks a run makes beyond shape inference (``Op.check_run``). So a ``[?,?,?]`` input
-of a Linear(32, ...) gets ``[1,1,32]``, and an image input of a network that pools twice gets the
-smallest height that survives the pooling.
+including the checks a run makes beyond shape inference (``Op.check_run``). So a ``[?,3,?,?]`` image
+input of a CNN gets ``[1,3,224,224]``, and a ``[?,?]`` token input ``[1,16]``.
 """
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def choose_input_shapes(model: "Model", recorded: Mapping[int, Sequence[Sequence
         for di, dim in enumerate(dims):
             if dim.is_static:
                 continue
-            candidates = _candidates(dim, [r[di] for r in recorded.get(p.id, ()) if len(r) == len(dims)], pool)
+            candidates = _candidates(dim, [r[di] for r in recorded.get(p.id, ()) if len(r) == len(dims)]
+                                     + [default_size(dims, di)], pool)
             first: tuple[int, InferenceError] | None = None
             for size in candidates:
                 dims[di] = Dimension.static(size)
@@ -104,6 +106,22 @@ def _parameter(node: "Node") -> Parameter:
 
 def _shape(node: "Node") -> PartialShape:
     return _parameter(node).shape
+
+
+#: the default size of a dynamic image height or width, of a batch, and of any other dynamic dim
+IMAGE_SIZE, BATCH_SIZE, OTHER_SIZE = 224, 1, 16
+
+
+def default_size(dims: Sequence[Dimension], index: int) -> int:
+    """The size tried first for dynamic dim ``index`` of an input shaped ``dims`` when the file
+    records none: an image's height and width (rank 4 with a static 1, 3 or 4 channels at dim 1
+    or 3) 224, the first dim (a batch) 1, any other 16."""
+    if len(dims) == 4 and index != 0:
+        channels = 1 if dims[1].is_static and dims[1].min in (1, 3, 4) else \
+            3 if dims[3].is_static and dims[3].min in (1, 3, 4) else None
+        if channels is not None and index != channels:
+            return IMAGE_SIZE
+    return BATCH_SIZE if index == 0 else OTHER_SIZE
 
 
 def _candidates(dim: Dimension, recorded: Sequence[int], pool: Sequence[int]) -> list[int]:

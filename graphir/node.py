@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from graphir.errors import GraphError, GraphirError, InferenceError, UnsupportedOpError
 from graphir.ops import base as _ops_base
 from graphir.ops.base import Op, TensorType, same_type
+from graphir.ops.port_types import check_port_types
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
@@ -395,6 +396,10 @@ class Node:
             raise InferenceError(
                 f"{self.describe()}: expects {expected} inputs, got {len(inputs)}"
             )
+        try:  # the element types the ports declare, for every op (graphir.ops.port_types)
+            check_port_types(self.op, inputs)
+        except Exception as exc:
+            raise self._infer_failure(inputs, exc)
 
     def _infer_failure(self, inputs: list[TensorType], exc: Exception) -> Exception:
         """The error to raise for ``exc`` from the op's inference: an InferenceError naming this

@@ -56,10 +56,40 @@ def render_index() -> str:
 #: builders written by hand in graphir/opset.py (their ops take no graph inputs or need care)
 HAND_WRITTEN = frozenset({"parameter", "constant", "result"})
 
+#: builder names of the graphir-only op types whose spelling no rule gets right (OpenVINO's
+#: Python API names the others: scripts/openvino_api.py)
+GRAPHIR_NAMES: dict[str, str] = {
+    "BGRtoNV12": "bgr_to_nv12",
+    "RGBtoNV12": "rgb_to_nv12",
+    "ExperimentalDetectronTopKROIs": "experimental_detectron_topk_rois",
+    "ExperimentalDetectronROIFeatureExtractor": "experimental_detectron_roi_feature_extractor",
+}
+
 
 def snake(name: str) -> str:
-    """``MaxPool`` -> ``max_pool``, ``NMSRotated`` -> ``nms_rotated`` (as graphir.opset names builders)."""
+    """``MaxPool`` -> ``max_pool``, ``NMSRotated`` -> ``nms_rotated``: the name of a builder for a
+    graphir-only op type not in ``GRAPHIR_NAMES``."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def builder_names(type_name: str) -> tuple[str, ...]:
+    """The builder's names: OpenVINO's Python API's (the first is the definition, the others
+    OpenVINO's own second spellings, ``ceil`` for ``ceiling``), else graphir's own."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from openvino_api import CLASS_NAMES, OPENVINO_API
+    finally:
+        sys.path.pop(0)
+    if type_name in OPENVINO_API:
+        return OPENVINO_API[type_name][0]
+    if type_name in CLASS_NAMES:
+        return (CLASS_NAMES[type_name],)
+    name = GRAPHIR_NAMES.get(type_name) or snake(type_name)
+    return (name + "_" if keyword.iskeyword(name) else name,)
+
+
+def builder_name(type_name: str) -> str:
+    return builder_names(type_name)[0]
 
 
 def _annotation(tp: Any) -> str:
@@ -130,12 +160,6 @@ def _doc_lines(cls: Any, attrs: list[tuple[str, str, str | None, str]]) -> list[
     return lines
 
 
-def builder_name(type_name: str) -> str:
-    """The builder's name: snake case, a trailing ``_`` for Python keywords (``If`` -> ``if_``)."""
-    name = snake(type_name)
-    return name + "_" if keyword.iskeyword(name) else name
-
-
 def _builder(cls: Any) -> str:
     fname = builder_name(cls.type_name)
     attrs: list[tuple[str, str, str | None, str]] = []
@@ -164,10 +188,7 @@ def _builder(cls: Any) -> str:
     params.append("name: str | None = None")
     items = port_args + ([f"*{variadic}"] if variadic is not None else [])
     inputs = f"({', '.join(items)}{',' if len(items) == 1 else ''})"
-    single = len(cls.outputs) == 1 and not cls.outputs[0].variadic
-    result, call = (("Output", "build") if single else
-                    ("list[Output]", "build_many") if not any(p.variadic for p in cls.outputs) else
-                    ("Output | list[Output]", "build_any"))
+    result, call = _returns(cls)
     doc = "\n".join(("    " + line) if line else "" for line in _doc_lines(cls, attrs))
     kwargs = "".join(f"\n        {a[0]!r}: {a[0]}," for a in attrs)
     head = f"def {fname}({', '.join(params)}) -> {result}:"
@@ -179,27 +200,123 @@ def _builder(cls: Any) -> str:
             f"{{{kwargs}{chr(10) + '    ' if kwargs else ''}}})\n")
 
 
+def _returns(cls: Any) -> tuple[str, str]:
+    """(annotation, _build function): one output alone; a node for several, as OpenVINO's do."""
+    if len(cls.outputs) == 1 and not cls.outputs[0].variadic:
+        return "Output", "build"
+    return "Node", "build_node"
+
+
+def _choices(annotation: Any) -> tuple[Any, ...]:
+    return typing.get_args(annotation) if typing.get_origin(annotation) is typing.Literal else ()
+
+
+def _ov_annotation(cls: Any, kind: str, target: Any, default: str | None) -> str:
+    if kind == "input":
+        text = "TensorLike"
+    elif kind == "inputs":
+        text = "Sequence[TensorLike]"
+    elif kind == "attrs":
+        text = "Mapping[str, Any]"
+    elif kind == "spread":
+        text = "Sequence[int]"
+    else:
+        field = cls.model_fields[target]
+        text = _annotation(field.annotation)
+        if text == "ElementType | str":
+            text = "ElementType | str | type"
+        choices = _choices(field.annotation)
+        if choices and default not in (None, "None") and eval(default) not in choices:
+            text = "str"  # OpenVINO's spelling ('NUMPY'), matched to the choices ignoring case
+    return text + " | None" if default == "None" and not text.endswith("None") else text
+
+
+def _ov_builder(cls: Any, names: tuple[str, ...], params: tuple[tuple[Any, ...], ...]) -> str:
+    """A builder with OpenVINO's Python API's parameters (names, order, defaults); graphir's
+    attributes OpenVINO's API does not take follow ``name``, keyword-only."""
+    fname = names[0]
+    positional: list[str] = []
+    keyword_only: list[str] = []
+    ports: dict[int, str] = {}
+    setters: list[str] = []
+    extras: list[str] = []
+    set_fields: set[str] = set()
+    for pname, kind, target, default, kw_only in params:
+        text = f"{pname}: {_ov_annotation(cls, kind, target, default)}" + ("" if default is None else f" = {default}")
+        (keyword_only if kw_only else positional).append(text)
+        if kind == "input":
+            ports[target] = pname
+        elif kind == "inputs":
+            ports[target] = "*" + pname
+        elif kind == "attr":
+            setters.append(f"{target!r}: {pname}")
+            set_fields.add(target)
+        elif kind == "attrs":
+            extras.append(pname)
+        else:
+            setters.append(f"**spread({tuple(target)!r}, {', '.join(p[0] for p in params if p[2] == target)})")
+            set_fields.update(target)
+    attrs: list[tuple[str, str, str | None, str]] = []
+    for field_name, field in cls.model_fields.items():
+        annotation = _annotation(field.annotation)
+        default = _default(field)
+        attrs.append((field_name, annotation, default, field.description or ""))
+        if field_name not in set_fields and not extras:
+            keyword_only.append(f"{field_name}: {annotation}" + ("" if default is None else f" = {default}"))
+            setters.append(f"{field_name!r}: {field_name}")
+    positional.append("name: str | None = None")
+    items = [ports[i] for i in sorted(ports)]
+    inputs = f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+    result, call = _returns(cls)
+    params_text = positional + (["*", *keyword_only] if keyword_only else [])
+    head = f"def {fname}({', '.join(params_text)}) -> {result}:"
+    if len(head) > 100:
+        head = f"def {fname}(\n" + "".join(f"    {p},\n" for p in params_text) + f") -> {result}:"
+    doc = "\n".join(("    " + line) if line else "" for line in _doc_lines(cls, attrs))
+    body = "".join(f"\n        {x}," for x in setters)
+    more = "".join(f", {x}" for x in extras)
+    aliases = "".join(f"\n\n{alias} = {fname}\n" for alias in names[1:])
+    return (f"{head}\n"
+            f'    """{doc.lstrip()}\n\n    As ``openvino.opset*.{fname}`` takes it.\n    """\n'
+            f"    return {call}({cls.dialect!r}, {cls.type_name!r}, {cls.version!r}, {inputs}, name, "
+            f"{{{body}{chr(10) + '    ' if body else ''}}}{more})\n{aliases}")
+
+
 def render_builders() -> str:
     from graphir.ops.registry import all_ops
 
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from openvino_api import OPENVINO_API
+    finally:
+        sys.path.pop(0)
     newest: dict[str, Any] = {}
     for cls in all_ops("openvino"):  # sorted by type, then version: the last one wins
         if cls.__module__.startswith(PACKAGE):
             newest[builder_name(cls.type_name)] = cls
     names = sorted(n for n in newest if n not in HAND_WRITTEN)
+    exported = sorted(names + [alias for n in names for alias in builder_names(newest[n].type_name)[1:]])
     parts = [HEADER.rstrip("\n"), "from __future__ import annotations", "",
              "from collections.abc import Mapping, Sequence",
              "from typing import TYPE_CHECKING, Any, Literal", "",
-             "from graphir._build import DEFAULT, TensorLike, build, build_any, build_many",
-             "from graphir.node import Output",
+             "from graphir._build import DEFAULT, TensorLike, build, build_node, spread",
+             "from graphir.node import Node, Output",
              "from graphir.types import ElementType", "",
              "if TYPE_CHECKING:", "    from graphir.model import Model", "",
-             "__all__ = [", *[f"    {n!r}," for n in names], "]", ""]
+             "__all__ = [", *[f"    {n!r}," for n in exported], "]", "",
+             "#: builder name -> the op type it builds (its newest openvino version)",
+             "BUILDS: dict[str, str] = {",
+             *[f"    {n!r}: {newest[n].type_name!r}," for n in names], "}", ""]
     for n in names:
-        parts += ["", _builder(newest[n])]
+        cls = newest[n]
+        if cls.type_name in OPENVINO_API:
+            parts += ["", _ov_builder(cls, *OPENVINO_API[cls.type_name])]
+        else:
+            parts += ["", _builder(cls)]
     text = "\n".join(parts)
-    if "= DEFAULT" not in text:
-        text = text.replace("import DEFAULT, TensorLike", "import TensorLike")
+    for unused in ("DEFAULT", "spread"):
+        if f"{unused}(" not in text.split("BUILDS")[1] and f"= {unused}" not in text:
+            text = text.replace(f" {unused},", "", 1)
     return text.rstrip("\n") + "\n"
 
 

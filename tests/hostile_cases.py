@@ -392,7 +392,7 @@ def run_dynamic_signature_checked_before_the_run(directory: Path) -> str:
     from graphir import opset
 
     x = opset.parameter([-1, -1], "f32", name="x")
-    y = opset.mat_mul(x, x, transpose_a=True)
+    y = opset.matmul(x, x, transpose_a=True, transpose_b=False)
     return _run_with(lambda: (graphir.Model([y], [x]), {"x": np.ones((1, 10**6), np.float32)}))
 
 

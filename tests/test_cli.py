@@ -267,15 +267,21 @@ def test_convert_to_onednn_json(capsys: pytest.CaptureFixture[str], float_xml: P
     assert {n.dialect for n in back.nodes()} >= {"onednn"}
 
 
-def test_convert_constants_to_onednn_json_needs_a_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_convert_constants_to_onednn_json_keeps_them_beside_the_file(capsys: pytest.CaptureFixture[str],
+                                                                     tmp_path: Path) -> None:
     a = opset.parameter([2], "f32", name="a")
-    y = opset.add(a, opset.constant(np.ones(2, np.float32)), name="plus")
+    y = opset.add(a, opset.constant(np.array([1, 2], np.float32)), name="plus")
     source = tmp_path / "plus.xml"
     graphir.save_model(graphir.Model([y], [a], name="plus"), source)
-    code, _, err = cli(capsys, "convert", source, tmp_path / "plus.json")
-    assert code == 2 and "a Constant cannot be written" in err
+    code, out, err = cli(capsys, "convert", source, tmp_path / "plus.json")
+    assert code == 0, err
+    assert out == f"wrote {tmp_path / 'plus.json'} (onednn-json, 4 nodes; constants in {tmp_path / 'plus.constants.npz'})\n"
+    back = graphir.read_model(tmp_path / "plus.json")
+    assert len(back.get_parameters()) == 1  # the constant stays a constant
+    np.testing.assert_array_equal(next(iter(back.run([np.array([10, 20], np.float32)]).values())), [11, 22])
     code, _, err = cli(capsys, "convert", source, tmp_path / "plus.json", "--constants-as-inputs")
     assert code == 0, err
+    assert not (tmp_path / "plus.constants.npz").exists()  # no stale data beside the file
     assert len(graphir.read_model(tmp_path / "plus.json").get_parameters()) == 2
 
 
@@ -300,8 +306,8 @@ def test_validate_directml_feature_levels(capsys: pytest.CaptureFixture[str], fl
 
 def test_validate_lists_every_node_even_after_a_failed_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     x = opset.parameter([2, 2], "f32", name="x")
-    a = opset.mat_mul(x, x, transpose_a=False, transpose_b=False, name="mm")
-    b = opset.mat_mul(a, x, transpose_a=False, transpose_b=False, name="mm2")
+    a = opset.matmul(x, x, transpose_a=False, transpose_b=False, name="mm")
+    b = opset.matmul(a, x, transpose_a=False, transpose_b=False, name="mm2")
     path = tmp_path / "mm.xml"
     graphir.save_model(graphir.Model([b], [x], name="mm"), path)
     code, out, _ = cli(capsys, "validate", path, "--dialect", "directml", "--json")
@@ -320,7 +326,7 @@ def test_validate_bad_feature_level_exits_2(capsys: pytest.CaptureFixture[str], 
 
 def test_run_shape_fixes_dynamic_dims_before_random_inputs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     x = opset.parameter("[?,?]", "f32", name="x")
-    y = opset.mat_mul(x, opset.constant(np.ones((4, 3), np.float32)), transpose_a=False, transpose_b=False)
+    y = opset.matmul(x, opset.constant(np.ones((4, 3), np.float32)), transpose_a=False, transpose_b=False)
     y.names = {"y"}
     path = tmp_path / "mm.xml"
     graphir.save_model(graphir.Model([y], [x], name="mm"), path)

@@ -20,7 +20,7 @@ def test_same_dialect_copy_keeps_serializer_data() -> None:
 
 def test_an_output_without_counterpart_is_reported_not_skipped() -> None:
     x = opset.parameter("[4]", "f32", name="x")
-    values, indices = opset.top_k(x, opset.constant(2, "i64"), axis=0, mode="max", sort="value")
+    values, indices = opset.topk(x, opset.constant(2, "i64"), axis=0, mode="max", sort="value").outputs()
     m = graphir.Model([opset.relu(values), opset.relu(opset.convert(indices, destination_type="f32"))], [x])
 
     @register_converter("openvino", "directml", "TopK")

@@ -35,7 +35,7 @@ def svg_groups(root: etree._Element, kind: str) -> dict[str, etree._Element]:
 
 
 def texts(element: etree._Element) -> list[str]:
-    return ["".join(t.itertext()) for t in element.iter(f"{SVG}text")]
+    return ["".join(t.itertext()).strip() for t in element.iter(f"{SVG}text")]  # edge labels start with an en space
 
 
 def tooltip(element: etree._Element) -> str:

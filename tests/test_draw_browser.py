@@ -142,3 +142,59 @@ def test_without_chromium_the_test_skips_with_one_reason_or_fails_under_ci(monke
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="^CI is set, so the browser test is required: chromium is not"):
         find_chromium()
+
+
+#: what the opening view of a small graph shows: every node, the text size, labels against edges
+OPENING = """
+<script>
+(function () {
+  const view = document.getElementById("view").getBoundingClientRect();
+  const inside = (r) => r.left >= view.left - 1 && r.right <= view.right + 1 && r.top >= view.top - 1 && r.bottom <= view.bottom + 1;
+  const nodes = Array.from(document.querySelectorAll("#view svg g.node"));
+  const report = {};
+  report.nodes_in_view = nodes.filter((g) => inside(g.getBoundingClientRect())).length;
+  report.nodes = nodes.length;
+  report.type_text_px = Math.min(...nodes.map((g) => g.querySelector("text").getBoundingClientRect().height));
+  const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  report.labels = 0;
+  report.labels_on_arrows = [];
+  document.querySelectorAll("#view svg g.edge").forEach((g) => {
+    const text = g.querySelector("text");
+    if (!text) return;
+    report.labels += 1;
+    const t = text.getBoundingClientRect();
+    g.querySelectorAll("path, polygon").forEach((shape) => {
+      if (overlaps(t, shape.getBoundingClientRect())) report.labels_on_arrows.push(text.textContent);
+    });
+  });
+  const pre = document.createElement("pre");
+  pre.id = "graphir-test";
+  pre.textContent = JSON.stringify(report);
+  document.body.append(pre);
+})();
+</script>
+"""
+
+
+def test_a_small_graph_opens_whole_readable_and_labels_clear_the_arrows(tmp_path: Path) -> None:
+    """Five ops: the page opens on the whole graph with its type names at least 14 pixels high
+    (it opened at 1:1, 10-pixel text in a corner of the window), and no edge label touches its
+    edge's line or arrowhead (labels were placed after the layout, over the lines)."""
+    import numpy as np
+
+    from graphir import opset
+
+    binary = find_chromium()
+    x = opset.parameter([1, 8], np.float32, name="x")
+    scaled = opset.add(opset.multiply(x, np.float32(2)), np.float32(1), name="bias")
+    y = opset.softmax(opset.relu(scaled, name="act"), 1, name="probs")
+    page = graphir.Model([y], [x], name="small").draw("html")
+    driven = tmp_path / "small.html"
+    driven.write_text(page.replace("</body>", OPENING + "</body>"), encoding="utf-8")
+    dom = chromium(binary, tmp_path / "profile", "--dump-dom", driven.as_uri())
+    match = re.search(r'<pre id="graphir-test">(.*?)</pre>', dom, re.S)
+    assert match, dom[-2000:]
+    report = json.loads(unescape(match.group(1)))
+    assert report["nodes"] == report["nodes_in_view"] == 6
+    assert report["type_text_px"] >= 14, report
+    assert report["labels"] == 5 and report["labels_on_arrows"] == [], report

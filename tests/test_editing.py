@@ -79,7 +79,7 @@ def test_plans_and_types_remember_the_version_they_were_built_for() -> None:
 
 def test_replace_all_uses_with_re_infers_downstream_lazily() -> None:
     model, x, relu, add = _chain()
-    wide = opset.concat(relu, relu, axis=1, name="wide")
+    wide = opset.concat([relu, relu], axis=1, name="wide")
     assert relu.replace_all_uses_with(wide) == 1  # the add; wide itself keeps reading relu
     with pytest.raises(InferenceError) as info:
         model.run([X])

@@ -158,7 +158,7 @@ def test_gelu_steps_take_the_table_and_keep_the_generic_bits(version: str) -> No
     rng = np.random.default_rng(3)
     x = opset.parameter([2, 40, 64], "f32", name="x")
     w = opset.constant(rng.standard_normal((64, 300)).astype(np.float32))
-    product = opset.mat_mul(x, w)
+    product = opset.matmul(x, w, False, False)
     y = opset.make("Gelu", product, version=version)
     model = Model([y], [x.node])
     value = (rng.standard_normal((2, 40, 64)) * 0.5).astype(np.float32)

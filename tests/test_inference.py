@@ -133,7 +133,7 @@ def build(op: Op, *inputs: Any, name: str | None = None) -> Node:
 def mlp() -> tuple[Model, dict[str, Any]]:
     x = opset.parameter("[?,4]", "f32", name="x")
     w = opset.constant(np.ones((4, 3), np.float32), name="w")
-    h = opset.mat_mul(x, w, transpose_a=False, transpose_b=False, name="mm")
+    h = opset.matmul(x, w, transpose_a=False, transpose_b=False, name="mm")
     b = opset.add(h, opset.constant(np.zeros((1, 3), np.float32)), name="bias")
     return Model([b], [x], name="mlp"), {"mm": h, "bias": b}
 

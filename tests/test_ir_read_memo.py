@@ -91,8 +91,8 @@ def _two_shape_subgraphs(path: Path) -> None:
         x = opset.parameter([2, 3, 4], "f32", name=f"x{i}")
         dims = opset.gather(opset.shape_of(x), opset.constant(np.array([0, 1], np.int64)),
                             opset.constant(np.array(0, np.int64)))
-        shape = opset.concat(dims, opset.constant(np.array([-1], np.int64)), axis=0)
-        outs.append(opset.reshape(x, shape, name=f"r{i}"))
+        shape = opset.concat([dims, opset.constant(np.array([-1], np.int64))], axis=0)
+        outs.append(opset.reshape(x, shape, False, name=f"r{i}"))
         params.append(x)
     write_ir(graphir.Model(outs, params, name="two"), path)
 

@@ -139,8 +139,10 @@ def test_writer_refuses_openvino_ops_and_constants(tmp_path: Path) -> None:
 
     c = Node(Constant.from_array(np.ones(2, np.float32)))
     add = Node(lookup("onednn", "Add")(), [x, c])
-    with pytest.raises(SerializationError, match="Constant cannot be written"):
-        save_model(Model([add], [x]), tmp_path / "c.json")
+    with pytest.raises(SerializationError, match="Constant cannot be written"):  # a string: nowhere for its data
+        dumps(Model([add], [x]))
+    save_model(Model([add], [x]), tmp_path / "c.json")  # a file: its data beside it (c.constants.npz)
+    assert (tmp_path / "c.constants.npz").is_file()
     written = json.loads(dumps(Model([add], [x]), constants_as_inputs=True))
     assert written["graph"][0]["inputs"][1]["property_type"] == "constant"
 

@@ -104,8 +104,9 @@ def test_make_and_derived_builders() -> None:
     assert s.node.op.version == "opset1" and s.node.name == "sum" and str(s.tensor_type) == "f32[2]"
     add = opset.add
     assert add.__name__ == "add" and "openvino::Add-opset1" in (add.__doc__ or "")
-    assert isinstance(opset.max_pool(opset.parameter("[1,1,4,4]", "f32"), strides=[1, 1], pads_begin=[0, 0],
-                                     pads_end=[0, 0], kernel=[2, 2]), list)  # MaxPool-14 has 2 outputs
+    pooled = opset.max_pool(opset.parameter("[1,1,4,4]", "f32"), strides=[1, 1], dilations=[1, 1], pads_begin=[0, 0],
+                            pads_end=[0, 0], kernel_shape=[2, 2])
+    assert isinstance(pooled, Node) and len(pooled.outputs()) == 2  # MaxPool-14 has 2 outputs: its node
     with pytest.raises(AttributeError, match="graphir.opset has no builder 'no_such_op'"):
         opset.no_such_op
     with pytest.raises(OpDefinitionError, match="unknown openvino op 'NoSuchOp'"):

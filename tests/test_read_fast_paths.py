@@ -50,14 +50,14 @@ CONCAT_CASES = [
 
 @pytest.mark.parametrize("shapes,axis", CONCAT_CASES)
 def test_concat_shapes_as_openvino(ov: Any, shapes: list[str], axis: int) -> None:
-    check(ov, lambda *xs: opset.concat(*xs, axis=axis), lambda *xs: _ov_ops().concat(list(xs), axis),
+    check(ov, lambda *xs: opset.concat(list(xs), axis=axis), lambda *xs: _ov_ops().concat(list(xs), axis),
           [Param(s, "f32") for s in shapes])
 
 
 def test_concat_values_of_a_static_concatenation_as_openvino(ov: Any) -> None:
     rng = np.random.default_rng(3)
     values = [rng.standard_normal((2, n, 3)).astype(np.float32) for n in (1, 4, 2)]
-    out = check(ov, lambda *xs: opset.concat(*xs, axis=1), lambda *xs: _ov_ops().concat(list(xs), 1),
+    out = check(ov, lambda *xs: opset.concat(list(xs), axis=1), lambda *xs: _ov_ops().concat(list(xs), 1),
                 [Param(f"[2,{n},3]", "f32") for n in (1, 4, 2)], values)
     assert np.array_equal(out[0], np.concatenate(values, axis=1))
 
@@ -110,7 +110,7 @@ def test_concat_uniform_shape_is_the_general_rule() -> None:
     ("[2,8]", "[5,8,9]", False, False),
 ])
 def test_matmul_shapes_as_openvino(ov: Any, a: str, b: str, ta: bool, tb: bool) -> None:
-    check(ov, lambda x, y: opset.mat_mul(x, y, transpose_a=ta, transpose_b=tb),
+    check(ov, lambda x, y: opset.matmul(x, y, transpose_a=ta, transpose_b=tb),
           lambda x, y: _ov_ops().matmul(x, y, ta, tb), [Param(a, "f32"), Param(b, "f32")])
 
 

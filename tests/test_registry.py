@@ -209,3 +209,84 @@ def test_a_new_version_is_a_subclass_that_names_its_version() -> None:
     finally:
         unregister(ScaleShift7)
     assert lookup("openvino", "TestScaleShift") is ScaleShift
+
+
+# --- a second class for a key: refused unless declared an override -------------------------------
+
+_MY_RELU = '''
+from typing import ClassVar
+import numpy as np
+from graphir.ops.base import Op, Port, TensorType
+
+class Relu(Op{keyword}):
+    """A user's Relu: doubles its input, so which class runs is visible."""
+    type_name: ClassVar[str] = "Relu"
+    version: ClassVar[str] = "opset1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("arg"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("output"),)
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [TensorType(inputs[0].element_type, inputs[0].shape)]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        return [x * 2]
+'''
+
+
+def _fresh_python(code: str) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.parametrize("builtin_first", [True, False], ids=["builtin-imported-first", "user-class-first"])
+def test_a_class_replacing_a_builtin_without_override_is_an_error_naming_both(builtin_first: bool) -> None:
+    """Whatever the import order (the registry imports op modules lazily), a user's ``class Relu``
+    for openvino's Relu-opset1 is refused, naming both classes, not silently swapped in or out."""
+    first = "from graphir.ops.registry import lookup; lookup('openvino', 'Relu')\n" if builtin_first else ""
+    done = _fresh_python(first + "exec(compile(" + repr(_MY_RELU.format(keyword="")) + ", 'user_ops', 'exec'))")
+    assert done.returncode != 0
+    message = done.stderr.strip().splitlines()[-1]
+    assert message.startswith("graphir.errors.OpDefinitionError: op openvino::Relu-opset1 is defined twice: "
+                              "graphir.ops.openvino.activations.Relu and __main__.Relu"), message
+    assert "override=True" in message
+
+
+@pytest.mark.parametrize("builtin_first", [True, False], ids=["builtin-imported-first", "user-class-first"])
+def test_an_override_replaces_the_builtin_whatever_the_import_order(builtin_first: bool) -> None:
+    first = "from graphir.ops.registry import lookup; lookup('openvino', 'Relu')\n" if builtin_first else ""
+    code = (first + "exec(compile(" + repr(_MY_RELU.format(keyword=", override=True")) + ", 'user_ops', 'exec'))\n"
+            "import numpy as np, graphir\n"
+            "from graphir import opset\n"
+            "from graphir.ops.registry import load_all, lookup\n"
+            "load_all()\n"
+            "x = opset.parameter([2], 'f32', name='x')\n"
+            "m = graphir.Model([opset.relu(x)], [x])\n"
+            "print(lookup('openvino', 'Relu').__module__)\n"
+            "print(list(m.run({'x': np.array([-1, 3], np.float32)}).values())[0].tolist())\n")
+    done = _fresh_python(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["__main__", "[-2.0, 6.0]"]
+
+
+def test_an_override_of_nothing_is_an_error_and_withdrawing_one_restores_the_builtin() -> None:
+    from graphir.ops.openvino.activations import Relu as BuiltinRelu
+
+    class Relu(Op, override=True):  # noqa: F811
+        type_name: ClassVar[str] = "Relu"
+        version: ClassVar[str] = "opset1"
+
+    try:
+        assert lookup("openvino", "Relu", "opset1") is Relu
+    finally:
+        unregister(Relu)
+    assert lookup("openvino", "Relu", "opset1") is BuiltinRelu
+    with pytest.raises(OpDefinitionError, match="declared override=True but no op openvino::NoSuchRelu-opset1"):
+        class NoSuchRelu(Op, override=True):
+            type_name: ClassVar[str] = "NoSuchRelu"
+            version: ClassVar[str] = "opset1"
+    assert find("openvino", "NoSuchRelu") is None

@@ -36,28 +36,30 @@ NETWORKS = sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*.xml")
 
 #: the sizes --random chooses where a dim is dynamic (the rest of the fixtures are static)
 EXPECTED_SIZES = {
-    "corpus/cnn_bn_pool.xml": [(1, 3, 4, 4)],  # two 2x2 poolings: 1 and 2 do not survive them
-    "corpus/depthwise_separable.xml": [(1, 8, 1, 1)],  # [?,?,?,?]: the grouped conv wants 8 channels
+    # the defaults first (graphir.input_sizes.default_size): an image's height and width 224, a
+    # batch 1, any other dynamic dim 16; then the smallest size the model accepts
+    "corpus/cnn_bn_pool.xml": [(1, 3, 224, 224)],
+    "corpus/depthwise_separable.xml": [(1, 8, 16, 16)],  # [?,?,?,?]: the grouped conv wants 8 channels
     "corpus/dynamic_batch.xml": [(1, 12)],
     "corpus/embedding_layernorm.xml": [(1, 1)],
-    "corpus/encoder_decoder.xml": [(1, 3, 1, 1)],
-    "corpus/gru.xml": [(1, 1, 8)],  # X's input_size must match W's columns (a run-time check)
-    "corpus/lstm.xml": [(1, 1, 8)],
-    "corpus/masked_attention.xml": [(1, 1, 16), (1, 1, 1)],
+    "corpus/encoder_decoder.xml": [(1, 3, 224, 224)],
+    "corpus/gru.xml": [(1, 16, 8)],  # X's input_size must match W's columns (a run-time check)
+    "corpus/lstm.xml": [(1, 16, 8)],
+    "corpus/masked_attention.xml": [(1, 16, 16), (1, 16, 16)],
     "corpus/mlp.xml": [(1, 16)],  # [?,?] into Linear(16, 32)
-    "corpus/residual_block.xml": [(1, 8, 1, 1)],
-    "corpus/shape_ops.xml": [(1, 8, 1)],  # split_with_sizes [2, 6] along dim 1
-    "corpus/transformer_encoder.xml": [(1, 1, 32), (1, 1)],
-    "ir/control_flow/ti_parts.xml": [(6, 1), (1, 1)],
-    "ir/control_flow/torch_if.xml": [(1, 1)],
-    "ir/control_flow/torch_loop.xml": [(1, 1), ()],
-    "ir/dynamic.xml": [(1, 1, 2, 1, 3), (), (1, 1, 2, 1, 3)],  # intervals' minimums; [...] becomes a scalar
-    "ir/torch_cnn.xml": [(1, 3, 2, 32)],  # the Linear after Flatten fixes H * W
+    "corpus/residual_block.xml": [(1, 8, 16, 16)],
+    "corpus/shape_ops.xml": [(1, 8, 16)],  # split_with_sizes [2, 6] along dim 1
+    "corpus/transformer_encoder.xml": [(1, 16, 32), (1, 16)],
+    "ir/control_flow/ti_parts.xml": [(6, 16), (1, 16)],
+    "ir/control_flow/torch_if.xml": [(1, 16)],
+    "ir/control_flow/torch_loop.xml": [(1, 16), ()],
+    "ir/dynamic.xml": [(1, 1, 16, 1, 3), (), (1, 1, 16, 1, 3)],  # inside the intervals; [...] becomes a scalar
+    "ir/torch_cnn.xml": [(1, 3, 224, 224)],
     "ir/torch_mlp.xml": [(1, 6)],
-    "torchvision/squeezenet1_1.xml": [(1, 3, 32, 32)],  # ceil-mode max pools and a 13x13 -> 1 average pool
-    "torchvision/shufflenet_v2_x0_5.xml": [(1, 3, 1, 1)],  # [?,?,?,?]: channels found to be 3
-    "torchvision/mobilenet_v3_small.xml": [(1, 3, 1, 1)],
-    "torchvision/lraspp_mobilenet_v3_small.xml": [(1, 3, 1, 1)],
+    "torchvision/squeezenet1_1.xml": [(1, 3, 224, 224)],
+    "torchvision/shufflenet_v2_x0_5.xml": [(1, 3, 224, 224)],  # [?,?,?,?]: channels found to be 3
+    "torchvision/mobilenet_v3_small.xml": [(1, 3, 224, 224)],
+    "torchvision/lraspp_mobilenet_v3_small.xml": [(1, 3, 224, 224)],
 }
 
 
@@ -112,6 +114,7 @@ def test_random_run_on_every_network_matches_openvino(name: str, tmp_path: Path)
 def test_an_opaque_layer_is_reported_not_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(FIXTURES / "ir/unknown_op.xml"), "--random"]) == 1
     assert capsys.readouterr().err == (
+        "random input 'x': f32[1,1,4,4] (seed 0)\n"  # what --random fed, before the error
         "graphir run: error: layer id=2 name='CustomImagePatches_111' type=CustomImagePatches version=extension: "
         "graphir does not implement this op, so it cannot run (it was loaded opaquely; its recorded outputs are "
         "f32[1,4,2,2])\n")
@@ -143,7 +146,7 @@ def test_a_dim_that_cannot_be_chosen_is_a_named_error(tmp_path: Path, capsys: py
 def test_the_sizes_a_file_records_come_first(tmp_path: Path) -> None:
     x = opset.parameter("[?,?]", "f32", name="x")
     model = graphir.Model([opset.relu(x)], [x])
-    assert choose_input_shapes(model) == [(1, 1)]
+    assert choose_input_shapes(model) == [(1, 16)]  # the defaults: a batch of 1, other dims 16
     assert choose_input_shapes(model, {x.node.id: [[-1, 6], [3, -1]]}) == [(3, 6)]
     bounded = opset.parameter("[2..5,?]", "f32", name="b")
     assert choose_input_shapes(graphir.Model([opset.relu(bounded)], [bounded]), {bounded.node.id: [[9, 4]]}) == [(2, 4)]
@@ -217,4 +220,4 @@ def test_recorded_port_dims_are_read_from_the_file(tmp_path: Path, capsys: pytes
     assert str(model.input(0).shape) == "[?,?]"
     assert recorded_dims(str(tmp_path / "m.xml"), model) == {model.get_parameters()[0].id: [[-1, -1], [5, -1]]}
     assert main(["run", str(tmp_path / "m.xml"), "--random", "--json"]) == 0
-    assert '"shape": [\n      5,\n      1\n    ]' in capsys.readouterr().out
+    assert '"shape": [\n      5,\n      16\n    ]' in capsys.readouterr().out

@@ -59,7 +59,7 @@ def test_vits_products_use_contiguous_weights_and_keep_the_generic_bits() -> Non
     rng = np.random.default_rng(7)
     x = opset.parameter([1, 65, 128], "f32", name="x")
     w = rng.standard_normal((512, 128)).astype(np.float32)
-    y = opset.mat_mul(x, opset.constant(w), transpose_b=True)
+    y = opset.matmul(x, opset.constant(w), False, True)
     model = Model([y], [x.node])
     value = rng.standard_normal((1, 65, 128)).astype(np.float32)
     matmul_module._layout_same.clear()
@@ -79,7 +79,7 @@ def test_a_layout_that_changes_the_bits_keeps_the_view(monkeypatch: pytest.Monke
     monkeypatch.setattr(matmul_module, "contiguous_b_keeps_bits", lambda *args: False)
     monkeypatch.setattr(matmul_module, "matmul", fake_matmul)
     x = opset.parameter([1, 65, 128], "f32", name="x")
-    model = Model([opset.mat_mul(x, opset.constant(np.ones((64, 128), np.float32)), transpose_b=True)], [x.node])
+    model = Model([opset.matmul(x, opset.constant(np.ones((64, 128), np.float32)), False, True)], [x.node])
     run(model, [np.ones((1, 65, 128), np.float32)])
     assert seen == [False]
 

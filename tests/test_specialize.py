@@ -77,7 +77,7 @@ def _weights_model(n: int = 256) -> tuple[graphir.Model, np.ndarray]:
     """x @ Convert(f16 weights -> f32): the Convert is constant-only (folded within the budget)."""
     w = (np.arange(n * n, dtype=np.float32).reshape(n, n) / (n * n)).astype(np.float16)
     x = opset.parameter([1, n], "f32", name="x")
-    y = opset.mat_mul(x, opset.convert(opset.constant(w), destination_type="f32"))
+    y = opset.matmul(x, opset.convert(opset.constant(w), destination_type="f32"), False, False)
     return graphir.Model([y], [x], name="weights"), w
 
 

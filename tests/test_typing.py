@@ -36,14 +36,15 @@ from graphir import Model, Output, opset
 x = opset.parameter("[?,4]", "f32", name="x")
 y: Output = opset.add(x, np.ones(4, np.float32), auto_broadcast="numpy")
 s: Output = opset.select(opset.greater(x, y), x, y)
-values, indices = opset.top_k(x, opset.constant(np.int64(2)), axis=1, mode="max", sort="value")
-pooled = opset.max_pool(x, strides=[1], pads_begin=[0], pads_end=[0], kernel=[1])
+top = opset.topk(x, opset.constant(np.int64(2)), axis=1, mode="max", sort="value")
+values: Output = top.output(0)
+pooled = opset.max_pool(x, [1], [1], [0], [0], [1]).outputs()
 m = Model([s], [x])
 profiled = m.run({"x": np.ones((1, 4), np.float32)}, profile=True)
 print(profiled.table())
 bad_mode = opset.select(x, x, x, auto_broadcast="everywhere")
-bad_axis = opset.concat(x, y, axis="0")
-bad_output: Output = opset.max_pool(x, strides=[1], pads_begin=[0], pads_end=[0], kernel=[1])
+bad_axis = opset.concat([x, y], axis="0")
+bad_output: Output = opset.max_pool(x, [1], [1], [0], [0], [1])
 '''
 
 
@@ -55,7 +56,7 @@ def test_builders_are_typed(tmp_path: Path) -> None:
         'Argument "auto_broadcast" to "select" has incompatible type "Literal[\'everywhere\']"; '
         'expected "Literal[\'none\', \'numpy\', \'pdpd\']"  [arg-type]',
         'Argument "axis" to "concat" has incompatible type "str"; expected "int"  [arg-type]',
-        'Incompatible types in assignment (expression has type "list[Output]", variable has type '
+        'Incompatible types in assignment (expression has type "Node", variable has type '
         '"Output")  [assignment]',
     ], done.stdout
 
@@ -66,11 +67,12 @@ def test_builders_are_visible_with_signatures_and_docstrings() -> None:
     from graphir import opset
 
     names = dir(opset)
-    assert {"add", "select", "max_pool", "top_k", "if_", "parameter", "constant", "make"} <= set(names)
+    assert {"add", "select", "max_pool", "topk", "if_op", "parameter", "constant", "make"} <= set(names)
     signature = inspect.signature(opset.select)
-    assert list(signature.parameters) == ["cond", "then", "else_", "auto_broadcast", "axis", "name"]
+    assert list(signature.parameters) == ["cond", "then_node", "else_node", "auto_broadcast", "name", "axis"]
     assert signature.parameters["auto_broadcast"].default == "numpy"
-    assert signature.parameters["auto_broadcast"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert signature.parameters["auto_broadcast"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert signature.parameters["axis"].kind is inspect.Parameter.KEYWORD_ONLY  # graphir's own
     doc = inspect.getdoc(opset.select)
     assert doc is not None and doc.startswith("Select-opset1 (``openvino::Select-opset1``).")
     assert "auto_broadcast: Literal['none', 'numpy', 'pdpd'], default 'numpy'" in doc

@@ -95,7 +95,7 @@ def test_decompressed_matmul_matches_openvino_cpu(codes_type: str, code_range: t
         our_codes = np.searchsorted(NF4_TABLE, codes).astype(np.uint8)
     gx = opset.parameter("[3,64]", "f32", name="x")
     weights = _pattern(_GraphirBuilder(), codes_type, our_codes, zero, scale)
-    model = graphir.Model([opset.mat_mul(gx, weights, transpose_b=True)], [gx.node])
+    model = graphir.Model([opset.matmul(gx, weights, False, True)], [gx.node])
     got = list(model.run({"x": x}, numerics="openvino-cpu").values())[0]
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-6 * float(np.abs(want).max()))
     assert fold_decompressions(model.get_ordered_ops()), "the pattern was not folded"

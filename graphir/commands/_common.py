@@ -20,6 +20,8 @@ def load_model(path: str) -> "Model":
     import graphir
 
     p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{path}: is a directory; give the model's .xml (or oneDNN .json) file")
     if not p.is_file():
         raise UsageError(f"{path}: no such file")
     try:

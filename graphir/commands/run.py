@@ -14,6 +14,7 @@ import numpy as np
 from graphir.cli import EXIT_OK, UsageError, command
 from graphir.commands._common import load_reshaped, split_assignment, table
 from graphir.numerics import PROFILES
+from graphir.commands.run_inputs import input_arrays, report_random, split_steps
 from graphir.ops.openvino.core import parameter_of
 
 if TYPE_CHECKING:
@@ -28,11 +29,16 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "any element type, bf16/f8/int4 included (ml_dtypes)")
     p.add_argument("--inputs", metavar="FILE.npz", action="append", default=[],
                    help="input values from an .npz archive, keyed by input name (friendly or tensor name) "
-                        "or arr_N for the N-th input")
+                        "or arr_N for the N-th input; keys step<k>:<name> run steps 0, 1, ... in order, "
+                        "the state carried (a stateful model's token-by-token run)")
     p.add_argument("--random", action="store_true",
                    help="fill inputs not given with random values; dynamic dims get sizes the model accepts "
-                        "(--shape first, then the sizes the file records, then interval bounds, then the "
-                        "smallest size shape inference accepts)")
+                        "(--shape first, then the sizes the file records, then the defaults: 224 for an "
+                        "image's height and width, 1 for a batch, 16 for other dims, then interval bounds, "
+                        "then the smallest size shape inference accepts); the shapes chosen go to stderr")
+    p.add_argument("--save-inputs", metavar="FILE.npz",
+                   help="also write every input of the run (random ones included) to an .npz, keyed by input "
+                        "name, for --inputs to read back")
     p.add_argument("--shape", "-s", action="append", default=[], metavar="NAME=SHAPE",
                    help="reshape an input before running, e.g. x=[2,32] (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="seed for --random (default 0)")
@@ -66,7 +72,9 @@ def random_value(param: "Node", shape: tuple[int, ...], rng: np.random.Generator
     dtype = np.dtype(et.numpy_dtype)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        low, high = _SUB_BYTE_RANGES.get(name, (max(int(info.min), -8), min(int(info.max), 8)))
+        # 0..8: integer inputs are mostly ids, indices, counts and trip counts (a negative Loop trip
+        # count runs until the condition stops it: a random one hung torch_loop.xml)
+        low, high = _SUB_BYTE_RANGES.get(name, (0, min(int(info.max), 8)))
         return rng.integers(low, high + 1, size=shape).astype(dtype)
     if name in _SUB_BYTE_RANGES:
         low, high = _SUB_BYTE_RANGES[name]
@@ -82,15 +90,16 @@ def _target_dtype(param: "Node") -> np.dtype | None:
 
 
 def gather_inputs(model: "Model", specs: list[str], fill_random: bool, seed: int, *, archives: Sequence[str] = (),
-                  recorded: "dict[int, list[list[int]]] | None" = None) -> dict[int, Any]:
-    """Parameter index -> value, from --input files, --inputs archives and (with --random) random
-    data of sizes the model accepts."""
+                  recorded: "dict[int, list[list[int]]] | None" = None, preset: "dict[int, Any] | None" = None,
+                  chosen: "dict[int, tuple[int, ...]] | None" = None) -> dict[int, Any]:
+    """Parameter index -> value, from ``preset``, --input files, --inputs archives and (with
+    --random) random data of sizes the model accepts (their shapes also put in ``chosen``)."""
     from graphir.commands.arrays import load_npy, load_npz, read_member
     from graphir.errors import InputError
     from graphir.inference import find_parameter
 
     params = model.get_parameters()
-    values: dict[int, Any] = {}
+    values: dict[int, Any] = dict(preset or {})
     for archive in archives:
         for key, data in load_npz(archive).items():
             index = _archive_key(model, key, archive)
@@ -118,6 +127,8 @@ def gather_inputs(model: "Model", specs: list[str], fill_random: bool, seed: int
         rng = np.random.default_rng(seed)
         for i in missing:
             values[i] = random_value(params[i], shapes[i], rng)
+            if chosen is not None:
+                chosen[i] = shapes[i]
     return values
 
 
@@ -214,7 +225,15 @@ def run(args: argparse.Namespace) -> int:
 
     with tensor_limit(args.max_tensor_bytes):
         recorded = recorded_dims(args.model, model) if args.random else {}
-        values = gather_inputs(model, args.input, args.random, args.seed, archives=args.inputs, recorded=recorded)
+        steps = _steps(args.inputs)
+        if steps is not None:
+            return _run_steps(model, args, steps, recorded)
+        chosen: dict[int, tuple[int, ...]] = {}
+        values = gather_inputs(model, args.input, args.random, args.seed, archives=args.inputs, recorded=recorded,
+                               chosen=chosen)
+        report_random(model, values, chosen, args.seed)
+        if args.save_inputs:
+            write_npz(args.save_inputs, input_arrays(model, values), what="--save-inputs")
         try:
             result = model.run(values, profile=args.profile, numerics=args.numerics)
         except InputError as exc:
@@ -223,7 +242,12 @@ def run(args: argparse.Namespace) -> int:
     variables = model.variables
     if variables:  # on stderr: the JSON on stdout keeps its format
         print(f"stateful model: ran one step from the initial state of its {len(variables)} variable(s) "
-              f"(each run starts afresh; carry state with model.create_infer_request())", file=sys.stderr)
+              f"(each run starts afresh; an --inputs archive keyed step<k>:<name> runs steps in order, or carry state with model.create_infer_request())", file=sys.stderr)
+    return _report(args, outputs, result if isinstance(result, RunResult) else None)
+
+
+def _report(args: argparse.Namespace, outputs: dict[str, Any], result: Any) -> int:
+    """Print the outputs (a table or JSON), write --output, print --profile's table."""
     records = [{"name": key, "type": _type_name(array), "shape": list(array.shape), "summary": summarize(array)}
                for key, array in outputs.items()]
     if args.output:
@@ -235,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
                     [[r["name"], r["type"], str(r["shape"]).replace(" ", ""), r["summary"]] for r in records]))
         if args.output:
             print(f"wrote {len(records)} output(s) to {args.output}")
-    if args.profile and isinstance(result, RunResult):
+    if args.profile and result is not None:
         print()
         print(result.table())
     return EXIT_OK
@@ -256,6 +280,49 @@ def _refuse_overwriting_inputs(args: argparse.Namespace) -> None:
         refuse_overwriting([("--output", args.output)], sources)
     except SerializationError as exc:
         raise UsageError(str(exc)) from None
+def _steps(archives: Sequence[str]) -> "dict[int, dict[str, Any]] | None":
+    """The steps of a multi-step --inputs archive (``step<k>:<name>`` keys), or None."""
+    from graphir.commands.arrays import load_npz
+
+    if len(archives) != 1:
+        for archive in archives:
+            if split_steps(load_npz(archive), archive) is not None:
+                raise UsageError(f"--inputs {archive}: a multi-step archive is the only --inputs of a run")
+        return None
+    return split_steps(load_npz(archives[0]), archives[0])
+
+
+def _run_steps(model: "Model", args: argparse.Namespace, steps: "dict[int, dict[str, Any]]",
+               recorded: "dict[int, list[list[int]]]") -> int:
+    """Each step's inputs run in turn through one infer request (the state carried); the outputs
+    keyed ``step<k>:<name>``."""
+    from graphir.commands.arrays import read_member
+    from graphir.errors import InputError
+
+    if args.profile:
+        raise UsageError("--profile times one run; it does not take a multi-step --inputs archive")
+    params = model.get_parameters()
+    request = model.create_infer_request(numerics=args.numerics)
+    outputs: dict[str, Any] = {}
+    saved: dict[str, Any] = {}
+    for k, members in steps.items():
+        preset = {}
+        for name, data in members.items():
+            index = _archive_key(model, name, f"{args.inputs[0]} (step{k})")
+            preset[index] = read_member(data, _target_dtype(params[index]), f"--inputs {args.inputs[0]}: 'step{k}:{name}'")
+        chosen: dict[int, tuple[int, ...]] = {}
+        values = gather_inputs(model, args.input, args.random, args.seed + k, recorded=recorded, preset=preset,
+                               chosen=chosen)
+        report_random(model, values, chosen, args.seed + k, step=k)
+        saved.update(input_arrays(model, values, prefix=f"step{k}:"))
+        try:
+            result = request.infer(values)
+        except InputError as exc:
+            raise UsageError(f"step {k}: {exc}") from None
+        outputs.update({f"step{k}:{key}": value for key, value in result.items()})
+    if args.save_inputs:
+        write_npz(args.save_inputs, saved, what="--save-inputs")
+    return _report(args, outputs, None)
 
 
 def _storable(value: np.ndarray) -> np.ndarray:
@@ -267,7 +334,7 @@ def _storable(value: np.ndarray) -> np.ndarray:
     return array
 
 
-def write_npz(path: str, outputs: dict[str, Any]) -> None:
+def write_npz(path: str, outputs: dict[str, Any], what: str = "--output") -> None:
     """The outputs as an .npz at exactly ``path`` (numpy would append ``.npz`` to a name without
     it), written atomically; a directory or an unwritable place is a UsageError."""
     import io
@@ -277,7 +344,7 @@ def write_npz(path: str, outputs: dict[str, Any]) -> None:
     from graphir.serializers.atomic import atomic_write
 
     if Path(path).is_dir():
-        raise UsageError(f"--output {path}: is a directory; give a file name such as {Path(path) / 'outputs.npz'}")
+        raise UsageError(f"{what} {path}: is a directory; give a file name such as {Path(path) / 'outputs.npz'}")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:  # as np.savez writes it, for any output name (even "file")
         for key, value in outputs.items():
@@ -286,7 +353,7 @@ def write_npz(path: str, outputs: dict[str, Any]) -> None:
     try:
         atomic_write(path, buffer.getbuffer())
     except SerializationError as exc:
-        raise UsageError(f"--output {exc}") from None
+        raise UsageError(f"{what} {exc}") from None
 
 
 def _type_name(array: np.ndarray) -> str:

@@ -78,7 +78,13 @@ def model_dialect(model: Model) -> str:
 
 
 def convert_model(model: Model, target: str, **options: Any) -> Model:
-    """A new model in dialect ``target``; a ConversionError lists every node that cannot convert."""
+    """A new model in dialect ``target``; a ConversionError lists every node that cannot convert
+    (one per line; also as ``error.problems``), or names the dialects when ``target`` is none."""
+    from graphir.ops.registry import all_ops
+
+    dialects = sorted({cls.dialect for cls in all_ops()})
+    if target not in dialects:
+        raise ConversionError(f"unknown dialect '{target}'; the dialects are {', '.join(dialects)}")
     source = model_dialect(model)
     mapping: dict[tuple[int, int], Output] = {}
     problems: list[str] = []
@@ -124,9 +130,12 @@ def convert_model(model: Model, target: str, **options: Any) -> Model:
         for i, out in enumerate(outs):
             mapping[(node.id, i)] = out
     if problems:
-        raise ConversionError(
+        error = ConversionError(
             f"model '{model.name}' cannot be converted from {source} to {target}:\n  " + "\n  ".join(problems)
         )
+        error.problems = problems  # type: ignore[attr-defined]
+        error.summary = f"model '{model.name}' cannot be converted from {source} to {target}"  # type: ignore[attr-defined]
+        raise error
     sinks = [mapping[(s.id, 0)].node for s in model.sinks if (s.id, 0) in mapping]  # kept though no Result reads them
     result = Model(new_results, new_params, name=model.name, rt_info=copy.deepcopy(model.rt_info), sinks=sinks)
     result.meta = copy.deepcopy(model.meta)

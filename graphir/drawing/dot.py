@@ -12,6 +12,8 @@ TYPE_FILLS = {"Parameter": "#dff3e4", "Result": "#e8e8e8"}
 DEFAULT_FILL = "#eef3fb"
 #: at most this many badges per box; more are summarised as "+N constants"
 MAX_BADGES = 4
+#: edges of a scene up to which edge labels are laid out with the graph (see to_dot)
+LABELLED_EDGES = 400
 #: names longer than this are shortened in the box (the full name is in the tooltip and the HTML panel)
 MAX_NAME = 40
 
@@ -79,10 +81,14 @@ def to_dot(scene: Scene) -> str:
             lines.append(f"{indent}}}")
 
     drive(emit(None, "  "))
+    # a real label gets room in the layout, beside its edge; an xlabel is placed after the layout
+    # and may sit on an arrow, but a real label adds a rank of virtual nodes per edge (dot 5x
+    # slower on a 2,000-layer model): labels up to LABELLED_EDGES edges, xlabels beyond
+    kind = "label" if len(scene.edges) <= LABELLED_EDGES else "xlabel"
     for edge in scene.edges:
-        # xlabel: placed after the layout; as a real label every edge would add a rank of virtual
-        # nodes, which made dot 5x slower on a 2,000-layer model
-        attrs = 'style=dashed, arrowhead=none, color="#aab4c3"' if edge.dashed else f"xlabel={dot_string(edge.label)}"
+        # an en space first: dot sets a label's left edge on its edge's line
+        text = edge.label if kind == "xlabel" else "\u2002" + edge.label
+        attrs = 'style=dashed, arrowhead=none, color="#aab4c3"' if edge.dashed else f"{kind}={dot_string(text)}"
         lines.append(f"  {edge.source} -> {edge.target} [{attrs}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

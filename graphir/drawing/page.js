@@ -27,12 +27,18 @@
     else box = { x: graph.x, y: graph.y + graph.h / 2 - graph.w * a / 2, w: graph.w, h: graph.w * a };
     apply();
   }
+  // the opening scale, in screen pixels per graph unit (a point): a graph that fits is shown whole
+  // and as large as READABLE_MAX allows; a larger one opens at READABLE_MIN (10-point text at least
+  // 10 pixels high), its first node (an input) at the top
+  const READABLE_MIN = 1.0, READABLE_MAX = 2.0;
   function start() {
-    // the first node (an input) at the top, at a readable scale (at most 1:1, the whole width when it fits)
-    const w = Math.max(Math.min(graph.w, 1.5 * view.clientWidth), view.clientWidth);
+    const fits = Math.min(view.clientWidth / graph.w, view.clientHeight / graph.h);
+    const scale = Math.min(Math.max(fits, READABLE_MIN), READABLE_MAX);
+    const w = view.clientWidth / scale, h = w * aspect();
     const first = svg.querySelector("g.node");
     const cx = first && graph.w > w ? center(first).x : graph.x + graph.w / 2;
-    box = { x: cx - w / 2, y: graph.y, w: w, h: w * aspect() };
+    const y = graph.h < h ? graph.y + graph.h / 2 - h / 2 : graph.y;
+    box = { x: cx - w / 2, y: y, w: w, h: h };
     apply();
   }
   function zoom(factor, cx, cy) {

@@ -238,14 +238,20 @@ class Op(BaseModel):
             attribute_listener(self)
 
     @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, override: bool = False, **kwargs: Any) -> None:
+        """``class Relu(Op, override=True)`` replaces the registered class of the same key (see
+        :func:`graphir.ops.registry.register`); without it a second class for a key is an error."""
+        super().__init_subclass__(**kwargs)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, override: bool = False, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         # a class that names its own key registers: a new type, or a new version/dialect of an
         # inherited one (``class MaxPool8(MaxPool1): version = "opset8"``)
         if cls.type_name and any(k in cls.__dict__ for k in ("type_name", "version", "dialect")):
             from graphir.ops.registry import register
 
-            register(cls)
+            register(cls, override=override)
 
     # --- metadata ---------------------------------------------------------------------------
     @classmethod

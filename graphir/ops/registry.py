@@ -28,20 +28,55 @@ _loaded = False
 #: (dialect, type name) -> modules the generated index says define it (built on first use)
 _MODULES_BY_TYPE: dict[tuple[str, str], tuple[str, ...]] | None = None
 _imported: set[str] = set()
+#: key -> the class an ``override=True`` class replaced there
+_OVERRIDDEN: dict[tuple[str, str, str], type["Op"]] = {}
 
 
-def register(cls: type["Op"]) -> type["Op"]:
+def register(cls: type["Op"], override: bool = False) -> type["Op"]:
+    """Enter ``cls`` under its (dialect, type, version). A second class for a key is refused unless
+    declared ``class X(Op, override=True)``; an override replaces the class it names whichever is
+    imported first (the overridden one is imported first if it was not yet, and when a module
+    defining it is imported later the override stays)."""
     key = (cls.dialect, cls.type_name, cls.version)
+    _load_defining_modules(cls)
     existing = _REGISTRY.get(key)
-    if existing is not None and existing is not cls and existing.__qualname__ != cls.__qualname__:
-        raise OpDefinitionError(
-            f"op {cls.describe()} is defined twice: {existing.__module__}.{existing.__qualname__} "
-            f"and {cls.__module__}.{cls.__qualname__}"
-        )
+    if existing is not None and existing is not cls and not _same_definition(existing, cls):
+        if key in _OVERRIDDEN and not override:  # the overridden class, imported after its override
+            _OVERRIDDEN[key] = cls
+            return cls
+        if not override:
+            raise OpDefinitionError(
+                f"op {cls.describe()} is defined twice: {_name(existing)} and {_name(cls)}; "
+                f"declare the second 'class {cls.__name__}(..., override=True)' to replace the first"
+            )
+        _OVERRIDDEN[key] = existing
+    elif override and existing is None:
+        raise OpDefinitionError(f"{_name(cls)} is declared override=True but no op {cls.describe()} "
+                                "is defined to override")
     _REGISTRY[key] = cls
     for alias in cls.serialized_type_names.values():
         _ALIASES[(cls.dialect, alias)] = cls.type_name
     return cls
+
+
+def _name(cls: type["Op"]) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _same_definition(a: type["Op"], b: type["Op"]) -> bool:
+    """The same class declared again (its module re-imported or reloaded), not a second one."""
+    return a.__module__ == b.__module__ and a.__qualname__ == b.__qualname__
+
+
+def _load_defining_modules(cls: type["Op"]) -> None:
+    """Import graphir's modules that define ``cls``'s key (not ``cls``'s own), so that a class
+    declared outside them meets the class it would replace whatever the import order."""
+    from graphir.ops._index import OPS
+
+    module = OPS.get((cls.dialect, cls.type_name, cls.version))
+    if module is not None and module != cls.__module__ and module not in _imported:
+        importlib.import_module(module)
+        _imported.add(module)
 
 
 def load_all() -> None:
@@ -95,6 +130,9 @@ def unregister(cls: type["Op"]) -> None:
     key = (cls.dialect, cls.type_name, cls.version)
     if _REGISTRY.get(key) is cls:
         del _REGISTRY[key]
+        replaced = _OVERRIDDEN.pop(key, None)
+        if replaced is not None:  # an override withdrawn: the class it replaced is back
+            _REGISTRY[key] = replaced
     for alias in cls.serialized_type_names.values():
         if not any(d == cls.dialect and t == cls.type_name for (d, t, _) in _REGISTRY):
             _ALIASES.pop((cls.dialect, alias), None)

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from graphir.errors import GraphirError, SerializationError, clip, clip_repr, file_error
 from graphir.model import Model
 from graphir.node import Node, Output
@@ -27,6 +29,7 @@ from graphir.ops.onednn.base import OneDNNOp
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.ops.registry import find
 from graphir.serializers.atomic import atomic_write
+from graphir.serializers.onednn_constants import constant_value, constants_bytes, read_constants, sidecar
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -102,9 +105,10 @@ def attribute_json(kind: str, value: Any) -> Any:
 
 # --- reading -----------------------------------------------------------------------------------
 class _Reader:
-    def __init__(self, path: Path, data: Any) -> None:
+    def __init__(self, path: Path, data: Any, constants: "dict[int, bytes] | None" = None) -> None:
         self.path = path
         self.data = data
+        self.constants = constants or {}  # logical tensor id -> raw bytes (serializers.onednn_constants)
 
     def error(self, where: str, message: str) -> SerializationError:
         return SerializationError(f"{self.path}: {where}: {message}")
@@ -238,11 +242,15 @@ class _Reader:
         for lt in param_ids:
             record = first_use[lt]
             et = dtype_to_element_type(record["dtype"])
-            node = Node(Parameter(shape=dims_to_shape(record["shape"]), element_type=et), name=str(lt))
+            if lt in self.constants and record["property_type"] == "constant":
+                node = Node(Constant.from_array(constant_value(self.constants[lt], et, list(record["shape"]),
+                                                               f"{sidecar(self.path)}: tensor {lt}"), et), name=str(lt))
+            else:
+                node = Node(Parameter(shape=dims_to_shape(record["shape"]), element_type=et), name=str(lt))
+                params.append(node)
             node.output_names[0] = {str(lt)}
             node.extra["onednn"] = {"tensor": dict(record)}
             outputs[lt] = node.output(0)
-            params.append(node)
 
         nodes: list[Node] = []
         for i in order:
@@ -389,7 +397,7 @@ def read_json(path: "str | Path") -> Model:
         raw = p.read_bytes()
     except OSError as exc:
         raise SerializationError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    return loads(_decode(raw, p), p)
+    return loads(_decode(raw, p), p, constants=read_constants(p))
 
 
 def _decode(raw: bytes, path: Path) -> str:
@@ -402,8 +410,9 @@ def _decode(raw: bytes, path: Path) -> str:
                                  f"({exc.reason}); oneDNN Graph JSON is UTF-8") from None
 
 
-def loads(text: "str | bytes", path: "str | Path" = "<string>") -> Model:
-    """A Model from JSON text (bytes are decoded as UTF-8)."""
+def loads(text: "str | bytes", path: "str | Path" = "<string>", constants: "dict[int, bytes] | None" = None) -> Model:
+    """A Model from JSON text (bytes are decoded as UTF-8); ``constants``: the data of
+    constant-property inputs by logical tensor id (they become Constants)."""
     p = Path(path)
     if isinstance(text, (bytes, bytearray)):
         text = _decode(bytes(text), p)
@@ -420,17 +429,20 @@ def loads(text: "str | bytes", path: "str | Path" = "<string>") -> Model:
     except MemoryError:
         raise SerializationError(f"{p}: not readable: out of memory") from None
     try:
-        return _Reader(p, data).read()
+        return _Reader(p, data, constants).read()
     except RecursionError:
         raise SerializationError(f"{p}: not readable: values nested too deep") from None
 
 
 # --- writing -----------------------------------------------------------------------------------
 class _Writer:
-    def __init__(self, model: Model, path: Path, constants_as_inputs: bool) -> None:
+    def __init__(self, model: Model, path: Path, constants_as_inputs: bool, keep_constants: bool = False) -> None:
         self.model = model
         self.path = path
-        self.constants_as_inputs = constants_as_inputs
+        self.constants_as_inputs = constants_as_inputs or keep_constants
+        #: Constants written as constant-property inputs whose data goes beside the file
+        self.keep_constants = keep_constants and not constants_as_inputs
+        self.constant_values: dict[int, np.ndarray] = {}
         self.lt_ids: dict[tuple[int, int], int] = {}
         self.records: dict[tuple[int, int], dict] = {}
 
@@ -537,6 +549,8 @@ class _Writer:
             top["fpmath_mode_apply_to_int"] = meta["fpmath_mode_apply_to_int"]
         params = [self.lt_ids[(p.id, 0)] for p in self.model.get_parameters()]
         params += [self.lt_ids[(n.id, 0)] for n in order if isinstance(n.op, Constant)]
+        if self.keep_constants:
+            self.constant_values = {self.lt_ids[(n.id, 0)]: n.op.value for n in order if isinstance(n.op, Constant)}
         results = [self.lt_ids[(r.input_value(0).node.id, r.input_value(0).index)] for r in self.model.get_results()]
         from_file = "onednn" in self.model.meta
         read = self.model.meta.get("onednn_read", {})
@@ -555,7 +569,16 @@ def dumps(model: Model, *, constants_as_inputs: bool = False, indent: int | None
 
 
 def write_json(model: Model, path: "str | Path", *, constants_as_inputs: bool = False, indent: int | None = 2) -> None:
-    """Write ``model`` (onednn dialect) as oneDNN Graph JSON, atomically (see serializers.atomic)."""
+    """Write ``model`` (onednn dialect) as oneDNN Graph JSON, atomically (see serializers.atomic).
+    Constants are constant-property graph inputs; their data goes to ``<stem>.constants.npz``
+    beside the file (serializers.onednn_constants) unless ``constants_as_inputs`` (then they are
+    plain inputs to feed, their data not kept)."""
     p = Path(path)
-    text = dumps(model, constants_as_inputs=constants_as_inputs, indent=indent, path=str(p))
+    writer = _Writer(model, p, constants_as_inputs, keep_constants=True)
+    text = json.dumps(writer.write(), indent=indent)
+    side = sidecar(p)
+    if writer.constant_values:
+        atomic_write(side, constants_bytes(writer.constant_values))
+    elif side.is_file():  # a stale one from an earlier write would turn inputs into constants
+        side.unlink()
     atomic_write(p, (text + "\n").encode("utf-8"))

@@ -22,6 +22,7 @@ import numpy as np
 
 from graphir import opset
 from graphir.model import Model
+from graphir.node import Node
 from graphir.types import ElementType
 from tests.numerics_consistency import assert_profiles_agree
 from tests.tolerances import assert_close
@@ -80,6 +81,8 @@ def random_array(shape: Sequence[int], dtype: str, rng: np.random.Generator,
 def _outputs_of(built: Any) -> list[Any]:
     if isinstance(built, (list, tuple)):
         return list(built)
+    if isinstance(built, Node):  # a builder's multi-output node
+        return built.outputs()
     return [built]
 
 

@@ -172,7 +172,7 @@ def _branches() -> tuple[Model, Model]:
     then_body = Model([opset.add(tp, opset.constant(np.float32(1)))], [tp], name="then")
     ep = opset.parameter("[2,3]", "f32", name="ep")
     eq = opset.parameter("[2,3]", "f32", name="eq")
-    else_body = Model([opset.concat(ep, eq, axis=0)], [ep, eq], name="else")
+    else_body = Model([opset.concat([ep, eq], axis=0)], [ep, eq], name="else")
     return then_body, else_body
 
 

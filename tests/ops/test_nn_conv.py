@@ -27,7 +27,7 @@ def test_matmul_matches_openvino(ov, a: str, b: str, ta: bool, tb: bool) -> None
     from openvino import opset13 as ops
 
     sa, sb = [int(x) for x in a[1:-1].split(",")], [int(x) for x in b[1:-1].split(",")]
-    diff(ov, lambda x, y: opset.mat_mul(x, y, transpose_a=ta, transpose_b=tb),
+    diff(ov, lambda x, y: opset.matmul(x, y, transpose_a=ta, transpose_b=tb),
          lambda x, y: ops.matmul(x, y, ta, tb), [(a, "f32"), (b, "f32")], [rand(sa), rand(sb, seed=1)])
 
 
@@ -35,13 +35,13 @@ def test_matmul_matches_openvino(ov, a: str, b: str, ta: bool, tb: bool) -> None
 def test_matmul_dynamic_shapes_match_openvino(ov, a: str, b: str) -> None:
     from openvino import opset13 as ops
 
-    diff(ov, lambda x, y: opset.mat_mul(x, y), lambda x, y: ops.matmul(x, y, False, False),
+    diff(ov, lambda x, y: opset.matmul(x, y, False, False), lambda x, y: ops.matmul(x, y, False, False),
          [(a, "f32"), (b, "f32")])
 
 
 def test_matmul_mismatch_names_both_shapes() -> None:
     with pytest.raises(InferenceError, match=r"K of A \(4\) != K of B \(5\).*\[3,4\].*\[5,6\]"):
-        opset.mat_mul(opset.parameter("[3,4]"), opset.parameter("[5,6]"))
+        opset.matmul(opset.parameter("[3,4]"), opset.parameter("[5,6]"), False, False)
 
 
 @pytest.mark.parametrize("equation,shapes", [
@@ -56,7 +56,7 @@ def test_einsum_matches_openvino(ov, equation: str, shapes: list[list[int]]) -> 
     from openvino import opset13 as ops
 
     params = [(str(s).replace(" ", ""), "f32") for s in shapes]
-    diff(ov, lambda *xs: opset.einsum(*xs, equation=equation), lambda *xs: ops.einsum(list(xs), equation),
+    diff(ov, lambda *xs: opset.einsum(list(xs), equation=equation), lambda *xs: ops.einsum(list(xs), equation),
          params, [rand(s, seed=i) for i, s in enumerate(shapes)])
 
 
@@ -132,7 +132,7 @@ def test_convolution_backprop_data_with_output_shape(ov, out_shape, auto_pad) ->
 
     w = rand([3, 2, 3, 3], seed=5)
     shape = np.array(out_shape, dtype=np.int64)
-    diff(ov, lambda x: opset.convolution_backprop_data(x, w, shape, strides=[2, 2], pads_begin=[1, 1],
+    diff(ov, lambda x: opset.convolution_backprop_data(x, w, [2, 2], shape, pads_begin=[1, 1],
                                                        pads_end=[0, 0], dilations=[1, 1], auto_pad=auto_pad),
          lambda x: ops.convolution_backprop_data(x, ops.constant(w), [2, 2], ops.constant(shape), [1, 1], [0, 0],
                                                  [1, 1], auto_pad),

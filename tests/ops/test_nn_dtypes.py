@@ -18,7 +18,7 @@ def _cases():  # noqa: ANN202 - (name, graphir builder, openvino builder, shape)
     w = rand([4, 3, 3, 3], seed=1)
     a = np.array([1, -1], np.int64)
     return [
-        ("matmul", lambda x, wt: opset.mat_mul(x, opset.constant(rand([4, 5], seed=2).astype(wt)), transpose_b=True),
+        ("matmul", lambda x, wt: opset.matmul(x, opset.constant(rand([4, 5], seed=2).astype(wt)), False, True),
          lambda x, wt: ops.matmul(x, ops.constant(rand([4, 5], seed=2).astype(wt)), False, True), [2, 3, 5]),
         ("convolution", lambda x, wt: opset.convolution(x, w.astype(wt), strides=[1, 1], pads_begin=[1, 1],
                                                          pads_end=[0, 0], dilations=[1, 1]),
@@ -62,7 +62,7 @@ def test_f64_matches_the_exact_value(ov, index: int) -> None:
 def test_integer_matmul_matches_openvino(ov, shape_a, shape_b) -> None:
     from openvino import opset13 as ops
 
-    diff(ov, lambda x, y: opset.mat_mul(x, y), lambda x, y: ops.matmul(x, y, False, False),
+    diff(ov, lambda x, y: opset.matmul(x, y, False, False), lambda x, y: ops.matmul(x, y, False, False),
          [(str(shape_a).replace(" ", ""), "i32"), (str(shape_b).replace(" ", ""), "i32")],
          [rand(shape_a, "i32", low=-5, high=5), rand(shape_b, "i32", seed=1, low=-5, high=5)])
 

@@ -48,7 +48,7 @@ def diff(
     ov_params = [ops.parameter(ov.PartialShape(shape), ov_type(ov, dtype)) for shape, dtype in params]
     gr_out = build_gr(*gr_params)
     ov_out = build_ov(*ov_params)
-    gr_out = list(gr_out) if isinstance(gr_out, (list, tuple)) else [gr_out]
+    gr_out = list(gr_out) if isinstance(gr_out, (list, tuple)) else gr_out.outputs() if hasattr(gr_out, "outputs") else [gr_out]
     if not isinstance(ov_out, (list, tuple)):
         ov_out = [ov_out.output(i) for i in range(ov_out.get_output_size())] if hasattr(ov_out, "get_output_size") else [ov_out]
     ov_out = [o.output(0) if hasattr(o, "get_output_size") else o for o in ov_out]

@@ -219,7 +219,7 @@ def test_avg_pool_window_of_padding_only_is_nan_as_openvino_2026(ov) -> None:
     from openvino import opset1
 
     x = np.arange(1, 10, dtype=np.float32).reshape(1, 1, 3, 3)
-    got = diff(ov, lambda p: opset.avg_pool(p, kernel=[2, 2], strides=[2, 2], pads_begin=[1, 1], pads_end=[1, 1],
+    got = diff(ov, lambda p: opset.avg_pool(p, kernel_shape=[2, 2], strides=[2, 2], pads_begin=[1, 1], pads_end=[1, 1],
                                             exclude_pad=True, rounding_type="ceil"),
                lambda p: opset1.avg_pool(p, [2, 2], [1, 1], [1, 1], [2, 2], True, "ceil", "explicit"),
                [("[1,1,3,3]", "f32")], [x])

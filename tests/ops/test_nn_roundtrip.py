@@ -26,7 +26,7 @@ def _build() -> tuple[Model, list[np.ndarray]]:
         opset.convolution(x, rnd(6, 4, 3, 3), strides=[2, 1], pads_begin=[1, 0], pads_end=[0, 1], dilations=[1, 2]),
         opset.group_convolution(x, rnd(2, 3, 2, 3, 3), **conv, auto_pad="same_upper"),
         opset.convolution_backprop_data(x, rnd(4, 3, 3, 3), **conv),
-        opset.convolution_backprop_data(x, rnd(4, 3, 3, 3), np.array([18, 16]), **conv, auto_pad="same_upper"),
+        opset.convolution_backprop_data(x, rnd(4, 3, 3, 3), output_shape=np.array([18, 16]), **conv, auto_pad="same_upper"),
         opset.group_convolution_backprop_data(x, rnd(2, 2, 3, 3, 3), **conv, output_padding=[1, 1]),
         opset.make("MaxPool", x, version="opset1", rounding_type="ceil", **pool),
         *opset.make("MaxPool", x, version="opset8", index_element_type="i32", **pool),
@@ -36,7 +36,7 @@ def _build() -> tuple[Model, list[np.ndarray]]:
         opset.make("AvgPool", x, version="opset16", kernel=[2, 2], strides=[2, 2], pads_begin=[1, 1],
                    pads_end=[1, 1], dilations=[2, 2], **{"exclude-pad": False}),
         opset.adaptive_avg_pool(x, np.array([3, 2])),
-        opset.adaptive_max_pool(x, np.array([3, 2]), index_element_type="i32")[0],
+        opset.adaptive_max_pool(x, np.array([3, 2]), index_element_type="i32").output(0),
         opset.make("BatchNormInference", x, rnd(4), rnd(4), rnd(4), np.abs(rnd(4)) + 0.5, version="opset5",
                    epsilon=1e-3),
         opset.make("BatchNormInference", rnd(4), rnd(4), x, rnd(4), np.abs(rnd(4)) + 0.5, version="opset1",
@@ -58,22 +58,23 @@ def _build() -> tuple[Model, list[np.ndarray]]:
         opset.make("Interpolate", x, np.array([12, 5]), version="opset1", axes=[2, 3], mode="nearest"),
         opset.scaled_dot_product_attention(x, y, y, causal=True),
         opset.fake_quantize(x, np.float32(-1), np.float32(1), np.float32(-0.5), np.float32(0.5), levels=15),
-        opset.einsum(x, y, equation="abcd,abed->abce"),
-        opset.mat_mul(x, y, transpose_b=True),
+        opset.einsum([x, y], equation="abcd,abed->abce"),
+        opset.matmul(x, y, False, True),
     ]
     s = opset.parameter("[1,5,4]", "f32", name="s")
     h = opset.parameter("[1,1,6]", "f32", name="h")
     outs += opset.lstm_sequence(s, h, h, np.array([5], np.int32), rnd(1, 24, 4), rnd(1, 24, 6), rnd(1, 24),
-                                hidden_size=6, direction="forward")
+                                hidden_size=6, direction="forward").outputs()
     outs += opset.gru_sequence(s, h, np.array([3], np.int32), rnd(1, 18, 4), rnd(1, 18, 6), rnd(1, 24),
-                               hidden_size=6, direction="reverse", linear_before_reset=True)
+                               hidden_size=6, direction="reverse", linear_before_reset=True).outputs()
     outs += opset.rnn_sequence(s, h, np.array([5], np.int32), rnd(1, 6, 4), rnd(1, 6, 6), rnd(1, 6),
-                               hidden_size=6, direction="forward")
+                               hidden_size=6, direction="forward").outputs()
     c2 = opset.parameter("[1,6]", "f32", name="c2")
     x2 = opset.parameter("[1,4]", "f32", name="x2")
-    outs += opset.lstm_cell(x2, c2, c2, rnd(24, 4), rnd(24, 6), rnd(24), hidden_size=6)
+    outs += opset.lstm_cell(x2, c2, c2, rnd(24, 4), rnd(24, 6), rnd(24), hidden_size=6).outputs()
     outs.append(opset.gru_cell(x2, c2, rnd(18, 4), rnd(18, 6), rnd(18), hidden_size=6))
-    outs.append(opset.rnn_cell(x2, c2, rnd(6, 4), rnd(6, 6), rnd(6), hidden_size=6, activations=["relu"]))
+    outs.append(opset.rnn_cell(x2, c2, rnd(6, 4), rnd(6, 6), rnd(6), hidden_size=6, activations=["relu"],
+                                 activations_alpha=[], activations_beta=[]))
     model = Model(outs, [x, y, s, h, c2, x2])
     inputs = [rnd(1, 4, 9, 8), rnd(1, 4, 9, 8), rnd(1, 5, 4), rnd(1, 1, 6), rnd(1, 6), rnd(1, 4)]
     return model, inputs

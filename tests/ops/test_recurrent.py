@@ -49,7 +49,8 @@ def test_rnn_cell_matches_openvino(ov, activation: str) -> None:
     from openvino import opset3
 
     w, r, b = _weights(1, None)
-    diff(ov, lambda x, h: opset.rnn_cell(x, h, w, r, b, hidden_size=HIDDEN, activations=[activation]),
+    diff(ov, lambda x, h: opset.rnn_cell(x, h, w, r, b, hidden_size=HIDDEN, activations=[activation],
+                                                activations_alpha=[], activations_beta=[]),
          lambda x, h: opset3.rnn_cell(x, h, w, r, b, HIDDEN, [activation], [], []),
          [(f"[{BATCH},{INPUT}]", "f32"), (f"[{BATCH},{HIDDEN}]", "f32")],
          [rand([BATCH, INPUT]), rand([BATCH, HIDDEN], seed=1)])
@@ -175,7 +176,8 @@ def test_narrow_cells_round_every_product_and_running_sum_to_their_type(dtype: s
     w_, r_, b_ = np.array([[big, 1, 1]], dtype=np_type), np.zeros((1, 1), np_type), np.zeros(1, np_type)
     w, r, b = opset.constant(w_), opset.constant(r_), opset.constant(b_)
     x, h = opset.parameter("[1,3]", dtype), opset.parameter("[1,1]", dtype)
-    cell = opset.rnn_cell(x, h, w, r, b, hidden_size=1, activations=["relu"])
+    cell = opset.rnn_cell(x, h, w, r, b, hidden_size=1, activations=["relu"], activations_alpha=[],
+                          activations_beta=[])
     (got,) = Model([cell], [x, h]).run([np.ones((1, 3), np_type), np.zeros((1, 1), np_type)]).values()
     assert got.dtype == np_type and float(got[0, 0]) == want
 
@@ -183,6 +185,6 @@ def test_narrow_cells_round_every_product_and_running_sum_to_their_type(dtype: s
     xs, hs = opset.parameter("[1,2,3]", dtype), opset.parameter("[1,1,1]", dtype)
     lengths = opset.constant(np.array([2], dtype=np.int32))
     y, _ = opset.rnn_sequence(xs, hs, lengths, seq_w, seq_r, seq_b, hidden_size=1, direction="forward",
-                              activations=["relu"])
+                              activations=["relu"]).outputs()
     (got_y,) = Model([y], [xs, hs]).run([np.ones((1, 2, 3), np_type), np.zeros((1, 1, 1), np_type)]).values()
     assert got_y.reshape(-1).astype(np.float32).tolist() == [want, want]

@@ -338,8 +338,8 @@ def test_shape_arithmetic_keeps_bounds_like_openvino(ov, shape: str) -> None:
         depth = opset.divide(opset.make("Gather", s, c([2]), c(0), version="opset8"), c([4]))
         length = opset.add(opset.make("Gather", s, c([1]), c(0), version="opset8"), c([0]))
         pattern = opset.make("Concat", heads, length, depth, axis=0)
-        return [heads, depth, pattern, opset.reshape(x, pattern), opset.reshape(x, opset.make(
-            "Concat", batch, c([4]), length, depth, axis=0))]
+        return [heads, depth, pattern, opset.reshape(x, pattern, False), opset.reshape(x, opset.make(
+            "Concat", batch, c([4]), length, depth, axis=0), False)]
 
     def build_ov(x):
         s = opset3.shape_of(x)

@@ -40,10 +40,10 @@ class _Graphir:
         return opset.gather(x, idx, axis)
 
     def concat(self, xs, axis):  # noqa: ANN001, ANN201
-        return opset.concat(*xs, axis=axis)
+        return opset.concat(list(xs), axis=axis)
 
     def broadcast(self, x, target, mode):  # noqa: ANN001, ANN201
-        return opset.broadcast(x, target, mode=mode)
+        return opset.broadcast(x, target, broadcast_spec=mode)
 
     def __getattr__(self, name: str):  # noqa: ANN204
         return getattr(opset, name)

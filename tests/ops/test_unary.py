@@ -214,7 +214,7 @@ def test_clamp_attributes(ov) -> None:
     x = np.array([-3, -2, -1, 0, 1, 2, 3, 127, -128], np.int8)
     got = check(ov, gr("Clamp", min=-1.5, max=2.5), lambda v: opset1.clamp(v, -1.5, 2.5), [Param("[9]", "i8")], [x])
     np.testing.assert_array_equal(got[0], [-1, -1, -1, 0, 1, 2, 2, 2, -1])
-    wide = opset.clamp(np.array([0, 100], np.uint8), min=-1e9, max=1e9).tensor_type.value
+    wide = opset.clamp(np.array([0, 100], np.uint8), min_value=-1e9, max_value=1e9).tensor_type.value
     np.testing.assert_array_equal(wide, [0, 100])
 
 
@@ -227,7 +227,7 @@ def test_clamp_integers_with_infinite_bounds_match_openvino_reference(ov, low: f
     x = np.array([0, 5, 10, 15, 20, 25, 100, 127], dtype=np.dtype(dtype.replace("u", "uint") if dtype[0] == "u"
                                                                   else dtype.replace("i", "int")))
     want = reference(ov, ovb("clamp", 1, low, high), [x])[0]
-    got = opset.clamp(x, min=low, max=high).tensor_type.value
+    got = opset.clamp(x, min_value=low, max_value=high).tensor_type.value
     assert got.dtype == x.dtype
     np.testing.assert_array_equal(got, want)
 
@@ -240,14 +240,14 @@ def test_prelu_slope_layouts_match_openvino_cpu(ov, data: str, slope: str) -> No
     rng = np.random.default_rng(3)
     shape = lambda s: tuple(int(v) for v in s[1:-1].split(",") if v)  # noqa: E731
     x, s = random_array(shape(data), "f32", rng), random_array(shape(slope), "f32", rng, 0, 1)
-    check(ov, lambda a, b: opset.p_relu(a, b), lambda a, b: opset1.prelu(a, b), [Param(data), Param(slope)], [x, s])
+    check(ov, lambda a, b: opset.prelu(a, b), lambda a, b: opset1.prelu(a, b), [Param(data), Param(slope)], [x, s])
 
 
 def test_prelu_infers_data_shape_without_checks(ov) -> None:
     from openvino import opset1
 
     for data, slope in [("[?,?,4]", "[5]"), ("[...]", "[5]"), ("[2,3]", "[2,3,4]"), ("[2,1..3,4]", "[5]")]:
-        check(ov, lambda a, b: opset.p_relu(a, b), lambda a, b: opset1.prelu(a, b), [Param(data), Param(slope)])
+        check(ov, lambda a, b: opset.prelu(a, b), lambda a, b: opset1.prelu(a, b), [Param(data), Param(slope)])
     with pytest.raises(Exception, match=r"slope of shape \[5\] does not broadcast to data of shape \[2, 3\]"):
         lookup("openvino", "PRelu")().evaluate(np.zeros((2, 3), np.float32), np.ones(5, np.float32))
 
