@@ -52,13 +52,12 @@ def tiny(folder: Path) -> Path:
 
 
 def mlp(folder: Path) -> Path:
-    matmul = getattr(opset, "matmul", None) or opset.mat_mul  # the builder's name is changing
     rng = np.random.default_rng(0)
     x = opset.parameter([32, 256], "f32", name="x")
     h = x
     for _ in range(4):
         weights = opset.constant((rng.standard_normal((256, 256)) / 16).astype(np.float32))
-        h = opset.tanh(matmul(h, weights))
+        h = opset.tanh(opset.matmul(h, weights, False, False))
     path = folder / "mlp.xml"
     graphir.save_model(graphir.Model([h], [x], name="mlp"), path)
     return path

@@ -1251,7 +1251,7 @@ def _value_sized_models() -> dict[str, Any]:
                                           pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1])
     found["convolution_backprop_data"] = (graphir.Model([out], [x, s]), {"x": np.ones((1, 1, 4, 4), np.float32), "s": big})
     x, s = p([1, 4, 1], "f32", name="x"), p([2], "i64", name="s")
-    out = opset.col2_im(x, s, opset.constant(np.array([1, 1], np.int64)), strides=[100000, 100000])
+    out = opset.col2im(x, s, opset.constant(np.array([1, 1], np.int64)), strides=[100000, 100000])
     found["col2im"] = (graphir.Model([out], [x, s]), {"x": np.ones((1, 4, 1), np.float32), "s": big})
     d, n = p([5, 3, 2], "f32", name="d"), p([], "i64", name="n")
     out = opset.istft(d, opset.constant(np.ones(8, np.float32)), opset.constant(np.array(8, np.int64)),

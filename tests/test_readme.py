@@ -77,8 +77,10 @@ def test_quick_start_file_loads_back_into_graphir(quick_start) -> None:  # type:
 
 def test_setup_commands_are_exactly_the_two_in_the_issue() -> None:
     commands = re.findall(r"^    (pip install .*)$", README, re.M)
-    assert commands == ["pip install -e . && graphir shapes examples/select.xml",
-                        "pip install -e '.[test]' && pytest"]
+    assert commands == ["pip install -e . --config-settings editable_mode=compat && graphir shapes examples/select.xml",
+                        "pip install -e '.[test]' --config-settings editable_mode=compat && pytest"]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "pip install --quiet --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat" in ci
 
 
 def test_main_job_on_the_shipped_example(capsys: pytest.CaptureFixture[str]) -> None:
