@@ -13,14 +13,16 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "ir" / "control_flow" /
 def test_an_unknown_op_inside_an_if_body_is_reported(tmp_path: Path, capsys) -> None:
     xml = tmp_path / "if_fancy.xml"
     text = FIXTURE.read_text()
-    assert text.count('name="Add_162" type="Add"') == 1
-    xml.write_text(text.replace('name="Add_162" type="Add"', 'name="Add_162" type="FancyAdd"'))
+    assert text.count('name="Add_162" type="Add" version="opset1"') == 1
+    # an extension's op (a standard opset must name one of its ops: "Opset opset1 doesn't contain...")
+    xml.write_text(text.replace('name="Add_162" type="Add" version="opset1"',
+                                'name="Add_162" type="FancyAdd" version="my_extension"'))
     shutil.copy(FIXTURE.with_suffix(".bin"), xml.with_suffix(".bin"))
 
     assert main(["info", str(xml), "--json"]) == 0
     blocked = json.loads(capsys.readouterr().out)["not_runnable"]
     assert [(b["name"], b["type"]) for b in blocked] == [("If_168", "If")]
-    assert "'Add_162' (FancyAdd-opset1)" in blocked[0]["reason"]
+    assert "'Add_162' (FancyAdd-my_extension)" in blocked[0]["reason"]
 
 
 def test_a_fully_known_if_body_is_runnable(capsys) -> None:
