@@ -13,15 +13,16 @@ request's variable store as their first argument: it sits in one extra slot of t
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from graphir.errors import EvaluationError, GraphirError, InputError, ResourceLimitError, UnsupportedOpError
-from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_limit
+from graphir.limits import max_tensor_bytes as tensor_limit_in_force
 from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
@@ -82,8 +83,10 @@ class RunPlan:
     decompressions: dict[int, Any] = field(default_factory=dict)
     #: folded constants shared by the specializations, within their budget (graphir.specialize)
     constant_cache: ConstantCache = field(default_factory=lambda: ConstantCache(constant_cache_bytes()))
-    #: (input shapes, prepared?) -> the plan specialized for them
-    specializations: dict[tuple[Any, bool], Specialization] = field(default_factory=dict)
+    #: (input shapes, prepared?, numerics profile) -> the plan specialized for them
+    specializations: dict[tuple[Any, bool, str], Specialization] = field(default_factory=dict)
+    #: held while a specialization is built (requests in several threads share the plan)
+    lock: Any = field(default_factory=threading.Lock)
     #: the value-table slot that holds the variable store during a run (-1: the model has no stateful op)
     state_slot: int = -1
     #: the model's variables by id (see graphir.variables), for the stores of its requests
@@ -106,7 +109,7 @@ class NodeProfile:
 
 @dataclass
 class RunResult:
-    """What ``run(..., profile=True)`` returns: the outputs and one record per executed node."""
+    """What ``model.profile`` / ``request.profile`` return: the outputs and one record per executed node."""
 
     outputs: dict[str, np.ndarray]
     profile: list[NodeProfile] = field(default_factory=list)
@@ -222,11 +225,13 @@ def get_plan(model: "Model") -> RunPlan:
     first use and whenever the model's version moved since."""
     plan = model._plan
     if plan is None or plan.version != model.version:
-        model.validate()
-        model.ensure_types()
-        plan = build_plan(model)
-        _check_run_types(plan)
-        model._plan = plan
+        with model._lock:  # requests in several threads: one builds, the others take its plan
+            plan = model._plan
+            if plan is None or plan.version != model.version:
+                model.validate()
+                plan = build_plan(model)
+                _check_run_types(plan)
+                model._plan = plan
     return plan
 
 
@@ -238,21 +243,31 @@ def _check_run_types(plan: RunPlan) -> None:
     for step in plan.steps:
         node = step[-1]
         if type(node.op).check_run is not Op.check_run:
-            node.infer_types(node.input_types(), run=True)
+            node._types_for(node.input_types(), run=True)
 
 
 _INDICES = [list(range(n)) for n in range(64)]
 
 
-def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: bool = True) -> Specialization:
+def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: bool = True,
+                   numerics: str = "reference") -> Specialization:
     """The plan specialized for the shapes of ``inputs`` (Parameter order), built on first use: a
     dynamic model's signature is shape-inferred once, so a shape problem is reported at the node
     where it arises, with that node's input types, before anything runs (a signature that failed
     fails again the same way without inferring)."""
-    key = (tuple([a.shape for a in inputs]), prepared)
+    key = (tuple([a.shape for a in inputs]), prepared, numerics)
     spec = plan.specializations.get(key)
     if spec is not None:
         return spec
+    with plan.lock:  # one thread builds a signature's specialization; the others wait and share it
+        spec = plan.specializations.get(key)
+        if spec is None:
+            spec = _specialize_signature(model, plan, key)
+    return spec
+
+
+def _specialize_signature(model: "Model", plan: RunPlan, key: "tuple[Any, bool, str]") -> Specialization:
+    prepared, numerics = key[1], key[2]
     if plan.dynamic:
         failed = plan.signatures.get(key[0])
         if failed is not None:
@@ -261,15 +276,15 @@ def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: b
         if isinstance(known, Exception):
             if len(plan.signatures) >= MAX_SPECIALIZATIONS:
                 plan.signatures.clear()
-            plan.signatures[key[0]] = known
+            plan.signatures = {**plan.signatures, key[0]: known}
             raise known
         types = known if known is not None else signature_types(plan.executed)
     else:
         types = signature_types(plan.executed)
-    spec = specialize(plan, types, prepare=prepared)
-    if len(plan.specializations) >= MAX_SPECIALIZATIONS:
-        plan.specializations.clear()
-    plan.specializations[key] = spec
+    spec = specialize(plan, types, prepare=prepared, numerics=numerics)
+    specializations = dict(plan.specializations) if len(plan.specializations) < MAX_SPECIALIZATIONS else {}
+    specializations[key] = spec
+    plan.specializations = specializations  # replaced whole: readers without the lock see one or the other
     return spec
 
 
@@ -410,44 +425,23 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
     return array.astype(dtype)
 
 
-@overload
-def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> dict[str, np.ndarray]: ...
-@overload
-def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> RunResult: ...
-@overload
-def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True) -> "dict[str, np.ndarray] | RunResult": ...
+def execute(model: "Model", inputs: Any, state: "VariableStore | None", *, numerics: str = "reference",
+            profile: bool = False, progress: bool | None = None, prepared: bool = True) -> Any:
+    """One run of ``model`` for a request (graphir.request: ``Model.run`` and ``InferRequest.infer``
+    come here); returns {result tensor name: array} in Result order, or a RunResult when ``profile``.
 
-
-def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
-        specialize: bool = True) -> "dict[str, np.ndarray] | RunResult":
-    """Run ``model``; returns {result tensor name: array} in Result order.
-
-    ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;
-    Assigns take effect once the run completes). Without one, the run starts from every
-    variable's initial value and its Assigns are discarded: ``model.run`` is stateless.
-
-    ``inputs``: a dict keyed by Parameter friendly name or tensor name (or index), or a list in
-    Parameter order (a single array for a one-input model). With ``profile=True`` returns a
-    :class:`RunResult` with per-node time and output bytes. ``progress``: None shows a tqdm bar on
-    a terminal once a run passes one second; True/False force it on/off. ``max_tensor_bytes``: the
-    largest tensor the run may build (default: ``GRAPHIR_MAX_TENSOR_BYTES`` or 4 GiB, see
-    :mod:`graphir.limits`); a node that would build a larger one raises ResourceLimitError.
-    ``specialize=False`` runs every op's generic ``evaluate`` with nothing folded (the reference the
-    specialized plans of :mod:`graphir.specialize` are tested against; slower).
-    """
-    if max_tensor_bytes is not None:
-        with tensor_limit(max_tensor_bytes):
-            return run(model, inputs, profile=profile, progress=progress, state=state, specialize=specialize)
+    ``state``: the request's variable store, which ReadValue/Assign read and write (Assigns take
+    effect once the run completes). ``prepared=False`` runs every op's generic ``evaluate`` with
+    nothing folded: the reference the specialized plans of :mod:`graphir.specialize` are tested
+    against (see :func:`_run_unspecialized`). Everything a run writes lives in this call's value
+    table and ``state``: the plan and its specializations are shared and never written after
+    they are built (built under the plan's lock)."""
     plan = model._plan
     if plan is None or plan.version != model._version:
         plan = get_plan(model)
     given: list[Any] = [None] * len(plan.inputs)
     _place_inputs(model, plan, inputs, given, _INDICES[len(given)] if len(given) < 64 else list(range(len(given))))
-    spec = specialization(model, plan, given, specialize)
+    spec = specialization(model, plan, given, prepared, numerics)
     values = spec.template.copy()
     for slot, value in zip(plan.parameter_slots, given):
         values[slot] = value
@@ -466,6 +460,12 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     if state is not None:
         state.commit()
     return outputs
+
+
+def _run_unspecialized(model: "Model", inputs: Any = None) -> dict[str, np.ndarray]:
+    """The reference for tests of the specialized plans: every op's generic ``evaluate``,
+    nothing folded (not a way to run a model: use ``Model.run``)."""
+    return execute(model, inputs, None, prepared=False)  # type: ignore[no-any-return]
 
 
 def _execute(plan: RunPlan, steps: list[Step], values: list[Any], profile: bool, progress: bool | None) -> Any:

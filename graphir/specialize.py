@@ -207,8 +207,10 @@ class _Unset:
 _UNSET = _Unset()
 
 
-def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *, prepare: bool = True) -> Specialization:
-    """The steps of ``plan`` for the output types ``types`` of one input signature.
+def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *, prepare: bool = True,
+               numerics: str = "reference") -> Specialization:
+    """The steps of ``plan`` for the output types ``types`` of one input signature, each node's
+    evaluate chosen for the ``numerics`` profile (graphir.numerics.evaluator).
 
     ``prepare=False`` builds the reference: no folding, each op's generic ``evaluate`` (what a run
     computed before specialization existed; the tests compare both bit for bit)."""
@@ -283,9 +285,20 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
     for slot, step_index in last_use.items():
         if slot not in keep:
             releases.setdefault(step_index, []).append(slot)
+    if numerics != "reference":
+        nodes = [(node, ins, _profile_evaluate(node, evaluate, numerics)) for node, ins, evaluate in nodes]
     steps = [make_step(plan, node, ins, evaluate, tuple(sorted(releases.get(i, ()))))
              for i, (node, ins, evaluate) in enumerate(nodes)]
     return Specialization(steps, template, largest)
+
+
+def _profile_evaluate(node: "Node", evaluate: "Callable[..., Any] | None", numerics: str) -> "Callable[..., Any] | None":
+    """The evaluate of ``node`` under ``numerics``: the profile's override of the op where it has
+    one (graphir.numerics.evaluator), else the one the plan picked."""
+    from graphir.numerics import evaluator
+
+    chosen = evaluator(node.op, numerics)
+    return evaluate if chosen == node.op.evaluate else chosen
 
 
 def _write_into_dead_inputs(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]",

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from graphir import opset
-from graphir.interpreter import get_plan, run, specialization
+from graphir.interpreter import get_plan, _run_unspecialized, specialization
 from graphir.model import Model
 from tests.ops.ov_diff import core, ov_type
 
@@ -102,8 +102,8 @@ def test_a_folded_chain_equals_openvino_bit_for_bit(ov: Any, kinds: str, dtype: 
     model, ov_model = _both(ov, kinds, dtype, consts, shape, const_first=const_first)
     x = _input(dtype, shape, rng)
     (want,) = _ov_run(ov, ov_model, x)
-    (got,) = run(model, [x]).values()
-    (as_written,) = run(model, [x], specialize=False).values()
+    (got,) = model.run([x]).values()
+    (as_written,) = _run_unspecialized(model, [x]).values()
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
     if dtype == "i32":  # wrapping arithmetic: folding changes the time only
@@ -120,9 +120,9 @@ def test_compressed_f16_constants_fold_in_f32_as_openvino_does(ov: Any) -> None:
     model, ov_model = _both(ov, "a" * 10, "f32", consts, (N,), compressed=True)
     x = _input("f32", (N,), rng)
     (want,) = _ov_run(ov, ov_model, x)
-    (got,) = run(model, [x]).values()
+    (got,) = model.run([x]).values()
     assert got.tobytes() == want.tobytes()
-    (as_written,) = run(model, [x], specialize=False).values()
+    (as_written,) = _run_unspecialized(model, [x]).values()
     assert as_written.tobytes() != want.tobytes()
     assert _steps(model, x) == 1
 
@@ -136,7 +136,7 @@ def test_a_second_reader_splits_the_chain_as_openvino_does(ov: Any) -> None:
                             results=lambda api, outs: [outs[-1], api.relu(outs[1]), outs[3]])
     x = _input("f32", (N,), rng)
     want = _ov_run(ov, ov_model, x)
-    got = list(run(model, [x]).values())
+    got = list(model.run([x]).values())
     for g, w in zip(got, want):
         assert g.tobytes() == w.tobytes()
     c = consts
@@ -156,8 +156,8 @@ def test_mixed_add_multiply_chains_run_as_written(ov: Any, kinds: str) -> None:
     consts = _constants(kinds, "f32", [(N,)] * len(kinds), rng)
     model, ov_model = _both(ov, kinds, "f32", consts, (N,))
     x = _input("f32", (N,), rng)
-    (got,) = run(model, [x]).values()
-    (as_written,) = run(model, [x], specialize=False).values()
+    (got,) = model.run([x]).values()
+    (as_written,) = _run_unspecialized(model, [x]).values()
     assert got.tobytes() == as_written.tobytes()
     assert _steps(model, x) == len(kinds)
     if kinds in ("am", "ma"):  # what OpenVINO computes instead: one FMA of the rewritten constants
@@ -175,7 +175,7 @@ def test_the_users_model_is_unchanged() -> None:
     before = [(n.id, n.op.model_dump(), [(s.node.id, s.index) if s else None for s in n.inputs]) for n in model.nodes()]
     values = [c.copy() for c in consts]
     data = _input("f32", (N,), rng)
-    run(model, [data])
+    model.run([data])
     after = [(n.id, n.op.model_dump(), [(s.node.id, s.index) if s else None for s in n.inputs]) for n in model.nodes()]
     assert len(after) == len(before) == 1 + 8 * 2 + 1
     for (i, op_a, ins_a), (j, op_b, ins_b) in zip(before, after):
@@ -187,7 +187,7 @@ def test_the_users_model_is_unchanged() -> None:
     expected = data
     for c in consts:
         expected = expected + c
-    (as_written,) = run(model, [data], specialize=False).values()
+    (as_written,) = _run_unspecialized(model, [data]).values()
     assert as_written.tobytes() == expected.tobytes()
 
 
@@ -198,8 +198,8 @@ def test_a_chain_over_the_constant_budget_runs_as_written(monkeypatch: pytest.Mo
     x = opset.parameter([N], "f32", name="x")
     model = Model(_build(opset, "a" * 8, x, [opset.constant(c) for c in consts])[-1:], [x.node])
     data = _input("f32", (N,), rng)
-    (got,) = run(model, [data]).values()
-    (as_written,) = run(model, [data], specialize=False).values()
+    (got,) = model.run([data]).values()
+    (as_written,) = _run_unspecialized(model, [data]).values()
     assert got.tobytes() == as_written.tobytes()
     assert _steps(model, data) == 8
 

@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
         recorded = recorded_dims(args.model, model) if args.random else {}
         values = gather_inputs(model, args.input, args.random, args.seed, archives=args.inputs, recorded=recorded)
         try:
-            result = model.run(values, profile=args.profile)
+            result = model.profile(values) if args.profile else model.run(values)
         except InputError as exc:
             raise UsageError(str(exc)) from None
     outputs = result.outputs if isinstance(result, RunResult) else result
