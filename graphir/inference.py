@@ -65,7 +65,7 @@ def _infer_node(node: "Node", fold: bool, recorded_opaque: bool, kept: list["Nod
     return types_
 
 
-def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque: bool = False) -> list["Node"]:
+def _infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque: bool = False) -> list["Node"]:
     """Re-infer ``changed`` (nodes without inputs whose attributes changed: reshaped Parameters)
     and what their new types reach, in topological order; a node whose outputs come out the same
     stops the walk there. Only for a model whose other types are all inferred from their inputs
@@ -360,7 +360,7 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
         model.set_parameter_type(node, shape=shape, edit=True)
     try:
         if incremental:
-            return infer_reached(model, [node for node, _ in items], recorded_opaque=recorded_opaque)
+            return _infer_reached(model, [node for node, _ in items], recorded_opaque=recorded_opaque)
         return infer_shapes(model, recorded_opaque=recorded_opaque)
     except GraphirError:
         for node, shape in old:

@@ -194,10 +194,16 @@ def _folded_small(node: "Node", args: list[Any], types: list["TensorType"]) -> "
     return list(result[:len(types)]) if isinstance(result, (list, tuple)) and len(result) >= len(types) else None
 
 
-def generic_evaluate(node: "Node") -> Callable[..., Any]:
-    """The op's generic evaluate (for ops whose evaluate depends on input types, their ``specialize``)."""
-    specialize_types = getattr(node.op, "specialize", None)
-    return node.op.evaluate if specialize_types is None else specialize_types(node.input_types())
+def generic_evaluate(node: "Node", numerics: str = "reference") -> Callable[..., Any]:
+    """The op's generic evaluate (for ops whose evaluate depends on input types, their ``specialize``;
+    under ``numerics="openvino-cpu"``, an op's ``specialize_cpu`` where it has one: TopK's orders)."""
+    op = node.op
+    if numerics != "reference":
+        cpu = getattr(op, "specialize_cpu", None)
+        if cpu is not None:
+            return cpu(node.input_types())  # type: ignore[no-any-return]
+    specialize_types = getattr(op, "specialize", None)
+    return op.evaluate if specialize_types is None else specialize_types(node.input_types())
 
 
 class _Unset:
@@ -257,14 +263,17 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
             nodes.append((node, (), lambda thunk=thunk: [thunk()]))
             continue
         if not prepare:
-            nodes.append((node, ins, None))
+            nodes.append((node, ins, generic_evaluate(node, numerics) if numerics != "reference" else None))
             continue
         consts = [template[s] if known[s] else None for s in ins]
         in_types = [types.get((s.node.id, s.index), s.node.output_types[s.index]) for s in node.inputs if s is not None]
         used = [plan.slot_of[(node.id, i)] in plan.read_slots for i in range(len(outs_types))]
+        if numerics != "reference" and getattr(node.op, "specialize_cpu", None) is not None:
+            # the CPU's evaluate depends on the model's own types (TopK: dynamic shapes pick the CPU's sort)
+            nodes.append((node, ins, generic_evaluate(node, numerics)))
+            continue
         if getattr(node.op, "specialize", None) is not None and type(node.op).prepare is Op.prepare:
-            # evaluate depends on the model's own types (TopK: dynamic shapes pick the CPU's sort)
-            nodes.append((node, ins, generic_evaluate(node)))
+            nodes.append((node, ins, generic_evaluate(node)))  # evaluate depends on the model's own types
             continue
         nodes.append((node, ins, node.op.prepare(NodeSignature(in_types, consts, outs_types, used))))
     if prepare:

@@ -132,7 +132,7 @@ def check(
     if values is None:
         return []
     model = Model(gr_out, [p.node for p in gr_params])
-    got = list(model.run(list(values)).values())
+    got = list(model.run(list(values), numerics="openvino-cpu" if cpu else "reference").values())
     if expected is not None:
         for g, e in zip(got, expected):
             e = np.asarray(e)

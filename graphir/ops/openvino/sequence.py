@@ -244,9 +244,10 @@ class TopK(Op):
         idx_dtype = ElementType.parse(self.index_element_type).numpy_dtype
         return [values, order.astype(idx_dtype)]
 
-    def specialize(self, inputs: list[TensorType]) -> Callable[..., list[np.ndarray]]:
-        """The evaluate a run plan uses: the CPU plugin's order, which depends on whether the
-        node's shapes are dynamic (known only from the model's types, not from the arrays)."""
+    def specialize_cpu(self, inputs: list[TensorType]) -> Callable[..., list[np.ndarray]]:
+        """The evaluate a run plan uses under ``numerics="openvino-cpu"``: the CPU plugin's order,
+        which depends on whether the node's shapes are dynamic (known only from the model's types,
+        not from the arrays). Under ``"reference"`` a run calls :meth:`evaluate` (ties by index)."""
         dynamic = not inputs[0].shape.is_static
         if not dynamic:
             dynamic = not self.infer(inputs)[0].shape.is_static
