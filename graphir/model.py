@@ -54,9 +54,12 @@ class Model:
         rt_info: Mapping[str, Any] | None = None,
         sinks: "Sequence[Output | Node]" = (),
         inferred: bool = False,
+        restored: bool = False,
     ) -> None:
         """``inferred``: every node's types are already what inference from its inputs gives (a
-        reader that inferred each node as it built it); a reshape may then start from them."""
+        reader that inferred each node as it built it); a reshape may then start from them.
+        ``restored``: the nodes were made by ``Node._restore`` (a reader): their inputs are
+        recorded as uses when first needed."""
         if isinstance(results, (Output, Node)):
             results = [results]
         self.name = name
@@ -91,6 +94,8 @@ class Model:
                         f"{n.describe()} is used by the graph but is not in the model's parameters"
                     )
         self._types_whole = inferred
+        if restored:
+            self._unlinked = list(self._nodes.values())
 
     # --- construction helpers ---------------------------------------------------------------
     @staticmethod
@@ -114,42 +119,50 @@ class Model:
 
     def _collect(self, roots: Iterable[Node]) -> None:
         """Take ``roots`` and every node upstream of them not yet here; a GraphError for a node
-        another model owns (checked before anything is taken)."""
+        another live model owns (nothing is taken then)."""
         nodes = self._nodes
         impure = self._impure
         ref = self._ref
         found: list[Node] = []
-        seen: set[int] = set()
+        holds_bodies = _HOLDS_BODIES
         stack = list(roots)
-        pop, push = stack.pop, stack.append
-        while stack:
-            node = pop()
-            nid = node.id
-            known = nodes.get(nid)
-            if known is node or nid in seen:
-                continue
-            if known is not None:
-                raise GraphError(
-                    f"two nodes share id {nid}: {known.describe()} and {node.describe()}; ids read "
-                    f"from a file (IR layer ids) may repeat those of nodes built before reading it"
-                )
-            owner = node._owner
-            if owner is not None and owner is not ref and owner() is not None:
-                self._check_joinable(node)
-            seen.add(nid)
-            found.append(node)
-            for src in node.inputs:
-                if src is not None:
-                    push(src.node)
-        for node in found:
-            nodes[node.id] = node
-            node._owner = ref
-            op = node._op
-            if not op.pure_infer:
-                impure.append(node)
-            if op.has_bodies or getattr(op, "children", None):
-                for _, body in named_bodies(op):
-                    body._holder = node
+        pop, push, take = stack.pop, stack.append, found.append
+        try:
+            while stack:
+                node = pop()
+                nid = node.id
+                known = nodes.get(nid)
+                if known is node:
+                    continue
+                if known is not None:
+                    raise GraphError(
+                        f"two nodes share id {nid}: {known.describe()} and {node.describe()}; ids read "
+                        f"from a file (IR layer ids) may repeat those of nodes built before reading it"
+                    )
+                if node._owner is not None:
+                    self._check_joinable(node)
+                nodes[nid] = node
+                node._owner = ref
+                take(node)
+                op = node._op
+                cls = type(op)
+                if not cls.pure_infer:
+                    impure.append(node)
+                holds = holds_bodies.get(cls)
+                if holds is None:
+                    holds = _may_hold_bodies(cls)
+                if holds:
+                    for _, body in named_bodies(op):
+                        body._holder = node
+                for src in node.inputs:
+                    if src is not None:
+                        push(src.node)
+        except GraphError:
+            for node in found:  # nothing taken
+                del nodes[node.id]
+                node._owner = None
+            impure[:] = [n for n in impure if n._owner is ref]
+            raise
 
     def _init_state(self) -> None:
         self._version = 0
@@ -173,6 +186,8 @@ class Model:
         self._order: "tuple[int, list[Node]] | None" = None
         self._plan: Any = None  # the run plan (graphir.interpreter), which records its version
         self._position: "tuple[list[Node], dict[int, int]] | None" = None  # see _positions
+        #: nodes made by Node._restore whose inputs are not yet recorded as uses (see _link_restored)
+        self._unlinked: "list[Node] | None" = None
         self._lock = threading.RLock()  # held while a run plan is built (requests in several threads)
         #: (version, Parameter types) of this body's last inference (graphir.inference.infer_body)
         self._inferred: "tuple[int, list[Any]] | None" = None
@@ -231,8 +246,17 @@ class Model:
         if self._validated == before:
             self._validated = self._version
 
+    def _link_restored(self) -> None:
+        """Record the inputs of the nodes a reader restored as uses of their producers (once)."""
+        restored, self._unlinked = self._unlinked, None
+        for node in restored or ():
+            if node._owner is self._ref:
+                _link(node)
+
     def readers_of(self, node_id: int) -> list[Node]:
         """The nodes of this model with an input fed by node ``node_id`` (each once), from its uses."""
+        if self._unlinked is not None:
+            self._link_restored()
         node = self._nodes.get(node_id)
         users = node._users if node is not None else None
         if not users:
@@ -555,6 +579,8 @@ class Model:
         The node leaves the model (it may join another) and stops counting as a use of its inputs."""
         if self._nodes.get(node.id) is not node:
             raise GraphError(f"{node.describe()} is not in model '{self.name}'")
+        if self._unlinked is not None:
+            self._link_restored()
         users = node.uses()
         if users:
             raise GraphError(
@@ -675,6 +701,7 @@ class Model:
         model._impure = [n for n in model._nodes.values() if not n.op.pure_infer]
         model._sinks = [mapping[s.id] for s in self._sinks if s.id in mapping]
         model._types_whole = self._types_whole and not self._dirty
+        model._unlinked = list(model._nodes.values())  # made by Node._restore: uses recorded when first needed
         model._dirty = {mapping[n.id] for n in self._dirty if n.id in mapping}
         return model
 
@@ -729,6 +756,19 @@ class Model:
         ins = ", ".join(f"{p.name}: {p.output_types[0]}" for p in self._parameters)
         outs = ", ".join(str(r.output_types[0]) for r in self._results)
         return f"<Model '{self.name}' ({ins}) -> ({outs}), {len(self._nodes)} nodes>"
+
+
+_HOLDS_BODIES: dict[type, bool] = {}
+
+
+def _may_hold_bodies(cls: type) -> bool:
+    """Whether ops of ``cls`` may hold bodies (ops with bodies, opaque layers with children):
+    asked per class, never per op (a missing attribute on a pydantic instance is slow to miss)."""
+    known = _HOLDS_BODIES.get(cls)
+    if known is None:
+        known = _HOLDS_BODIES[cls] = bool(getattr(cls, "has_bodies", False)
+                                          or "children" in getattr(cls, "model_fields", {}))
+    return known
 
 
 def named_bodies(op: Any) -> "list[tuple[str, Model]]":

@@ -132,10 +132,14 @@ class Output:
         """Every (node, input index) this output feeds in the graph that owns its node (for a node
         in no model: the nodes in no model), sorted by node id and input index."""
         node, index = self.node, self.index
+        owner = node._owner
+        if owner is not None:
+            model = owner()
+            if model is not None and model._unlinked is not None:
+                model._link_restored()
         users = node._users
         if not users:
             return []
-        owner = node._owner
         found = []
         for k in range(0, len(users), 2):
             user, port = users[k], users[k + 1]
@@ -216,7 +220,10 @@ class Node:
     def _restore(cls, op: Op, inputs: list["Output | None"], name: str, id: int,
                  output_types: list[TensorType]) -> "Node":
         """A node from parts a deserializer has already checked (``inputs`` are Outputs or None,
-        ``output_types`` fits the op): no conversions and no inference; ``output_types`` is kept as given."""
+        ``output_types`` fits the op): no conversions, no inference, and its inputs not yet recorded
+        as uses of their producers: the caller puts it into a ``Model(..., restored=True)``, which
+        records them when first needed (a reader builds tens of thousands of nodes; most reads
+        never ask). ``output_types`` is kept as given."""
         node = object.__new__(cls)
         _reserved.add(id)
         node.id = id
@@ -229,15 +236,6 @@ class Node:
         node._output_names = None
         node._owner = None
         node._users = None
-        for index, src in enumerate(inputs):  # _link, inlined: a reader builds tens of thousands
-            if src is not None:
-                producer = src.node
-                users = producer._users
-                if users is None:
-                    producer._users = [node, index]
-                else:
-                    _append(users, node)
-                    _append(users, index)
         return node
 
     def __getstate__(self) -> dict[str, Any]:
@@ -393,8 +391,11 @@ class Node:
         if index < 0:
             raise GraphError(f"{self.describe()}: input index {index} is negative")
         model = self.model
-        if model is not None and value is not None:
-            model._check_joinable(value.node)
+        if model is not None:
+            if value is not None:
+                model._check_joinable(value.node)
+            if model._unlinked is not None:
+                model._link_restored()
         inputs = self.inputs
         if index < len(inputs):
             old = inputs[index]
