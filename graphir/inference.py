@@ -204,7 +204,8 @@ def infer_for_inputs(model: "Model", input_types: Sequence[TensorType], nodes: S
             types[(node.id, 0)] = node.output_types[0]
             continue
         inputs = [types[(s.node.id, s.index)] for s in node.inputs if s is not None]
-        out = node._types_for(inputs, run=True, op=_with_private_bodies(op) if op.has_bodies else None)
+        out = (node._types_for(inputs, run=True, op=_with_private_bodies(op), ctx=INFER_CONTEXT) if op.has_bodies
+               else node._types_for(inputs, run=True))
         if not isinstance(op, Result):
             out = fold_types(node, inputs, out) or out
         for i, t in enumerate(out):
@@ -218,6 +219,24 @@ def _with_private_bodies(op: Any) -> Any:
 
     bodies = {name: value for name, value in op.__dict__.items() if isinstance(value, Model)}
     return op.model_copy(update={name: body.clone() for name, body in bodies.items()})
+
+
+class InferContext:
+    """What the inference pass hands an op with bodies (graphir.ops.base.BodyContext)."""
+
+    def infer_body(self, body: "Model", types: list[TensorType], where: str) -> Task[list[TensorType]]:
+        return infer_body_task(body, types, where=where)
+
+    def run_body(self, body: "Model", args: list[Any]) -> Any:
+        raise InferenceError(f"{where_of(body)}: shape inference does not run bodies")
+
+
+def where_of(body: "Model") -> str:
+    return f"body '{body.name}'"
+
+
+#: the one context inference hands ops with bodies (it holds no state)
+INFER_CONTEXT = InferContext()
 
 
 def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> list[TensorType]:
@@ -248,7 +267,7 @@ def infer_body_task(body: "Model", input_types: Sequence[TensorType], *, where: 
         for node in body.get_ordered_ops():
             if isinstance(node.op, Parameter):
                 continue
-            types_ = (yield node.infer_task()) if node.op.has_bodies else node.infer()
+            types_ = (yield node.infer_task(INFER_CONTEXT)) if node.op.has_bodies else node.infer()
             if not isinstance(node.op, _NOT_FOLDED):
                 fold_node(node, types_)
     except InferenceError as exc:

@@ -12,6 +12,7 @@ request's variable store as their first argument: it sits in one extra slot of t
 """
 from __future__ import annotations
 
+import functools
 import sys
 import threading
 import time
@@ -27,7 +28,7 @@ from graphir.ops.openvino.core import Constant, Parameter, Result
 from graphir.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
                                  constant_cache_bytes, generic_evaluate, signature_types, specialize)
-from graphir.trampoline import Task
+from graphir.trampoline import Task, drive
 from graphir.variables import VariableStore, model_variables
 
 if TYPE_CHECKING:
@@ -202,8 +203,8 @@ def build_plan(model: "Model") -> RunPlan:
 
 def make_step(plan: RunPlan, node: "Node", ins: tuple[int, ...], evaluate: Any, release: tuple[int, ...]) -> Step:
     """One step of ``node``: ``evaluate`` (None: the op's generic one) on the values in ``ins``."""
-    if evaluate is None:
-        evaluate = generic_evaluate(node)
+    if evaluate is None or type(node.op).has_bodies:
+        evaluate = generic_evaluate(node) if not type(node.op).has_bodies else functools.partial(evaluate_with_bodies, node.op)
     if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
         ins, evaluate = (plan.state_slot, *ins), getattr(node.op, "evaluate_state")
     base = plan.slot_of[(node.id, 0)] if node.output_types else -1
@@ -535,12 +536,50 @@ def steps_task(owner: "RunPlan | Specialization", values: list[Any]) -> Task[Non
         _, _, _, _, _, ins, base, count, release, node = part
         args = [values[s] for s in ins]
         try:
-            outs = yield node.op.evaluate_task(*args)
+            outs = yield node.op.evaluate_task(RUN_CONTEXT, *args)
             values[base:base + count] = _outputs(outs, count)
         except Exception as exc:
             _reraise(node, args, exc)
         for s in release:
             values[s] = None
+
+
+def run_body_task(body: "Model", args: list[np.ndarray]) -> Task[list[np.ndarray]]:
+    """Run ``body`` on arrays in Parameter order as a task: its Result values in Result order.
+    Bodies in the body run as inner tasks, so bodies nested hundreds deep run without nesting
+    Python calls. Skips the per-run input checks (the outer op already inferred the body with
+    these types). Everything written lives in this call's value table."""
+    plan = get_plan(body)
+    steps: Any = plan
+    if not plan.dynamic and all(getattr(a, "shape", None) == s.static_shape for a, s in zip(args, plan.inputs)):
+        steps = specialization(body, plan, args)  # a static body: specialized once, run per iteration
+    values = steps.template.copy()
+    for slot, value in zip(plan.parameter_slots, args):
+        values[slot] = value
+    yield steps_task(steps, values)
+    return [values[s] for s in plan.result_slots]
+
+
+class RunContext:
+    """What the runtime hands an op with bodies (graphir.ops.base.BodyContext): ``run_body``."""
+
+    def run_body(self, body: "Model", args: list[np.ndarray]) -> Task[list[np.ndarray]]:
+        return run_body_task(body, args)
+
+    def infer_body(self, body: "Model", types: list[Any], where: str) -> Any:
+        from graphir.errors import InferenceError
+
+        raise InferenceError(f"{where}: a run does not infer bodies")
+
+
+#: the one context runs hand ops with bodies (it holds no state: a run's values live in its tables)
+RUN_CONTEXT = RunContext()
+
+
+def evaluate_with_bodies(op: Any, *arrays: np.ndarray) -> list[np.ndarray]:
+    """A step of an op with bodies: its ``evaluate_task`` driven with the runtime's context."""
+    with np.errstate(all="ignore"):  # as a run does (prepared elementwise steps rely on it)
+        return drive(op.evaluate_task(RUN_CONTEXT, *arrays))  # type: ignore[no-any-return]
 
 
 def _segments(steps: list[Step]) -> list[tuple[bool, Any]]:

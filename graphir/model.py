@@ -95,7 +95,7 @@ class Model:
                     )
         self._types_whole = inferred
         if restored:
-            self._unlinked = list(self._nodes.values())
+            self._unlinked: "list[Node] | None" = list(self._nodes.values())
 
     # --- construction helpers ---------------------------------------------------------------
     @staticmethod
@@ -187,7 +187,7 @@ class Model:
         self._plan: Any = None  # the run plan (graphir.interpreter), which records its version
         self._position: "tuple[list[Node], dict[int, int]] | None" = None  # see _positions
         #: nodes made by Node._restore whose inputs are not yet recorded as uses (see _link_restored)
-        self._unlinked: "list[Node] | None" = None
+        self._unlinked = None
         self._lock = threading.RLock()  # held while a run plan is built (requests in several threads)
         #: (version, Parameter types) of this body's last inference (graphir.inference.infer_body)
         self._inferred: "tuple[int, list[Any]] | None" = None
@@ -262,12 +262,12 @@ class Model:
         if not users:
             return []
         ref = self._ref
-        found: list[Node] = []
+        found: dict[int, Node] = {}
         for k in range(0, len(users), 2):
             user = users[k]
-            if user._owner is ref and user not in found:
-                found.append(user)
-        return found
+            if user._owner is ref:
+                found[id(user)] = user
+        return list(found.values())
 
     def set_parameter_type(self, node: Node, element_type: Any = None, shape: Any = None, *,
                            edit: bool = True) -> None:

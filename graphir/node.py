@@ -20,6 +20,8 @@ from graphir.ops.base import Op, TensorType
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
+from graphir.trampoline import drive
+
 if TYPE_CHECKING:
     from graphir.model import Model
     from graphir.trampoline import Task
@@ -423,7 +425,10 @@ class Node:
 
     # --- inference --------------------------------------------------------------------------
     def infer(self) -> list[TensorType]:
-        """Re-infer the output types from the input types; errors name this node and its inputs."""
+        """Re-infer the output types from the input types; errors name this node and its inputs.
+        An op with bodies infers them through the inference pass's context (see :meth:`infer_task`)."""
+        if type(self._op).has_bodies:
+            return drive(self.infer_task())
         return self._infer_from(self.input_types())
 
     def _infer_from(self, inputs: list[TensorType]) -> list[TensorType]:
@@ -442,13 +447,16 @@ class Node:
             self.output_types = result
         return self.output_types
 
-    def infer_task(self) -> "Task[list[TensorType]]":
+    def infer_task(self, ctx: Any = None) -> "Task[list[TensorType]]":
         """:meth:`infer` as a task (graphir.trampoline) for a node whose op has bodies: the op's
-        ``infer_task`` is yielded, so bodies nested in bodies infer without nested calls."""
+        ``infer_task`` is yielded with ``ctx`` (graphir.ops.base.BodyContext; default: the
+        inference pass's), so bodies nested in bodies infer without nested calls."""
+        if ctx is None:
+            ctx = _inference_context()
         inputs = self.input_types()
         self._check_input_count(inputs)
         try:
-            result = list((yield self._op.infer_task(inputs)))  # type: ignore[attr-defined]
+            result = list((yield self._op.infer_task(inputs, ctx)))  # type: ignore[attr-defined]
         except Exception as exc:
             raise self._infer_failure(inputs, exc)
         self._take_outputs(result)
@@ -460,7 +468,8 @@ class Node:
             self._output_names = (names + [set() for _ in result])[: len(result)]
         self.output_types = list(result)
 
-    def _types_for(self, inputs: list[TensorType], *, run: bool = False, op: Op | None = None) -> list[TensorType]:
+    def _types_for(self, inputs: list[TensorType], *, run: bool = False, op: Op | None = None,
+                   ctx: Any = None) -> list[TensorType]:
         """The output types this node would have for ``inputs`` (the node is not changed); an
         InferenceError names this node and ``inputs``. ``run``: also the checks a run makes
         beyond shape inference (``Op.check_run``). ``op``: infer with this op instead of the
@@ -469,7 +478,10 @@ class Node:
         if op is None:
             op = self._op
         try:
-            result = list(op.infer(inputs))
+            if type(op).has_bodies:
+                result = list(drive(op.infer_task(inputs, ctx if ctx is not None else _inference_context())))  # type: ignore[attr-defined]
+            else:
+                result = list(op.infer(inputs))
             if run:
                 op.check_run(inputs)
             return result
@@ -525,6 +537,15 @@ def _as_output(value: "Output | Node | None") -> "Output | None":
             raise GraphError(f"{value.describe()} has {len(value.output_types)} outputs; pick one with .output(i)")
         return Output(value, 0)
     raise GraphError(f"expected an Output or a Node, got {type(value).__name__}")
+
+
+def _inference_context() -> Any:
+    """The inference pass's context for ops with bodies. The one call from the graph layer up to
+    the passes layer (a node with bodies is inferred by inferring its bodies, which is that pass's
+    job); tests/test_layers.py lists it."""
+    from graphir.inference import INFER_CONTEXT
+
+    return INFER_CONTEXT
 
 
 def _use_key(use: "tuple[Node, int]") -> tuple[int, int]:

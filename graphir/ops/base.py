@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -152,6 +152,19 @@ REAL = types("f32", "f16", "bf16", "f64", "f8e4m3", "f8e5m2")
 INTEGRAL = types("i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64")
 NUMERIC = REAL + INTEGRAL
 INDEX = types("i32", "i64")
+
+
+class BodyContext(Protocol):
+    """What an op with bodies (If, Loop, TensorIterator) is handed by whoever infers or runs it:
+    the inference pass gives ``infer_body`` (graphir.inference), the runtime ``run_body``
+    (graphir.interpreter). Both return tasks (graphir.trampoline) the op yields, so bodies nested
+    any depth never nest Python calls. Ops never import the engine."""
+
+    def infer_body(self, body: Any, types: list[TensorType], where: str) -> Any:
+        """A task inferring ``body`` given its Parameters' types; its Result types."""
+
+    def run_body(self, body: Any, args: list[np.ndarray]) -> Any:
+        """A task running ``body`` on arrays in Parameter order; its Result values."""
 
 
 class SharedFieldsSet(set[str]):
