@@ -196,7 +196,7 @@ def build_plan(model: "Model") -> RunPlan:
         decompressions=found,
         read_slots={s for slots in input_slots.values() for s in slots} | set(result_slots),
     )
-    plan.steps = specialize(plan, {}, prepare=False).steps  # the generic steps: each op's evaluate
+    plan.steps = specialize(plan, {}, make_step, prepare=False).steps  # the generic steps: each op's evaluate
     plan.show_progress = len(plan.steps) > 1
     return plan
 
@@ -282,7 +282,7 @@ def _specialize_signature(model: "Model", plan: RunPlan, key: "tuple[Any, bool, 
         types = known if known is not None else signature_types(plan.executed)
     else:
         types = signature_types(plan.executed)
-    spec = specialize(plan, types, prepare=prepared, numerics=numerics)
+    spec = specialize(plan, types, make_step, prepare=prepared, numerics=numerics)
     specializations = dict(plan.specializations) if len(plan.specializations) < MAX_SPECIALIZATIONS else {}
     specializations[key] = spec
     plan.specializations = specializations  # replaced whole: readers without the lock see one or the other

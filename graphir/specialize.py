@@ -34,7 +34,7 @@ import numpy as np
 
 from graphir.errors import ResourceLimitError
 from graphir.limits import parse_byte_count
-from graphir.ops.base import NodeSignature, Op
+from graphir.ops.base import NodeSignature, Op, static_dims
 
 if TYPE_CHECKING:
     from graphir.interpreter import RunPlan, Step
@@ -82,20 +82,6 @@ class Specialization:
     largest_output: "tuple[int, Node | None, int, TensorType | None]" = (0, None, -1, None)
     #: ``steps`` cut where an op with bodies runs (see graphir.interpreter.steps_task), made on first use
     segments: "list[tuple[bool, Any]] | None" = None
-
-
-def static_dims(t: "TensorType") -> tuple[int, ...] | None:
-    """``t``'s shape as a tuple when static (a specialization asks this of every output, per
-    signature: kept cheap)."""
-    dims = t.shape._dims
-    if dims is None:
-        return None
-    out = []
-    for d in dims:
-        if d.max != d.min:
-            return None
-        out.append(d.min)
-    return tuple(out)
 
 
 _ITEMSIZE: dict[Any, int] = {}
@@ -213,15 +199,13 @@ class _Unset:
 _UNSET = _Unset()
 
 
-def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *, prepare: bool = True,
-               numerics: str = "reference") -> Specialization:
+def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", make_step: "Callable[..., Step]", *,
+               prepare: bool = True, numerics: str = "reference") -> Specialization:
     """The steps of ``plan`` for the output types ``types`` of one input signature, each node's
     evaluate chosen for the ``numerics`` profile (graphir.numerics.evaluator).
 
     ``prepare=False`` builds the reference: no folding, each op's generic ``evaluate`` (what a run
     computed before specialization existed; the tests compare both bit for bit)."""
-    from graphir.interpreter import make_step
-
     cache: ConstantCache = plan.constant_cache
     template = plan.template.copy()
     known = [v is not None for v in template]  # values every run of this signature has

@@ -103,6 +103,20 @@ class NodeSignature:
         return tuple(d.min for d in dims)
 
 
+def static_dims(t: "TensorType") -> tuple[int, ...] | None:
+    """``t``'s shape as a tuple when static (a specialization asks this of every output, per
+    signature: kept cheap)."""
+    dims = t.shape._dims
+    if dims is None:
+        return None
+    out = []
+    for d in dims:
+        if d.max != d.min:
+            return None
+        out.append(d.min)
+    return tuple(out)
+
+
 _Step = TypeVar("_Step", bound=Callable[..., Any])
 
 
