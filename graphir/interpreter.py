@@ -222,17 +222,15 @@ def _input_spec(index: int, param: "Node") -> InputSpec:
 
 
 def get_plan(model: "Model") -> RunPlan:
-    """The cached plan: built, after validating the model and re-inferring what edits touched, on
-    first use and whenever the model's version moved since."""
-    plan = model._plan
-    if plan is None or plan.version != model.version:
-        with model._lock:  # requests in several threads: one builds, the others take its plan
-            plan = model._plan
-            if plan is None or plan.version != model.version:
-                model.validate()
-                plan = build_plan(model)
-                _check_run_types(plan)
-                model._plan = plan
+    """The model's run plan: built, after validating the model and re-inferring what edits
+    touched, on first use and whenever the model's version moved since (``Model.derived``)."""
+    return model.derived("plan", lambda: _new_plan(model))  # type: ignore[no-any-return]
+
+
+def _new_plan(model: "Model") -> RunPlan:
+    model.validate()
+    plan = build_plan(model)
+    _check_run_types(plan)
     return plan
 
 
@@ -437,9 +435,7 @@ def execute(model: "Model", inputs: Any, state: "VariableStore | None", *, numer
     against (see :func:`_run_unspecialized`). Everything a run writes lives in this call's value
     table and ``state``: the plan and its specializations are shared and never written after
     they are built (built under the plan's lock)."""
-    plan = model._plan
-    if plan is None or plan.version != model._version:
-        plan = get_plan(model)
+    plan = get_plan(model)
     given: list[Any] = [None] * len(plan.inputs)
     _place_inputs(model, plan, inputs, given, _INDICES[len(given)] if len(given) < 64 else list(range(len(given))))
     spec = specialization(model, plan, given, prepared, numerics)

@@ -13,7 +13,7 @@ import copy
 import heapq
 import threading
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphir.errors import GraphError, GraphirError
@@ -184,7 +184,9 @@ class Model:
         #: derived from the structure, each with the version it was made for
         self._graph: "tuple[int, nx.MultiDiGraph] | None" = None
         self._order: "tuple[int, list[Node]] | None" = None
-        self._plan: Any = None  # the run plan (graphir.interpreter), which records its version
+        #: values derived from the model by the layers above (the run plan), each with the version
+        #: it was made for (see derived); dropped when types are re-inferred
+        self._derived: dict[str, tuple[int, Any]] = {}
         self._position: "tuple[list[Node], dict[int, int]] | None" = None  # see _positions
         #: nodes made by Node._restore whose inputs are not yet recorded as uses (see _link_restored)
         self._unlinked = None
@@ -196,7 +198,27 @@ class Model:
         """Forget everything derived from the structure (order, graph, run plan)."""
         self._graph = None
         self._order = None
-        self._plan = None
+        self._derived.clear()
+
+    def derived(self, key: str, build: "Callable[[], Any]") -> Any:
+        """A value derived from the model (the runtime's run plan under ``"plan"``): made by
+        ``build()`` for the current version, kept until the version moves (or types are
+        re-inferred), and made once when requests in several threads ask at the same time."""
+        entry = self._derived.get(key)
+        if entry is not None and entry[0] == self._version:
+            return entry[1]
+        with self._lock:
+            entry = self._derived.get(key)
+            if entry is None or entry[0] != self._version:
+                value = build()
+                entry = self._derived[key] = (self._version, value)
+        return entry[1]
+
+    @property
+    def _plan(self) -> Any:
+        """The current run plan, if one was made (for tests and benchmarks that inspect it)."""
+        entry = self._derived.get("plan")
+        return entry[1] if entry is not None and entry[0] == self._version else None
 
     @property
     def version(self) -> int:
@@ -208,7 +230,7 @@ class Model:
         """An edit: move the version on, note the nodes to re-infer; the model holding this one as
         a body moves on too (its node with the body re-infers)."""
         self._version += 1
-        self._plan = None
+        self._derived.clear()
         if edited:
             self._dirty.update(edited)
         holder = self._holder
@@ -286,7 +308,7 @@ class Model:
             node._op = op.with_attributes(**changes)
         if edit:
             self._version += 1
-            self._plan = None
+            self._derived.clear()
             self._keep_structure(self._version - 1)
             holder = self._holder
             if holder is not None and holder.model is not None:
@@ -296,7 +318,7 @@ class Model:
     def _types_inferring(self) -> list[Node]:
         """A whole-model inference starts: pending edits are its business now; returns the nodes
         that must re-infer though their inputs stay (``pure_infer`` False)."""
-        self._plan = None
+        self._derived.clear()
         self._dirty = set()
         self._types_whole = False
         nodes = self._nodes
@@ -327,11 +349,11 @@ class Model:
     def note_inferred_types(self, input_types: list[Any]) -> None:
         """This body was just inferred from ``input_types`` (see :meth:`inferred_for`)."""
         self._inferred = (self._version, input_types)
-        self._plan = None  # its plan was built for the types before
+        self._derived.clear()  # its plan was built for the types before
 
     def forget_inferred_types(self) -> None:
         self._inferred = None
-        self._plan = None
+        self._derived.clear()
 
     def _settle_types(self) -> None:
         """Re-infer the nodes edits touched and everything downstream of them, before a type is
@@ -370,7 +392,7 @@ class Model:
         except BaseException:
             self._dirty = redo
             raise
-        self._plan = None
+        self._derived.clear()
 
     def _positions(self) -> dict[int, int]:
         """Node id -> its place in the topological order (made with the order, kept with it)."""
@@ -707,7 +729,7 @@ class Model:
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        for key in ("_ref", "_plan", "_graph", "_order", "_lock", "_position"):
+        for key in ("_ref", "_derived", "_graph", "_order", "_lock", "_position"):
             state.pop(key, None)
         return state
 
@@ -715,7 +737,8 @@ class Model:
         """Unpickling: the copy owns its nodes (they were pickled with it)."""
         self.__dict__.update(state)
         self._ref = ref = weakref.ref(self)
-        self._plan = self._graph = self._order = self._position = None
+        self._graph = self._order = self._position = None
+        self._derived = {}
         self._lock = threading.RLock()
         for node in self._nodes.values():
             node._owner = ref
