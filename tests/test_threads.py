@@ -181,3 +181,26 @@ def test_unknown_numerics_profile_is_refused() -> None:
     with pytest.raises(graphir.errors.InputError, match=r"numerics='fast' is not a numerics profile "
                                                         r"\(profiles: reference, openvino-cpu\)"):
         _accumulator().create_infer_request(numerics="fast")
+
+
+def test_a_run_never_changes_the_models_bodies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What leaked between threads: inferring a new input signature set the shared body's
+    Parameter types (and its nodes' types) for a moment. Now it infers private copies."""
+    model = _shape_loop()
+    body = next(n for n in model.nodes() if n.type_name == "Loop").op.body
+    before = [(n.op, list(n.output_types)) for n in body.nodes()]
+    version = body.version
+    touched: list[Any] = []
+    original = graphir.Model.set_parameter_type
+
+    def spy(self: graphir.Model, *args: Any, **kwargs: Any) -> None:
+        if self is body:
+            touched.append(args)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(graphir.Model, "set_parameter_type", spy)
+    for rows in range(1, 20):  # more signatures than a plan keeps
+        out = model.run([np.ones((rows, 2), np.float32), np.array(3, np.int64)])
+        np.testing.assert_array_equal(next(iter(out.values())), np.full((rows, 2), 3, np.float32))
+    assert touched == [] and body.version == version
+    assert [(n.op, list(n.output_types)) for n in body.nodes()] == before
