@@ -13,7 +13,6 @@ import pytest
 
 import graphir
 from graphir import opset
-from graphir.ops import base as ops_base
 from graphir.ops.openvino.conversion import Convert
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
