@@ -270,6 +270,8 @@ class Model:
 
     def _link_restored(self) -> None:
         """Record the inputs of the nodes a reader restored as uses of their producers (once)."""
+        if self._unlinked is None:
+            return
         restored, self._unlinked = self._unlinked, None
         for node in restored or ():
             if node._owner is self._ref:
@@ -359,6 +361,8 @@ class Model:
         """Re-infer the nodes edits touched and everything downstream of them, before a type is
         read (``Output.tensor_type``). A failure leaves the edit pending: run, infer_shapes and
         save report it; a read in the middle of a series of edits must not."""
+        if not self._dirty:
+            return
         try:
             self._infer_dirty()
         except GraphirError:

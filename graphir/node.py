@@ -70,7 +70,7 @@ class Output:
         owner = node._owner
         if owner is not None:  # an edited model re-infers what its edits touched before a type is read
             model = owner()
-            if model is not None and model._dirty:
+            if model is not None:
                 model._settle_types()
         return node.output_types[self.index]
 
@@ -137,7 +137,7 @@ class Output:
         owner = node._owner
         if owner is not None:
             model = owner()
-            if model is not None and model._unlinked is not None:
+            if model is not None:
                 model._link_restored()
         users = node._users
         if not users:
@@ -376,7 +376,7 @@ class Node:
         owner = self._owner
         if owner is not None:  # an edited model re-infers what its edits touched before a type is read
             model = owner()
-            if model is not None and model._dirty:
+            if model is not None:
                 model._settle_types()
         types_: list[TensorType] = []
         for src in self.inputs:
@@ -396,8 +396,7 @@ class Node:
         if model is not None:
             if value is not None:
                 model._check_joinable(value.node)
-            if model._unlinked is not None:
-                model._link_restored()
+            model._link_restored()
         inputs = self.inputs
         if index < len(inputs):
             old = inputs[index]
