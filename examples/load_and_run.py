@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     result = next(iter(outputs.values()))
     assert np.array_equal(result, expected), f"expected {expected.tolist()}, got {result.tolist()}"
 
-    profiled = model.run(inputs, profile=True)
+    profiled = model.profile(inputs)
     print("\nper-node profile:\n" + profiled.table())
 
     try:  # inputs are checked against the Parameters before anything runs

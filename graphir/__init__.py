@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from graphir import errors, opset
     from graphir.errors import GraphirError
-    from graphir.interpreter import run
     from graphir.model import Model
     from graphir.node import Node, Output
     from graphir.ops.base import Op, Port, TensorType
@@ -26,7 +25,6 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "errors": ("graphir.errors", None),
     "opset": ("graphir.opset", None),
     "GraphirError": ("graphir.errors", "GraphirError"),
-    "run": ("graphir.interpreter", "run"),
     "Model": ("graphir.model", "Model"),
     "Node": ("graphir.node", "Node"),
     "Output": ("graphir.node", "Output"),
@@ -57,12 +55,7 @@ def read_model(path: Any, weights: Any = None) -> "Model":
     """Read an OpenVINO IR (.xml + .bin) or a oneDNN Graph JSON file."""
     from graphir.serializers import read_model as _read
 
-    model = _read(path, weights)
-    if str(path).lower().endswith(".xml"):
-        # the IR reader infers every layer it builds (a big Constant's declared type is what it
-        # infers; an opaque layer re-infers on every reshape): a reshape may start from these types
-        model._types_whole = not model._dirty
-    return model
+    return _read(path, weights)
 
 
 def save_model(model: "Model", path: Any, **options: Any) -> None:
@@ -74,5 +67,5 @@ def save_model(model: "Model", path: Any, **options: Any) -> None:
 
 __all__ = [
     "Model", "Node", "Output", "Op", "Port", "TensorType", "ElementType", "Dimension", "PartialShape",
-    "GraphirError", "errors", "opset", "run", "read_model", "save_model", "__version__",
+    "GraphirError", "errors", "opset", "read_model", "save_model", "__version__",
 ]

@@ -13,6 +13,8 @@ from graphir.types import ElementType, as_element_type
 if TYPE_CHECKING:
     import numpy as np
 
+    from graphir.types import ElementType
+
 class _Default:
     """The default of an attribute whose default value a signature cannot spell: left out."""
 
@@ -32,8 +34,6 @@ def as_input(value: Any) -> Output:
         return value
     if isinstance(value, Node):
         return value.output(0)
-    from graphir.opset import constant
-
     return constant(value)
 
 
@@ -74,6 +74,25 @@ def _spelled(cls: Any, field: str, value: Any) -> Any:
             if len(matched) == 1:
                 return matched[0]
     return value
+
+
+def constant(value: Any, dtype: "ElementType | str | type | None" = None, name: str | None = None) -> Output:
+    """A constant from a numpy array, list or scalar (element type from its dtype unless given)."""
+    from graphir.errors import GraphirError, OpDefinitionError
+    from graphir.ops.openvino.core import Constant
+    from graphir.types import as_element_type
+
+    # Element type from numpy's reading of the value, as openvino.opset13.constant does in 2026.4:
+    # Python floats are f64, Python ints i64, bools boolean (tests/test_opset.py pins it).
+    et = None if dtype is None else as_element_type(dtype)
+    try:
+        op = Constant.from_array(value, et)
+    except (ValueError, TypeError, OverflowError) as exc:
+        if isinstance(exc, GraphirError):
+            raise
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        raise OpDefinitionError(f"cannot make a Constant{'' if et is None else f' of {et}'} from {shown}: {exc}") from None
+    return Node(op, name=name).output(0)
 
 
 def _node(dialect: str, type_name: str, version: str, inputs: Sequence[Any], name: str | None,

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphir.errors import GraphirError, InferenceError, InputError, ShapeError, UnsupportedOpError
-from graphir.ops import base as _ops_base
 from graphir.ops.base import TensorType, same_type
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.shapes import Dimension, PartialShape
@@ -43,13 +42,11 @@ def infer_shapes(model: "Model", *, fold: bool = True, recorded_opaque: bool = F
     (A node whose inputs are the types its last inference saw gives what it gave then: see
     ``Node.infer``.)
     """
-    model._plan = None  # the run plan caches the Parameters' types for its input checks
-    model._dirty.clear()
-    model._types_whole = False
+    model._types_inferring()
     kept: list[Node] = []
     for node in model.get_ordered_ops():
         _infer_node(node, fold, recorded_opaque, kept)
-    model._types_whole = True
+    model._types_inferred()
     return kept
 
 
@@ -68,7 +65,7 @@ def _infer_node(node: "Node", fold: bool, recorded_opaque: bool, kept: list["Nod
     return types_
 
 
-def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque: bool = False) -> list["Node"]:
+def _infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque: bool = False) -> list["Node"]:
     """Re-infer ``changed`` (nodes without inputs whose attributes changed: reshaped Parameters)
     and what their new types reach, in topological order; a node whose outputs come out the same
     stops the walk there. Only for a model whose other types are all inferred from their inputs
@@ -76,11 +73,8 @@ def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque:
     attributes and input types, so the rest would infer what it has. Ops that are not
     (``pure_infer`` False: opaque layers, ops with bodies) re-infer every time. Same errors and
     result as :func:`infer_shapes`; a reshape to the shapes the inputs have costs next to nothing."""
-    model._plan = None
-    nodes = model._nodes
     kept: list[Node] = []
-    reached: list[Node] = [node for node in model._impure if nodes.get(node.id) is node]
-    model._types_whole = False
+    reached: list[Node] = model._types_inferring()
     for node in changed:
         before = node.output_types
         _infer_node(node, True, recorded_opaque, kept)
@@ -106,7 +100,7 @@ def infer_reached(model: "Model", changed: Sequence["Node"], *, recorded_opaque:
                     continue  # the same outputs: what reads them stays as it is
             for reader in readers_of(node.id):
                 marked.add(reader.id)
-    model._types_whole = True
+    model._types_inferred()
     return kept
 
 
@@ -154,11 +148,6 @@ def fold_node(node: "Node", types_: list[TensorType] | None = None) -> bool:
     if folded is None:
         return False
     node.output_types = folded
-    memo = node._memo
-    if memo is not None:  # what the node remembers of its inference includes the values now
-        n = memo[2]
-        if n == len(inputs) and all([a is b for a, b in zip(memo[3:3 + n], inputs)]):
-            node._memo = memo[:3 + n] + tuple(folded)
     return True
 
 
@@ -199,64 +188,55 @@ def fold_types(node: "Node", inputs: Sequence[TensorType], types_: list[TensorTy
 def infer_for_inputs(model: "Model", input_types: Sequence[TensorType], nodes: Sequence["Node"] | None = None,
                      ) -> dict[tuple[int, int], TensorType]:
     """Every output type of ``model`` when its Parameters receive ``input_types`` (in Parameter
-    order), without changing the model: what a run on inputs of those shapes meets, node by node.
-    ``nodes``: the nodes to infer, in topological order (default: all). The first inconsistency
-    raises an InferenceError naming that node and its input types. Bodies of control-flow ops are
-    inferred on the way and restored afterwards."""
+    order), without changing the model or its bodies: what a run on inputs of those shapes meets,
+    node by node (the runtime calls it once per new signature of a request's inputs; requests in
+    other threads may be running the same bodies meanwhile). ``nodes``: the nodes to infer, in
+    topological order (default: all). The first inconsistency raises an InferenceError naming
+    that node and its input types. An op with bodies infers on a private copy of its bodies."""
     types: dict[tuple[int, int], TensorType] = {}
     for param, t in zip(model.get_parameters(), input_types):
         types[(param.id, 0)] = t
-    bodies = _body_state(model)
-    try:
-        for node in model.get_ordered_ops() if nodes is None else nodes:
-            op = node.op
-            if isinstance(op, Parameter):
-                continue
-            if isinstance(op, Constant):
-                types[(node.id, 0)] = node.output_types[0]
-                continue
-            inputs = [types[(s.node.id, s.index)] for s in node.inputs if s is not None]
-            out = node.infer_types(inputs, run=True)
-            if not isinstance(op, Result):
-                out = fold_types(node, inputs, out) or out
-            for i, t in enumerate(out):
-                types[(node.id, i)] = t
-    finally:
-        _restore_bodies(bodies)
+    for node in model.get_ordered_ops() if nodes is None else nodes:
+        op = node.op
+        if isinstance(op, Parameter):
+            continue
+        if isinstance(op, Constant):
+            types[(node.id, 0)] = node.output_types[0]
+            continue
+        inputs = [types[(s.node.id, s.index)] for s in node.inputs if s is not None]
+        out = (node._types_for(inputs, run=True, op=_with_private_bodies(op), ctx=INFER_CONTEXT) if op.has_bodies
+               else node._types_for(inputs, run=True))
+        if not isinstance(op, Result):
+            out = fold_types(node, inputs, out) or out
+        for i, t in enumerate(out):
+            types[(node.id, i)] = t
     return types
 
 
-def _body_state(model: "Model") -> list[tuple[Any, list[tuple[Any, Any, Any, Any]]]]:
-    """What inferring the model may change inside its control-flow bodies (their Parameters' types
-    and every body node's output types), to put back afterwards."""
+def _with_private_bodies(op: Any) -> Any:
+    """``op`` with each body replaced by a clone (the clones' inference changes only them)."""
     from graphir.model import Model
 
-    saved = []
-    stack = [model]
-    while stack:
-        current = stack.pop()
-        for node in current.nodes():
-            values = node.op.__dict__.values()
-            for body in values:
-                if isinstance(body, Model):
-                    state = [(n, list(n.output_types), getattr(n.op, "element_type", None) if isinstance(n.op, Parameter) else None,
-                              n.op.shape if isinstance(n.op, Parameter) else None) for n in body.nodes()]
-                    saved.append((body, state))
-                    stack.append(body)
-    return saved
+    bodies = {name: value for name, value in op.__dict__.items() if isinstance(value, Model)}
+    return op.model_copy(update={name: body.clone() for name, body in bodies.items()})
 
 
-def _restore_bodies(saved: list[tuple[Any, list[tuple[Any, Any, Any, Any]]]]) -> None:
-    from graphir.model import quiet_edits
+class InferContext:
+    """What the inference pass hands an op with bodies (graphir.ops.base.BodyContext)."""
 
-    with quiet_edits():
-        for body, state in saved:
-            for node, output_types, element_type, shape in state:
-                node.output_types = output_types
-                if isinstance(node.op, Parameter):
-                    node.op.element_type, node.op.shape = element_type, shape
-            body._plan = None
-            body.__dict__.pop("_inferred_from", None)  # its types are no longer those of its last inference
+    def infer_body(self, body: "Model", types: list[TensorType], where: str) -> Task[list[TensorType]]:
+        return infer_body_task(body, types, where=where)
+
+    def run_body(self, body: "Model", args: list[Any]) -> Any:
+        raise InferenceError(f"{where_of(body)}: shape inference does not run bodies")
+
+
+def where_of(body: "Model") -> str:
+    return f"body '{body.name}'"
+
+
+#: the one context inference hands ops with bodies (it holds no state)
+INFER_CONTEXT = InferContext()
 
 
 def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> list[TensorType]:
@@ -272,49 +252,28 @@ def infer_body(body: "Model", input_types: Sequence[TensorType], *, where: str =
 
 def infer_body_task(body: "Model", input_types: Sequence[TensorType], *, where: str = "body") -> Task[list[TensorType]]:
     """:func:`infer_body` as a task (graphir.trampoline): a node with bodies in the body yields its
-    ``infer_task``."""
+    ``infer_task``. A body given the types of its last inference, at the same version (an edit
+    inside it or a body nested in it moves it), is not inferred again: a Loop infers its body
+    several times per inference, and Loops nested n deep would infer the innermost 4^n times."""
     params = body.get_parameters()
     if len(input_types) != len(params):
         raise InferenceError(f"{where}: has {len(params)} parameters, given {len(input_types)} input types")
-    from graphir import model as model_module
-    from graphir.model import quiet_edits
-
-    if _inferred_from(body, input_types):
+    if body.inferred_for(input_types, _same_input):
         return [r.output_types[0] for r in body.get_results()]
-
-    with quiet_edits():  # the outer op's inference sets them: not an edit of the body
-        for param, t in zip(params, input_types):
-            op = param.op
-            assert isinstance(op, Parameter)
-            if op.element_type != t.element_type or op.shape != t.shape:
-                op.element_type, op.shape = t.element_type, t.shape
-            param.output_types = [TensorType(t.element_type, t.shape, t.value)]
-    body._plan = None
+    for param, t in zip(params, input_types):  # the outer op's inference sets them: not an edit of the body
+        body.set_parameter_type(param, t.element_type, t.shape, edit=False)
+        param.output_types = [TensorType(t.element_type, t.shape, t.value)]
     try:
         for node in body.get_ordered_ops():
             if isinstance(node.op, Parameter):
                 continue
-            types_ = (yield node.infer_task()) if node.op.has_bodies else node.infer()
+            types_ = (yield node.infer_task(INFER_CONTEXT)) if node.op.has_bodies else node.infer()
             if not isinstance(node.op, _NOT_FOLDED):
                 fold_node(node, types_)
     except InferenceError as exc:
         raise InferenceError(f"{where}: {exc}") from None
-    body._inferred_from = (model_module.edits, _ops_base.attribute_epoch, list(input_types))  # type: ignore[attr-defined]
+    body.note_inferred_types(list(input_types))
     return [r.output_types[0] for r in body.get_results()]
-
-
-def _inferred_from(body: "Model", input_types: Sequence[TensorType]) -> bool:
-    """Whether ``body``'s types are already those of ``input_types``: its last inference was given
-    the same types (element type, shape, the same value and bounds objects) and no model or op
-    was edited since. A Loop infers its body several times per inference (relaxing merged
-    inputs, then with the iteration count): without this, Loops nested n deep would infer the
-    innermost body 4^n times."""
-    from graphir import model as model_module
-
-    inferred = body.__dict__.get("_inferred_from")
-    return (inferred is not None and inferred[0] == model_module.edits and inferred[1] == _ops_base.attribute_epoch
-            and not body._dirty and len(inferred[2]) == len(input_types)
-            and all(_same_input(a, b) for a, b in zip(inferred[2], input_types)))
 
 
 def mark_body_inferred(body: "Model") -> None:
@@ -323,10 +282,7 @@ def mark_body_inferred(body: "Model") -> None:
     :func:`infer_body` given those same types, with no edit in between, takes the types as they
     are instead of inferring the body again, so reading bodies nested hundreds deep does not
     infer every level again."""
-    from graphir import model as model_module
-
-    body._inferred_from = (model_module.edits, _ops_base.attribute_epoch,  # type: ignore[attr-defined]
-                           [p.output_types[0] for p in body.get_parameters()])
+    body.note_inferred_types([p.output_types[0] for p in body.get_parameters()])
 
 
 def _same_input(a: TensorType, b: TensorType) -> bool:
@@ -413,27 +369,21 @@ def reshape(model: "Model", shapes: Any, *, recorded_opaque: bool = False) -> li
     else:
         raise InputError(f"model '{model.name}': reshape takes a shape, a list of shapes or a mapping "
                          f"of input -> shape, got {type(shapes).__name__}")
-    from graphir.model import quiet_edits
-
     old = [(p, parameter_of(p).shape) for p in params]
-    incremental = model._types_whole and not model._dirty
+    incremental = model.types_are_whole()
     if incremental:  # an input given the shape it has changes nothing (OpenVINO's reshape skips it too)
         items = [(node, shape) for node, shape in items if parameter_of(node).shape != shape]
-        if not items and not any(model._nodes.get(n.id) is n for n in model._impure):
+        if not items and not model.has_impure_nodes():
             return []
-    with quiet_edits():  # one edit for the whole reshape, and inference below re-infers what it reaches
-        for node, shape in items:
-            assert isinstance(node.op, Parameter)
-            node.op.shape = shape
-    model._touch_inputs()  # the Parameters changed: the run plan's input checks are rebuilt
+    for node, shape in items:  # an edit: the version moves on; inference below re-infers what it reaches
+        model.set_parameter_type(node, shape=shape, edit=True)
     try:
         if incremental:
-            return infer_reached(model, [node for node, _ in items], recorded_opaque=recorded_opaque)
+            return _infer_reached(model, [node for node, _ in items], recorded_opaque=recorded_opaque)
         return infer_shapes(model, recorded_opaque=recorded_opaque)
     except GraphirError:
-        with quiet_edits():
-            for node, shape in old:
-                node.op.shape = shape
+        for node, shape in old:
+            model.set_parameter_type(node, shape=shape, edit=False)
         try:
             infer_shapes(model, recorded_opaque=recorded_opaque)
         except GraphirError:  # pragma: no cover - the model was consistent before

@@ -12,11 +12,13 @@ request's variable store as their first argument: it sits in one extra slot of t
 """
 from __future__ import annotations
 
+import functools
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,7 +32,7 @@ from graphir.numerics import using as using_numerics
 from graphir.numerics.openvino_cpu.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
                                  constant_cache_bytes, generic_evaluate, signature_types, specialize)
-from graphir.trampoline import Task
+from graphir.trampoline import Task, drive
 from graphir.variables import VariableStore, model_variables
 
 if TYPE_CHECKING:
@@ -94,6 +96,8 @@ class RunPlan:
     constant_caches: dict[str, ConstantCache] = field(default_factory=dict)
     #: (input shapes, prepared?, numerics profile) -> the plan specialized for them
     specializations: dict[tuple[Any, bool, str], Specialization] = field(default_factory=dict)
+    #: held while a specialization is built (requests in several threads share the plan)
+    lock: Any = field(default_factory=threading.Lock)
     #: the value-table slot that holds the variable store during a run (-1: the model has no stateful op)
     state_slot: int = -1
     #: the model's variables by id (see graphir.variables), for the stores of its requests
@@ -116,7 +120,7 @@ class NodeProfile:
 
 @dataclass
 class RunResult:
-    """What ``run(..., profile=True)`` returns: the outputs and one record per executed node."""
+    """What ``model.profile`` / ``request.profile`` return: the outputs and one record per executed node."""
 
     outputs: dict[str, np.ndarray]
     profile: list[NodeProfile] = field(default_factory=list)
@@ -203,15 +207,15 @@ def build_plan(model: "Model") -> RunPlan:
         absorbed=skipped,
         read_slots={s for slots in input_slots.values() for s in slots} | set(result_slots),
     )
-    plan.steps = specialize(plan, {}, prepare=False).steps  # the generic steps: each op's evaluate
+    plan.steps = specialize(plan, {}, make_step, prepare=False).steps  # the generic steps: each op's evaluate
     plan.show_progress = len(plan.steps) > 1
     return plan
 
 
 def make_step(plan: RunPlan, node: "Node", ins: tuple[int, ...], evaluate: Any, release: tuple[int, ...]) -> Step:
     """One step of ``node``: ``evaluate`` (None: the op's generic one) on the values in ``ins``."""
-    if evaluate is None:
-        evaluate = generic_evaluate(node)
+    if evaluate is None or type(node.op).has_bodies:
+        evaluate = generic_evaluate(node) if not type(node.op).has_bodies else functools.partial(evaluate_with_bodies, node.op)
     if getattr(node.op, "stateful", False):  # the store comes first: evaluate_state(store, *arrays)
         ins, evaluate = (plan.state_slot, *ins), getattr(node.op, "evaluate_state")
     base = plan.slot_of[(node.id, 0)] if node.output_types else -1
@@ -229,15 +233,15 @@ def _input_spec(index: int, param: "Node") -> InputSpec:
 
 
 def get_plan(model: "Model") -> RunPlan:
-    """The cached plan: built, after validating the model and re-inferring what edits touched, on
-    first use and whenever the model's version moved since."""
-    plan = model._plan
-    if plan is None or plan.version != model.version:
-        model.validate()
-        model.ensure_types()
-        plan = build_plan(model)
-        _check_run_types(plan)
-        model._plan = plan
+    """The model's run plan: built, after validating the model and re-inferring what edits
+    touched, on first use and whenever the model's version moved since (``Model.derived``)."""
+    return model.derived("plan", lambda: _new_plan(model))  # type: ignore[no-any-return]
+
+
+def _new_plan(model: "Model") -> RunPlan:
+    model.validate()
+    plan = build_plan(model)
+    _check_run_types(plan)
     return plan
 
 
@@ -249,7 +253,7 @@ def _check_run_types(plan: RunPlan) -> None:
     for step in plan.steps:
         node = step[-1]
         if type(node.op).check_run is not Op.check_run:
-            node.infer_types(node.input_types(), run=True)
+            node._types_for(node.input_types(), run=True)
 
 
 _INDICES = [list(range(n)) for n in range(64)]
@@ -268,6 +272,15 @@ def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: b
     spec = plan.specializations.get(key)
     if spec is not None:
         return spec
+    with plan.lock:  # one thread builds a signature's specialization; the others wait and share it
+        spec = plan.specializations.get(key)
+        if spec is None:
+            spec = _specialize_signature(model, plan, key)
+    return spec
+
+
+def _specialize_signature(model: "Model", plan: RunPlan, key: "tuple[Any, bool, str]") -> Specialization:
+    prepared, numerics = key[1], key[2]
     if plan.dynamic:
         failed = plan.signatures.get(key[0])
         if failed is not None:
@@ -276,15 +289,15 @@ def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: b
         if isinstance(known, Exception):
             if len(plan.signatures) >= MAX_SPECIALIZATIONS:
                 plan.signatures.clear()
-            plan.signatures[key[0]] = known
+            plan.signatures = {**plan.signatures, key[0]: known}
             raise known
         types = known if known is not None else signature_types(plan.executed)
     else:
         types = signature_types(plan.executed)
-    spec = specialize(plan, types, prepare=prepared, numerics=numerics)
-    if len(plan.specializations) >= MAX_SPECIALIZATIONS:
-        plan.specializations.clear()
-    plan.specializations[key] = spec
+    spec = specialize(plan, types, make_step, prepare=prepared, numerics=numerics)
+    specializations = dict(plan.specializations) if len(plan.specializations) < MAX_SPECIALIZATIONS else {}
+    specializations[key] = spec
+    plan.specializations = specializations  # replaced whole: readers without the lock see one or the other
     return spec
 
 
@@ -425,58 +438,27 @@ def _convert(spec: InputSpec, value: Any) -> np.ndarray:
     return array.astype(dtype)
 
 
-@overload
-def run(model: "Model", inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True,
-        observe: "Observer | None" = None, numerics: str = "reference") -> dict[str, np.ndarray]: ...
-@overload
-def run(model: "Model", inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True,
-        numerics: str = "reference") -> RunResult: ...
-@overload
-def run(model: "Model", inputs: Any = None, *, profile: bool, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None, specialize: bool = True,
-        numerics: str = "reference") -> "dict[str, np.ndarray] | RunResult": ...
+def execute(model: "Model", inputs: Any, state: "VariableStore | None", *, numerics: str = "reference",
+            profile: bool = False, progress: bool | None = None, prepared: bool = True,
+            observe: "Observer | None" = None) -> Any:
+    """One run of ``model`` for a request (graphir.request: ``Model.run`` and ``InferRequest.infer``
+    come here); returns {result tensor name: array} in Result order, or a RunResult when ``profile``.
 
-
-def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-        state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
-        specialize: bool = True, observe: "Observer | None" = None,
-        numerics: str = "reference") -> "dict[str, np.ndarray] | RunResult":
-    """Run ``model``; returns {result tensor name: array} in Result order.
-
-    ``state``: the variable store ReadValue/Assign read and write (an InferRequest passes its own;
-    Assigns take effect once the run completes). Without one, the run starts from every
-    variable's initial value and its Assigns are discarded: ``model.run`` is stateless.
-
-    ``inputs``: a dict keyed by Parameter friendly name or tensor name (or index), or a list in
-    Parameter order (a single array for a one-input model). With ``profile=True`` returns a
-    :class:`RunResult` with per-node time and output bytes. ``progress``: None shows a tqdm bar on
-    a terminal once a run passes one second; True/False force it on/off. ``max_tensor_bytes``: the
-    largest tensor the run may build (default: ``GRAPHIR_MAX_TENSOR_BYTES`` or 4 GiB, see
-    :mod:`graphir.limits`); a node that would build a larger one raises ResourceLimitError.
-    ``specialize=False`` runs every op's generic ``evaluate`` with nothing folded (the reference the
-    specialized plans of :mod:`graphir.specialize` are tested against; slower).
-    ``observe``: called as ``observe(node, outputs)`` after each executed node, before the values
-    whose last use it was are freed (graphir.tools.compare streams per-layer checks this way); the
-    arrays may be reused by later steps, so an observer that keeps one must copy it. ``numerics``: the
-    numerics profile (:mod:`graphir.numerics`): "reference" (spec semantics, the same bits on every
-    host) or "openvino-cpu" (OpenVINO CPU's arithmetic and orders).
-    """
+    ``state``: the request's variable store, which ReadValue/Assign read and write (Assigns take
+    effect once the run completes). ``prepared=False`` runs every op's generic ``evaluate`` with
+    nothing folded: the reference the specialized plans of :mod:`graphir.specialize` are tested
+    against (see :func:`_run_unspecialized`). ``observe``: called as ``observe(node, outputs)``
+    after each executed node, before the values whose last use it was are freed
+    (graphir.tools.compare streams per-layer checks this way); the arrays may be reused by later
+    steps, so an observer that keeps one must copy it. ``numerics``: the numerics profile
+    (:mod:`graphir.numerics`). Everything a run writes lives in this call's value table and
+    ``state``: the plan and its specializations are shared and never written after they are built
+    (built under the plan's lock)."""
     check_numerics(numerics)
-    if max_tensor_bytes is not None:
-        with tensor_limit(max_tensor_bytes):
-            if observe is not None and not profile:
-                return run(model, inputs, progress=progress, state=state, specialize=specialize, observe=observe,
-                           numerics=numerics)
-            return run(model, inputs, profile=profile, progress=progress, state=state, specialize=specialize,
-                       numerics=numerics)
-    plan = model._plan
-    if plan is None or plan.version != model._version:
-        plan = get_plan(model)
+    plan = get_plan(model)
     given: list[Any] = [None] * len(plan.inputs)
     _place_inputs(model, plan, inputs, given, _INDICES[len(given)] if len(given) < 64 else list(range(len(given))))
-    spec = specialization(model, plan, given, specialize, numerics)
+    spec = specialization(model, plan, given, prepared, numerics)
     values = spec.template.copy()
     for slot, value in zip(plan.parameter_slots, given):
         values[slot] = value
@@ -502,6 +484,12 @@ def run(model: "Model", inputs: Any = None, *, profile: bool = False, progress: 
     if state is not None:
         state.commit()
     return outputs
+
+
+def _run_unspecialized(model: "Model", inputs: Any = None) -> dict[str, np.ndarray]:
+    """The reference for tests of the specialized plans: every op's generic ``evaluate``,
+    nothing folded (not a way to run a model: use ``Model.run``)."""
+    return execute(model, inputs, None, prepared=False)  # type: ignore[no-any-return]
 
 
 def _execute(plan: RunPlan, steps: list[Step], values: list[Any], profile: bool, progress: bool | None) -> Any:
@@ -584,12 +572,50 @@ def steps_task(owner: "RunPlan | Specialization", values: list[Any]) -> Task[Non
         _, _, _, _, _, ins, base, count, release, node = part
         args = [values[s] for s in ins]
         try:
-            outs = yield node.op.evaluate_task(*args)
+            outs = yield node.op.evaluate_task(RUN_CONTEXT, *args)
             values[base:base + count] = _outputs(outs, count)
         except Exception as exc:
             _reraise(node, args, exc)
         for s in release:
             values[s] = None
+
+
+def run_body_task(body: "Model", args: list[np.ndarray]) -> Task[list[np.ndarray]]:
+    """Run ``body`` on arrays in Parameter order as a task: its Result values in Result order.
+    Bodies in the body run as inner tasks, so bodies nested hundreds deep run without nesting
+    Python calls. Skips the per-run input checks (the outer op already inferred the body with
+    these types). Everything written lives in this call's value table."""
+    plan = get_plan(body)
+    steps: Any = plan
+    if not plan.dynamic and all(getattr(a, "shape", None) == s.static_shape for a, s in zip(args, plan.inputs)):
+        steps = specialization(body, plan, args)  # a static body: specialized once, run per iteration
+    values = steps.template.copy()
+    for slot, value in zip(plan.parameter_slots, args):
+        values[slot] = value
+    yield steps_task(steps, values)
+    return [values[s] for s in plan.result_slots]
+
+
+class RunContext:
+    """What the runtime hands an op with bodies (graphir.ops.base.BodyContext): ``run_body``."""
+
+    def run_body(self, body: "Model", args: list[np.ndarray]) -> Task[list[np.ndarray]]:
+        return run_body_task(body, args)
+
+    def infer_body(self, body: "Model", types: list[Any], where: str) -> Any:
+        from graphir.errors import InferenceError
+
+        raise InferenceError(f"{where}: a run does not infer bodies")
+
+
+#: the one context runs hand ops with bodies (it holds no state: a run's values live in its tables)
+RUN_CONTEXT = RunContext()
+
+
+def evaluate_with_bodies(op: Any, *arrays: np.ndarray) -> list[np.ndarray]:
+    """A step of an op with bodies: its ``evaluate_task`` driven with the runtime's context."""
+    with np.errstate(all="ignore"):  # as a run does (prepared elementwise steps rely on it)
+        return drive(op.evaluate_task(RUN_CONTEXT, *arrays))  # type: ignore[no-any-return]
 
 
 def _segments(steps: list[Step]) -> list[tuple[bool, Any]]:

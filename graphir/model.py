@@ -1,22 +1,23 @@
-"""``Model``: a graph of nodes over a ``networkx.MultiDiGraph``.
+"""``Model``: a graph that owns its nodes, with one version.
 
-Graph nodes are keyed by node id (attribute ``node`` holds the :class:`Node`); an edge
-``(src_id, dst_id)`` carries ``src_port`` (output index) and ``dst_port`` (input index). The
-connections themselves live on the nodes (``node.inputs``), as in OpenVINO; the networkx view is
-rebuilt from them on demand and is what ordering, cycle checks and consumer queries use.
+The connections live on the nodes (``node.inputs``) and each node keeps its uses, as in OpenVINO
+and torch.fx; a node belongs to one model (a body is a model of its own). Every mutation made
+through the node and model API moves the model's :attr:`~Model.version` on (an edit inside a body
+moves the version of the model holding it too); the order, the networkx view (:attr:`Model.graph`:
+node id -> attribute ``node``, edges ``(src_id, dst_id)`` carrying ``src_port`` and ``dst_port``),
+the inferred types and run plans remember the version they were made for.
 """
 from __future__ import annotations
 
-import contextlib
 import copy
+import heapq
+import threading
 import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from graphir import node as _node_module
 from graphir.errors import GraphError, GraphirError
-from graphir.node import Node, Output, _as_output
-from graphir.ops import base as _ops_base
+from graphir.node import Node, Output, _as_output, _link, _unlink
 from graphir.ops.openvino.core import Parameter, Result
 from graphir.toposort import lexicographic_order
 
@@ -26,34 +27,7 @@ if TYPE_CHECKING:
 
     from graphir.interpreter import RunResult
     from graphir.request import InferRequest
-    from graphir.variables import Variable, VariableStore
-
-
-#: every Model alive in the process: an edit on a node (``Node.set_input``) finds the models that
-#: hold it here, so nodes need no back references (and reading a file pays nothing for them)
-_LIVE: "weakref.WeakSet[Model]" = weakref.WeakSet()
-
-
-#: how many edits any model has seen (a body's inference is remembered while this stays: an edit
-#: inside a body nested in the body moves only the inner body's own version)
-edits = 0
-
-
-def models_holding(node: Node) -> "list[Model]":
-    """The live models that hold ``node`` (usually one; none for a node not placed in a model)."""
-    return [m for m in list(_LIVE) if m._nodes.get(node.id) is node]
-
-
-@contextlib.contextmanager
-def quiet_edits() -> Iterator[None]:
-    """Attribute assignments graphir makes itself while inferring (a body's Parameter types) are
-    not user edits: no model moves its version for them."""
-    listener = _ops_base.attribute_listener
-    _ops_base.attribute_listener = None
-    try:
-        yield
-    finally:
-        _ops_base.attribute_listener = listener
+    from graphir.variables import Variable
 
 
 class Model:
@@ -79,7 +53,13 @@ class Model:
         nodes: Iterable[Node] = (),
         rt_info: Mapping[str, Any] | None = None,
         sinks: "Sequence[Output | Node]" = (),
+        inferred: bool = False,
+        restored: bool = False,
     ) -> None:
+        """``inferred``: every node's types are already what inference from its inputs gives (a
+        reader that inferred each node as it built it); a reshape may then start from them.
+        ``restored``: the nodes were made by ``Node._restore`` (a reader): their inputs are
+        recorded as uses when first needed."""
         if isinstance(results, (Output, Node)):
             results = [results]
         self.name = name
@@ -91,7 +71,7 @@ class Model:
         extra = list(nodes)
         self._nodes: dict[int, Node] = {}
         self._collect(self._results + given_sinks + extra)
-        self.sinks: list[Node] = list(dict.fromkeys(
+        self._sinks: list[Node] = list(dict.fromkeys(
             given_sinks + sorted((n for n in self._nodes.values() if type(n.op).sink), key=lambda n: n.id)))
         if parameters is None:
             self._parameters = sorted(
@@ -106,14 +86,16 @@ class Model:
                 if p.id in seen:
                     raise GraphError(f"{p.describe()} is given twice in the model's parameters")
                 seen.add(p.id)
-                self._nodes.setdefault(p.id, p)
+                self._collect([p])
             listed = {p.id for p in self._parameters}
             for n in self._nodes.values():
                 if isinstance(n.op, Parameter) and n.id not in listed:
                     raise GraphError(
                         f"{n.describe()} is used by the graph but is not in the model's parameters"
                     )
-        self._invalidate()
+        self._types_whole = inferred
+        if restored:
+            self._unlinked: "list[Node] | None" = list(self._nodes.values())
 
     # --- construction helpers ---------------------------------------------------------------
     @staticmethod
@@ -124,135 +106,305 @@ class Model:
             return node
         return Node(Result(), [_as_output(value)])
 
+    def _check_joinable(self, node: Node) -> None:
+        """A GraphError when ``node`` belongs to another model (a node has one owner)."""
+        owner = node._owner
+        if owner is not None:
+            other = owner()
+            if other is not None and other is not self:
+                which = "another model named" if other.name == self.name else "model"
+                raise GraphError(
+                    f"{node.describe()} belongs to {which} '{other.name}'; a node belongs to one model: "
+                    f"use model.clone() (or node.copy()) to put a copy of it into model '{self.name}'")
+
     def _collect(self, roots: Iterable[Node]) -> None:
+        """Take ``roots`` and every node upstream of them not yet here; a GraphError for a node
+        another live model owns (nothing is taken then)."""
         nodes = self._nodes
         impure = self._impure
+        ref = self._ref
+        found: list[Node] = []
+        holds_bodies = _HOLDS_BODIES
         stack = list(roots)
-        pop, push = stack.pop, stack.append
-        while stack:
-            node = pop()
-            known = nodes.get(node.id)
-            if known is node:
-                continue
-            if known is not None:
-                raise GraphError(
-                    f"two nodes share id {node.id}: {known.describe()} and {node.describe()}; ids read "
-                    f"from a file (IR layer ids) may repeat those of nodes built before reading it"
-                )
-            nodes[node.id] = node
-            if not node.op.pure_infer:
-                impure.append(node)
-            for src in node.inputs:
-                if src is not None:
-                    push(src.node)
+        pop, push, take = stack.pop, stack.append, found.append
+        try:
+            while stack:
+                node = pop()
+                nid = node.id
+                known = nodes.get(nid)
+                if known is node:
+                    continue
+                if known is not None:
+                    raise GraphError(
+                        f"two nodes share id {nid}: {known.describe()} and {node.describe()}; ids read "
+                        f"from a file (IR layer ids) may repeat those of nodes built before reading it"
+                    )
+                if node._owner is not None:
+                    self._check_joinable(node)
+                nodes[nid] = node
+                node._owner = ref
+                take(node)
+                op = node._op
+                cls = type(op)
+                if not cls.pure_infer:
+                    impure.append(node)
+                holds = holds_bodies.get(cls)
+                if holds is None:
+                    holds = _may_hold_bodies(cls)
+                if holds:
+                    for _, body in named_bodies(op):
+                        body._holder = node
+                for src in node.inputs:
+                    if src is not None:
+                        push(src.node)
+        except GraphError:
+            for node in found:  # nothing taken
+                del nodes[node.id]
+                node._owner = None
+            impure[:] = [n for n in impure if n._owner is ref]
+            raise
 
     def _init_state(self) -> None:
         self._version = 0
-        self._validated = -1  # the version validate() last passed at (with the order kept since)
-        self._dirty: set[Node] = set()  # nodes whose inputs changed since their types were inferred
-        self.sinks = []  # set by __init__ from its arguments (see the class docstring)
-        self._op_index: dict[int, Node] | None = None
-        #: True when every node's types are known to be what inference from its inputs gives
-        #: (those edits touched wait in _dirty): after infer_shapes or a reshape, and after
-        #: reading an IR file (its reader infers every layer). Then a reshape re-infers only what
-        #: the new input shapes reach. False for a model put together from nodes (one built with
-        #: ``infer=False`` has placeholder types) and while an inference is under way or failed.
+        self._ref = weakref.ref(self)  # what each node owned by this model points to
+        #: the node whose op holds this model as a body (its model moves on when this one does)
+        self._holder: Node | None = None
+        self._validated = -1  # the version validate() last passed at
+        self._dirty: set[Node] = set()  # nodes whose inputs or op changed since their types were inferred
+        self._sinks = []  # set by __init__ from its arguments (see the class docstring)
+        #: True when every node's types are what inference from its inputs gives (those edits
+        #: touched wait in _dirty): after infer_shapes or a reshape, and after reading an IR file
+        #: (its reader infers every layer). Then a reshape re-infers only what the new input shapes
+        #: reach. False for a model put together from nodes (one built with ``infer=False`` has
+        #: placeholder types) and while an inference is under way or failed.
         self._types_whole = False
         #: nodes whose op must re-infer even when its inputs are unchanged (``pure_infer`` False:
         #: opaque layers, ops with bodies), kept by _collect; removed nodes are skipped on use
         self._impure: list[Node] = []
-        #: per structure: node id -> the nodes reading it (built on first use, see consumers_of)
-        self._readers: dict[int, list[Node]] | None = None
-        _LIVE.add(self)
+        #: derived from the structure, each with the version it was made for
+        self._graph: "tuple[int, nx.MultiDiGraph] | None" = None
+        self._order: "tuple[int, list[Node]] | None" = None
+        #: values derived from the model by the layers above (the run plan), each with the version
+        #: it was made for (see derived); dropped when types are re-inferred
+        self._derived: dict[str, tuple[int, Any]] = {}
+        self._position: "tuple[list[Node], dict[int, int]] | None" = None  # see _positions
+        #: nodes made by Node._restore whose inputs are not yet recorded as uses (see _link_restored)
+        self._unlinked = None
+        self._lock = threading.RLock()  # held while a run plan is built (requests in several threads)
+        #: (version, Parameter types) of this body's last inference (graphir.inference.infer_body)
+        self._inferred: "tuple[int, list[Any]] | None" = None
 
     def _invalidate(self) -> None:
         """Forget everything derived from the structure (order, graph, run plan)."""
-        self._graph: nx.MultiDiGraph | None = None
-        self._order: list[Node] | None = None
-        self._wired: list[list[Output | None]] | None = None  # the inputs the order was made for
-        self._plan: Any = None
-        self._readers = None
+        self._graph = None
+        self._order = None
+        self._derived.clear()
+
+    def derived(self, key: str, build: "Callable[[], Any]") -> Any:
+        """A value derived from the model (the runtime's run plan under ``"plan"``): made by
+        ``build()`` for the current version, kept until the version moves (or types are
+        re-inferred), and made once when requests in several threads ask at the same time."""
+        entry = self._derived.get(key)
+        if entry is not None and entry[0] == self._version:
+            return entry[1]
+        with self._lock:
+            entry = self._derived.get(key)
+            if entry is None or entry[0] != self._version:
+                value = build()
+                entry = self._derived[key] = (self._version, value)
+        return entry[1]
+
+    @property
+    def _plan(self) -> Any:
+        """The current run plan, if one was made (for tests and benchmarks that inspect it)."""
+        entry = self._derived.get("plan")
+        return entry[1] if entry is not None and entry[0] == self._version else None
 
     @property
     def version(self) -> int:
-        """How many edits the model has seen; run plans and inferred types are rebuilt when it moves."""
+        """How many edits the model (and the bodies in it) has seen; everything derived from it
+        (order, networkx view, inferred types, run plans) remembers the version it was made for."""
         return self._version
 
     def _touch(self, *edited: Node) -> None:
-        """An edit: move the version on, drop the derived structure, and note the nodes to re-infer."""
-        global edits
-        edits += 1
+        """An edit: move the version on, note the nodes to re-infer; the model holding this one as
+        a body moves on too (its node with the body re-infers)."""
         self._version += 1
-        self._invalidate()
+        self._derived.clear()
         if edited:
             self._dirty.update(edited)
-            if self not in _node_module._pending_types:
-                _node_module._pending_types.append(self)
+        holder = self._holder
+        if holder is not None:
+            outer = holder.model
+            if outer is not None:
+                op = holder._op
+                if any(body is self for _, body in named_bodies(op)):
+                    outer._touch(holder)
+                else:
+                    self._holder = None
 
-    def readers_of(self, node_id: int) -> list[Node]:
-        """The nodes with an input fed by node ``node_id`` (an index per structure, built on first use)."""
-        readers = self._readers
-        if readers is None:
-            readers = {}
-            for node in self._nodes.values():
-                for src in node.inputs:
-                    if src is not None:
-                        found = readers.get(src.node.id)
-                        if found is None:
-                            readers[src.node.id] = [node]
-                        elif found[-1] is not node:
-                            found.append(node)
-            self._readers = readers
-        return readers.get(node_id, [])
-
-    def _touch_inputs(self) -> None:
-        """The Parameters' shapes changed (a reshape): the version moves on and the run plan is
-        dropped; the structure (order, graph) stays what it is."""
-        global edits
-        edits += 1
-        self._version += 1
-        self._plan = None
-
-    def _node_of_op(self, op: Any) -> Node | None:
-        """The node holding ``op`` (an index by op identity, built on first use after a change)."""
-        index = self._op_index
-        if index is None or len(index) != len(self._nodes):
-            index = self._op_index = {id(n.op): n for n in self._nodes.values()}
-        node = index.get(id(op))
-        if node is None or node.op is not op or self._nodes.get(node.id) is not node:
-            return None
-        return node
-
-    def _node_edited(self, node: Node) -> None:
-        """``node``'s inputs changed on the node itself: upstream nodes new to the model join it."""
+    def _inputs_changed(self, node: Node) -> None:
+        """``node``'s inputs changed (Node.set_input): upstream nodes new to the model join it."""
         self._collect([src.node for src in node.inputs if src is not None and src.node.id not in self._nodes])
         self._touch(node)
 
-    def ensure_types(self) -> None:
-        """Re-infer the nodes edits touched and everything downstream of them (in topological order);
-        an InferenceError names the first inconsistent node. Run, infer_shapes and save call it."""
+    def _op_replaced(self, node: Node, old: Any) -> None:
+        """``node.op`` was replaced (an attribute edit): bodies it holds point back to it."""
+        op = node._op
+        if not op.pure_infer and node not in self._impure:
+            self._impure.append(node)
+        for _, body in named_bodies(op):
+            body._holder = node
+        self._touch(node)
+        self._keep_structure(self._version - 1)
+
+    def _keep_structure(self, before: int) -> None:
+        """An edit that changed no connection (an op replaced, a Parameter retyped): the order and
+        the networkx view made at version ``before`` hold at the new version too."""
+        if self._order is not None and self._order[0] == before:
+            self._order = (self._version, self._order[1])
+        if self._graph is not None and self._graph[0] == before:
+            self._graph = (self._version, self._graph[1])
+        if self._validated == before:
+            self._validated = self._version
+
+    def _link_restored(self) -> None:
+        """Record the inputs of the nodes a reader restored as uses of their producers (once)."""
+        if self._unlinked is None:
+            return
+        restored, self._unlinked = self._unlinked, None
+        for node in restored or ():
+            if node._owner is self._ref:
+                _link(node)
+
+    def readers_of(self, node_id: int) -> list[Node]:
+        """The nodes of this model with an input fed by node ``node_id`` (each once), from its uses."""
+        if self._unlinked is not None:
+            self._link_restored()
+        node = self._nodes.get(node_id)
+        users = node._users if node is not None else None
+        if not users:
+            return []
+        ref = self._ref
+        found: dict[int, Node] = {}
+        for k in range(0, len(users), 2):
+            user = users[k]
+            if user._owner is ref:
+                found[id(user)] = user
+        return list(found.values())
+
+    def set_parameter_type(self, node: Node, element_type: Any = None, shape: Any = None, *,
+                           edit: bool = True) -> None:
+        """Give a Parameter of this model a new element type and/or shape (None: keep). ``edit``
+        (reshape): the version moves on; ``edit=False``: the types a body's Parameters receive
+        while the op holding it infers (derived state, not an edit). Nothing is re-inferred here."""
+        op = node._op
+        if not isinstance(op, Parameter) or self._nodes.get(node.id) is not node:
+            raise GraphError(f"{node.describe()} is not a Parameter of model '{self.name}'")
+        changes = {}
+        if element_type is not None and element_type != op.element_type:
+            changes["element_type"] = element_type
+        if shape is not None and shape != op.shape:
+            changes["shape"] = shape
+        if changes:
+            node._op = op.with_attributes(**changes)
+        if edit:
+            self._version += 1
+            self._derived.clear()
+            self._keep_structure(self._version - 1)
+            holder = self._holder
+            if holder is not None and holder.model is not None:
+                holder.model._touch(holder)
+
+    # --- what the inference pass records (graphir.inference) ------------------------------
+    def _types_inferring(self) -> list[Node]:
+        """A whole-model inference starts: pending edits are its business now; returns the nodes
+        that must re-infer though their inputs stay (``pure_infer`` False)."""
+        self._derived.clear()
+        self._dirty = set()
+        self._types_whole = False
+        nodes = self._nodes
+        return [node for node in self._impure if nodes.get(node.id) is node]
+
+    def _types_inferred(self) -> None:
+        """Every node's types are what inference from its inputs gives (at this version)."""
+        self._types_whole = True
+
+    def types_are_whole(self) -> bool:
+        """Whether every node's types are what inference from its inputs gives, with no edit
+        pending: a reshape then re-infers only what the new input shapes reach."""
+        return self._types_whole and not self._dirty
+
+    def has_impure_nodes(self) -> bool:
+        """Whether some node re-infers though its inputs stay (opaque layers, ops with bodies)."""
+        nodes = self._nodes
+        return any(nodes.get(n.id) is n for n in self._impure)
+
+    def inferred_for(self, input_types: Sequence[Any], same: Any) -> bool:
+        """Whether this body's types are those of its last inference, given ``input_types``
+        (compared with ``same``) at this version."""
+        inferred = self._inferred
+        return (inferred is not None and inferred[0] == self._version and not self._dirty
+                and len(inferred[1]) == len(input_types)
+                and all(same(a, b) for a, b in zip(inferred[1], input_types)))
+
+    def note_inferred_types(self, input_types: list[Any]) -> None:
+        """This body was just inferred from ``input_types`` (see :meth:`inferred_for`)."""
+        self._inferred = (self._version, input_types)
+        self._derived.clear()  # its plan was built for the types before
+
+    def forget_inferred_types(self) -> None:
+        self._inferred = None
+        self._derived.clear()
+
+    def _settle_types(self) -> None:
+        """Re-infer the nodes edits touched and everything downstream of them, before a type is
+        read (``Output.tensor_type``). A failure leaves the edit pending: run, infer_shapes and
+        save report it; a read in the middle of a series of edits must not."""
         if not self._dirty:
             return
-        from graphir.inference import fold_node, foldable
-
-        pending = _node_module._pending_types
-        if self in pending:
-            pending.remove(self)
-        hook, _node_module._flush_types = _node_module._flush_types, None  # types read below are ours
         try:
-            redo = set(self._dirty)
-            changed: set[int] = set()
-            for node in self.get_ordered_ops():
-                if node not in redo and not any(s is not None and s.node.id in changed for s in node.inputs):
-                    continue
+            self._infer_dirty()
+        except GraphirError:
+            pass
+
+    def _infer_dirty(self) -> None:
+        """Re-infer the nodes edits touched and everything downstream of them (in topological order);
+        an InferenceError names the first inconsistent node."""
+        if not self._dirty:
+            return
+        from graphir.inference import fold_node, foldable, same_types
+
+        redo = self._dirty
+        self._dirty = set()  # types read below are ours (no re-entry)
+        position = self._positions()
+        ready = [(position[node.id], node.id, node) for node in redo if self._nodes.get(node.id) is node]
+        heapq.heapify(ready)
+        queued = {entry[1] for entry in ready}
+        try:  # in topological order, from the edited nodes along their uses while types change: O(what changes)
+            while ready:
+                _, _, node = heapq.heappop(ready)
+                before = node.output_types
                 types_ = node.infer()
                 if foldable(node):
                     fold_node(node, types_)
-                changed.add(node.id)
-        finally:
-            _node_module._flush_types = hook
-        self._dirty.clear()
-        self._plan = None
+                if node in redo or not same_types(before, node.output_types):
+                    for reader in self.readers_of(node.id):
+                        if reader.id not in queued:
+                            queued.add(reader.id)
+                            heapq.heappush(ready, (position[reader.id], reader.id, reader))
+        except BaseException:
+            self._dirty = redo
+            raise
+        self._derived.clear()
+
+    def _positions(self) -> dict[int, int]:
+        """Node id -> its place in the topological order (made with the order, kept with it)."""
+        order = self.get_ordered_ops()
+        cached = self._position
+        if cached is None or cached[0] is not order:
+            cached = self._position = (order, {node.id: i for i, node in enumerate(order)})
+        return cached[1]
 
     def roots(self) -> list[Node]:
         """What liveness starts from: the Results, then :attr:`sinks` (nodes kept though no Result
@@ -260,7 +412,7 @@ class Model:
         effect: oneDNN Graph's End). Nodes no root reaches are dead: not run, not saved."""
         roots = list(self._results)
         seen = {r.id for r in roots}
-        for node in list(self.sinks) + [n for n in self._nodes.values() if not n.output_types]:
+        for node in list(self._sinks) + [n for n in self._nodes.values() if not n.output_types]:
             if node.id not in seen:
                 seen.add(node.id)
                 roots.append(node)
@@ -281,8 +433,13 @@ class Model:
     # --- structure --------------------------------------------------------------------------
     @property
     def graph(self) -> nx.MultiDiGraph:
-        """The networkx view: node id -> attribute ``node``; edges carry src_port/dst_port."""
-        if self._graph is None:
+        """The model as a networkx MultiDiGraph: node id -> attribute ``node``; edges carry
+        src_port/dst_port. Derived from the nodes, made again when the version has moved (edit
+        through the node and model API, not through this view)."""
+        cached = self._graph
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        if True:
             import networkx as nx  # deferred: an import costs ~0.1-0.6 s, most calls never need it
 
             g = nx.MultiDiGraph()
@@ -292,8 +449,8 @@ class Model:
                 for dst_port, src in enumerate(node.inputs):
                     if src is not None:
                         g.add_edge(src.node.id, node.id, src_port=src.index, dst_port=dst_port)
-            self._graph = g
-        return self._graph
+            self._graph = (self._version, g)
+        return g
 
     def get_parameters(self) -> list[Node]:
         return list(self._parameters)
@@ -302,13 +459,25 @@ class Model:
         return list(self._results)
 
     def get_sinks(self) -> list[Node]:
-        return list(self.sinks)
+        return list(self._sinks)
+
+    @property
+    def sinks(self) -> list[Node]:
+        """Nodes kept though no Result reads them (a copy; assign a list to change them: an edit)."""
+        return list(self._sinks)
+
+    @sinks.setter
+    def sinks(self, value: "Sequence[Output | Node]") -> None:
+        new = [_node_of(s, "sink") for s in value]
+        self._collect(new)
+        self._sinks = list(dict.fromkeys(new))
+        self._touch(*new)
 
     def add_sinks(self, sinks: "Sequence[Output | Node]") -> None:
         """Keep these nodes (and what feeds them) though no Result reads them."""
         new = [_node_of(s, "sink") for s in sinks]
         self._collect(new)
-        self.sinks.extend(n for n in new if n not in self.sinks)
+        self._sinks.extend(n for n in new if n not in self._sinks)
         self._touch(*new)
 
     @property
@@ -318,18 +487,16 @@ class Model:
         conflicts (see :mod:`graphir.variables`)."""
         from graphir.variables import model_variables
 
-        return list(model_variables(self.get_ordered_ops(), f"model '{self.name}'", self.sinks).values())
+        return list(model_variables(self.get_ordered_ops(), f"model '{self.name}'", self._sinks).values())
 
     def get_variables(self) -> "list[Variable]":
         """OpenVINO's spelling of :attr:`variables`."""
         return self.variables
 
-    def create_infer_request(self, numerics: str = "reference") -> "InferRequest":
-        """A request with its own variable state (OpenVINO's ``CompiledModel.create_infer_request``),
-        computing under the numerics profile ``numerics`` (graphir.numerics)."""
-        from graphir.request import InferRequest
-
-        return InferRequest(self, numerics=numerics)
+    def create_infer_request(self, *, numerics: str = "reference") -> "InferRequest":
+        """A request with its own variable state and run scratch (OpenVINO's
+        ``CompiledModel.create_infer_request``); ``numerics``: see :meth:`run`."""
+        return _request(self, numerics)
 
     @property
     def parameters(self) -> list[Node]:
@@ -387,7 +554,10 @@ class Model:
 
     def get_ordered_ops(self) -> list[Node]:
         """Nodes in topological order (computed once per structure); a cycle is a GraphError."""
-        if self._order is None:
+        cached = self._order
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        if True:
             order = lexicographic_order(self._nodes)
             if order is None:
                 import networkx as nx
@@ -395,22 +565,17 @@ class Model:
                 cycle = nx.find_cycle(self.graph)
                 names = " -> ".join(self._nodes[e[0]].describe() for e in cycle)
                 raise GraphError(f"model '{self.name}' has a cycle: {names}")
-            self._order = [self._nodes[nid] for nid in order]
-            self._wired = self._wiring()
-        return self._order
+            ordered = [self._nodes[nid] for nid in order]
+            self._order = (self._version, ordered)
+        return ordered
 
     topological_order = get_ordered_ops
 
     def consumers(self, output: Output) -> list[tuple[Node, int]]:
-        """Every (node, input index) fed by ``output``."""
+        """Every (node, input index) of this model fed by ``output``: O(uses)."""
         if self._nodes.get(output.node.id) is not output.node:
             raise GraphError(f"{output.node.describe()} is not in model '{self.name}'")
-        g = self.graph
-        found = []
-        for _, dst, data in g.out_edges(output.node.id, data=True):
-            if data["src_port"] == output.index:
-                found.append((self._nodes[dst], data["dst_port"]))
-        return sorted(found, key=lambda x: (x[0].id, x[1]))
+        return output.uses()
 
     uses = consumers
 
@@ -418,55 +583,42 @@ class Model:
         return node.inputs[index] if index < len(node.inputs) else None
 
     # --- editing ----------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Edits are tracked on their own; this re-reads the structure for writes straight into a
-        ``node.inputs`` list: newly connected upstream nodes join, and the cached order, graph and
-        run plan are dropped when the inputs differ from those they were made for (kept
-        otherwise: a save validates, and re-sorting every time cost ~10% of a save)."""
-        new = [src.node for n in list(self._nodes.values()) for src in n.inputs
-               if src is not None and src.node.id not in self._nodes]
-        if new or self._wired is None or self._wired != self._wiring():
-            self._collect(new)
-            self._invalidate()
-
-    def _wiring(self) -> list[list["Output | None"]]:
-        """Every node's inputs (copies of the lists; compared by identity first, so cheaply)."""
-        return [list(n.inputs) for n in self._nodes.values()]
-
     def add_node(self, node: Node) -> Node:
+        """Take ``node`` (and what feeds it) into this model; a GraphError when another owns it."""
         self._collect([node])
         self._touch(node)
         return node
 
-    def replace_all_uses_with(self, old: Output, new: Output) -> int:
-        """Re-point every consumer of ``old`` to ``new``; returns how many inputs changed. The
-        re-pointed consumers and what follows them re-infer lazily."""
-        count = 0
-        self._collect([new.node])
-        edited = []
-        for node in self._nodes.values():
-            for i, src in enumerate(node.inputs):
-                if src == old and node is not new.node:
-                    node.inputs[i] = new
-                    count += 1
-                    edited.append(node)
-        self._touch(*edited)
-        return count
+    def replace_all_uses_with(self, old: Output, new: "Output | Node") -> int:
+        """Re-point every consumer of ``old`` to ``new`` (``new``'s own node keeps reading ``old``);
+        returns how many inputs changed. O(uses of ``old``); the re-pointed consumers and what
+        follows them re-infer lazily."""
+        if self._nodes.get(old.node.id) is not old.node:
+            raise GraphError(f"{old.node.describe()} is not in model '{self.name}'")
+        replacement = _as_output(new)
+        assert replacement is not None
+        self._check_joinable(replacement.node)
+        return old.replace_all_uses_with(replacement)
 
     def remove_node(self, node: Node) -> None:
-        """Remove a node no one uses; a GraphError naming the uses while something consumes it."""
-        users = [c for o in node.outputs() for c in self.consumers(o)]
+        """Remove a node no one uses; a GraphError naming the uses while something consumes it.
+        The node leaves the model (it may join another) and stops counting as a use of its inputs."""
+        if self._nodes.get(node.id) is not node:
+            raise GraphError(f"{node.describe()} is not in model '{self.name}'")
+        if self._unlinked is not None:
+            self._link_restored()
+        users = node.uses()
         if users:
             raise GraphError(
                 f"cannot remove {node.describe()}: still used by "
                 + ", ".join(f"{n.describe()} input {i}" for n, i in users)
             )
-        if self._nodes.get(node.id) is not node:
-            raise GraphError(f"{node.describe()} is not in model '{self.name}'")
         del self._nodes[node.id]
+        node._owner = None
+        _unlink(node)
         self._results = [r for r in self._results if r is not node]
         self._parameters = [p for p in self._parameters if p is not node]
-        self.sinks = [s for s in self.sinks if s is not node]
+        self._sinks = [s for s in self._sinks if s is not node]
         self._dirty.discard(node)
         self._touch()
 
@@ -480,10 +632,11 @@ class Model:
     # --- checks -----------------------------------------------------------------------------
     def validate(self) -> None:
         """Every required input connected once, ports in range, ids unique, no cycle, every
-        Parameter listed. Re-reads the structure first (see :meth:`refresh`); a model that
-        passed at this version, with its wiring unchanged, passes again without the checks."""
-        self.refresh()
-        if self._validated == self._version and self._order is not None:
+        Parameter listed, and the types edits touched re-inferred (an InferenceError names the
+        first inconsistent node). A model that passed at this version passes again without the checks."""
+        if self._dirty:
+            self._infer_dirty()
+        if self._validated == self._version:
             return
         listed = {p.id for p in self._parameters}
         for node in self._nodes.values():
@@ -514,41 +667,28 @@ class Model:
 
     # --- inference, running, copying --------------------------------------------------------
     def infer_shapes(self) -> None:
-        """Propagate element types and partial shapes through the graph (see graphir.inference)."""
-        from graphir.inference import infer_shapes
-
-        infer_shapes(self)
-
-    validate_nodes_and_infer_types = infer_shapes
+        """Propagate element types and partial shapes through the whole graph (see
+        graphir.inference); the one shape-inference entry point (``reshape`` sets input shapes
+        and infers what they reach). An InferenceError names the first inconsistent node."""
+        _infer_shapes(self)
 
     def reshape(self, shapes: Any) -> None:
         """Set Parameter shapes (OpenVINO's ``Model.reshape``) and re-infer."""
-        _reshape(self, shapes)  # imported once below, as _run
+        _reshape(self, shapes)
 
-    @overload
-    def run(self, inputs: Any = None, *, profile: Literal[False] = False, progress: bool | None = None,
-            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
-            numerics: str = "reference") -> "dict[str, np.ndarray]": ...
-    @overload
-    def run(self, inputs: Any = None, *, profile: Literal[True], progress: bool | None = None,
-            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
-            numerics: str = "reference") -> "RunResult": ...
-    @overload
-    def run(self, inputs: Any = None, *, profile: bool, progress: bool | None = None,
-            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
-            numerics: str = "reference") -> "dict[str, np.ndarray] | RunResult": ...
+    def run(self, inputs: Any = None, *, numerics: str = "reference", progress: bool | None = None,
+            max_tensor_bytes: "int | None" = None) -> "dict[str, np.ndarray]":
+        """Run on numpy inputs: a fresh request's ``infer`` (see :class:`graphir.request.InferRequest`);
+        {result tensor name: array} in Result order. Stateless: every call starts from each
+        variable's initial value and forgets what its Assigns wrote (a request made with
+        :meth:`create_infer_request` carries state from one call to the next). ``numerics``:
+        "reference" (each op's spec semantics, the same bits on every host) or "openvino-cpu"."""
+        return _request(self, numerics).infer(inputs, progress=progress, max_tensor_bytes=max_tensor_bytes)
 
-    def run(self, inputs: Any = None, *, profile: bool = False, progress: bool | None = None,
-            state: "VariableStore | None" = None, max_tensor_bytes: "int | None" = None,
-            numerics: str = "reference") -> "dict[str, np.ndarray] | RunResult":
-        """Run on numpy inputs; see :func:`graphir.interpreter.run` (``profile=True``: a RunResult
-        with the outputs and a per-node profile). Stateless: every call starts from each
-        variable's initial value and forgets what its Assigns wrote (use
-        :meth:`create_infer_request` to carry state from one call to the next). ``numerics``: the
-        numerics profile, "reference" (spec semantics, the same bits on every host) or
-        "openvino-cpu" (OpenVINO CPU's arithmetic and orders; docs/numerics.md)."""
-        return _run(self, inputs, profile=profile, progress=progress, state=state, max_tensor_bytes=max_tensor_bytes,
-                    numerics=numerics)  # imported once below: an import per call costs ~2-15 us
+    def profile(self, inputs: Any = None, *, numerics: str = "reference",
+                max_tensor_bytes: "int | None" = None) -> "RunResult":
+        """Run like :meth:`run` and time each node: a RunResult with the outputs and a per-node profile."""
+        return _request(self, numerics).profile(inputs, max_tensor_bytes=max_tensor_bytes)
 
     def clone(self) -> "Model":
         """A deep copy: new nodes with equal ops, names, ids and connections; constants shared.
@@ -561,35 +701,51 @@ class Model:
     def _clone_alone(self, clones: "dict[int, Model]") -> "Model":
         """This model copied, its nodes' bodies taken from ``clones`` (by id of the original)."""
         mapping: dict[int, Node] = {}
+        model = Model.__new__(Model)
+        model._init_state()
+        ref = model._ref
         for node in self.get_ordered_ops():
-            clone = Node.__new__(Node)
-            clone.id, clone.name = node.id, node.name
-            memo = {id(body): clones[id(body)] for _, body in named_bodies(node.op)}
-            clone.op = copy.deepcopy(node.op, memo)
-            clone.inputs = [None if s is None else Output(mapping[s.node.id], s.index) for s in node.inputs]
-            clone.output_types = list(node.output_types)
-            clone._memo = None
-            clone.output_names = [set(n) for n in node.output_names]
+            op = node._op
+            bodies = named_bodies(op)
+            if bodies:  # the op with its bodies replaced by their clones
+                op = copy.deepcopy(op, {id(body): clones[id(body)] for _, body in bodies})
+            inputs = [None if s is None else Output(mapping[s.node.id], s.index) for s in node.inputs]
+            clone = Node._restore(op, inputs, node.name, node.id, list(node.output_types))
+            clone._output_names = None if node._output_names is None else [set(n) for n in node._output_names]
             clone.rt_info = copy.deepcopy(node.rt_info)
             clone.extra = copy.deepcopy(node.extra)
+            clone._owner = ref
+            for _, body in named_bodies(op):
+                body._holder = clone
             mapping[node.id] = clone
-        model = Model.__new__(Model)
         model.name = self.name
         model.rt_info = copy.deepcopy(self.rt_info)
         model.meta = copy.deepcopy(self.meta)
         model._nodes = {nid: mapping[nid] for nid in self._nodes}
         model._results = [mapping[r.id] for r in self._results]
         model._parameters = [mapping[p.id] for p in self._parameters]
-        model._init_state()
         model._impure = [n for n in model._nodes.values() if not n.op.pure_infer]
-        model.sinks = [mapping[s.id] for s in self.sinks if s.id in mapping]
-        model._invalidate()
+        model._sinks = [mapping[s.id] for s in self._sinks if s.id in mapping]
+        model._types_whole = self._types_whole and not self._dirty
+        model._unlinked = list(model._nodes.values())  # made by Node._restore: uses recorded when first needed
+        model._dirty = {mapping[n.id] for n in self._dirty if n.id in mapping}
         return model
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        for key in ("_ref", "_derived", "_graph", "_order", "_lock", "_position"):
+            state.pop(key, None)
+        return state
+
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """Unpickling: the copy is a live model too (edits on its nodes find it)."""
+        """Unpickling: the copy owns its nodes (they were pickled with it)."""
         self.__dict__.update(state)
-        _LIVE.add(self)
+        self._ref = ref = weakref.ref(self)
+        self._graph = self._order = self._position = None
+        self._derived = {}
+        self._lock = threading.RLock()
+        for node in self._nodes.values():
+            node._owner = ref
 
     def draw(self, format: str = "svg", **options: Any) -> str:
         """The model laid out by Graphviz's dot: an SVG document (or ``format="html"``, the
@@ -635,6 +791,19 @@ class Model:
         return f"<Model '{self.name}' ({ins}) -> ({outs}), {len(self._nodes)} nodes>"
 
 
+_HOLDS_BODIES: dict[type, bool] = {}
+
+
+def _may_hold_bodies(cls: type) -> bool:
+    """Whether ops of ``cls`` may hold bodies (ops with bodies, opaque layers with children):
+    asked per class, never per op (a missing attribute on a pydantic instance is slow to miss)."""
+    known = _HOLDS_BODIES.get(cls)
+    if known is None:
+        known = _HOLDS_BODIES[cls] = bool(getattr(cls, "has_bodies", False)
+                                          or "children" in getattr(cls, "model_fields", {}))
+    return known
+
+
 def named_bodies(op: Any) -> "list[tuple[str, Model]]":
     """(field or child name, body) for each subgraph of an op (If/Loop/TensorIterator fields, an
     opaque layer's children), in field order."""
@@ -653,42 +822,8 @@ def nested_models(model: Model) -> list[Model]:
     return order
 
 
-from graphir.interpreter import run as _run  # noqa: E402 - after Model; interpreter does not import model
-from graphir.inference import reshape as _reshape  # noqa: E402 - inference imports model only inside functions
-
-
-def _notify_edit(node: Node) -> None:
-    for model in models_holding(node):
-        model._node_edited(node)
-
-
-def _flush_pending_types() -> None:
-    """Bring every edited model's types up to date before a type is read (``Output.tensor_type``).
-    A failure leaves the edit pending: run, infer_shapes and save report it; a read in the middle
-    of a series of edits must not."""
-    pending = _node_module._pending_types
-    _node_module._flush_types = None  # no re-entry while inferring
-    try:
-        while pending:
-            model = pending.pop()
-            try:
-                model.ensure_types()
-            except GraphirError:
-                pass
-    finally:
-        _node_module._flush_types = _flush_pending_types
-
-
-def _notify_attribute(op: Any) -> None:
-    for model in list(_LIVE):
-        node = model._node_of_op(op)
-        if node is not None:
-            model._touch(node)
-
-
-_node_module._edit_listener = _notify_edit
-_ops_base.attribute_listener = _notify_attribute
-_node_module._flush_types = _flush_pending_types
+from graphir.request import InferRequest as _request  # noqa: E402 - after Model; the runtime imports model only for types
+from graphir.inference import infer_shapes as _infer_shapes, reshape as _reshape  # noqa: E402 - likewise
 
 
 def _node_of(value: "Output | Node", role: str = "Parameter") -> Node:

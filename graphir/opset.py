@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from graphir._build import TensorLike, as_input
+from graphir._build import constant as _constant
 from graphir._builders import *  # noqa: F403 - the generated builders are this module's API
 from graphir._builders import BUILDS as _BUILDS
 from graphir._builders import __all__ as _generated
@@ -52,21 +53,7 @@ def parameter(shape: Any, dtype: "ElementType | str | type" = np.float32, name: 
     return node.output(0)
 
 
-def constant(value: Any, dtype: "ElementType | str | type | None" = None, name: str | None = None) -> Output:
-    """A constant from a numpy array, list or scalar (element type from its dtype unless given)."""
-    from graphir.types import as_element_type
-
-    # Element type from numpy's reading of the value, as openvino.opset13.constant does in 2026.4:
-    # Python floats are f64, Python ints i64, bools boolean (tests/test_opset.py pins it).
-    et = None if dtype is None else as_element_type(dtype)
-    try:
-        op = Constant.from_array(value, et)
-    except (ValueError, TypeError, OverflowError) as exc:
-        if isinstance(exc, GraphirError):
-            raise
-        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
-        raise OpDefinitionError(f"cannot make a Constant{'' if et is None else f' of {et}'} from {shown}: {exc}") from None
-    return Node(op, name=name).output(0)
+constant = _constant  # defined with the builders' helpers (graphir._build), which need it too
 
 
 def result(data: "Output | Node", name: str | None = None) -> Node:

@@ -2,24 +2,35 @@
 
     req = model.create_infer_request()
     out = req.infer(inputs)          # what model.run(inputs) returns; Assigns update the state
+    prof = req.profile(inputs)       # the same run, timed per node (a RunResult)
     for s in req.query_state():      # one VariableState per variable
         print(s.name, s.state.shape) # the variable_id and its current value
     req.reset_state()                # every variable back to its initial value
 
-Each request owns its store; several requests on one model keep separate state.
+A request owns everything a run writes (the value table, the variable state): separate requests
+on one model run in parallel threads; one request used from two threads at once is refused
+("request busy"), as OpenVINO refuses ("Infer Request is busy"). ``model.run`` is a fresh
+request's ``infer``.
 """
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphir.interpreter import get_plan, run
+from graphir.errors import GraphirError, InputError
+from graphir.interpreter import RunResult, execute, get_plan
+from graphir.limits import tensor_limit
 from graphir.numerics import check as check_numerics
 from graphir.variables import Variable, VariableStore
 
 if TYPE_CHECKING:
     from graphir.model import Model
+
+
+class RequestBusyError(GraphirError):
+    """A request was used from a second thread while it was running."""
 
 
 class VariableState:
@@ -63,26 +74,58 @@ class VariableState:
 
 
 class InferRequest:
-    """A model plus the values of its variables. ``infer`` runs one step."""
+    """A model, a numerics profile and the values of the model's variables. ``infer`` runs one step."""
 
     def __init__(self, model: "Model", numerics: str = "reference") -> None:
         self.model = model
         #: the numerics profile every infer of this request computes under (graphir.numerics)
         self.numerics = check_numerics(numerics)
-        self._store = VariableStore(get_plan(model).variables)
+        self._store: VariableStore | None = None  # made on first use (a model.run needs none of its own)
+        self._busy = threading.Lock()
 
     def _current_store(self) -> VariableStore:
         """The store, re-pointed at the model's variables when the model's plan was rebuilt (an edit)."""
         variables = get_plan(self.model).variables
-        if variables is not self._store.variables:
-            self._store.variables = variables
-            for vid in [v for v in self._store.values if v not in variables]:
-                del self._store.values[vid]
-        return self._store
+        store = self._store
+        if store is None:
+            store = self._store = VariableStore(variables)
+        elif variables is not store.variables:
+            store.variables = variables
+            for vid in [v for v in store.values if v not in variables]:
+                del store.values[vid]
+        return store
 
-    def infer(self, inputs: Any = None, **options: Any) -> Any:
-        """Run one step from the current state; returns what ``model.run`` returns."""
-        return run(self.model, inputs, state=self._current_store(), numerics=self.numerics, **options)
+    def _run(self, inputs: Any, profile: bool, progress: bool | None, max_tensor_bytes: "int | None",
+             prepared: bool = True) -> Any:
+        if not self._busy.acquire(blocking=False):
+            raise RequestBusyError(f"request busy: this InferRequest on model '{self.model.name}' is running "
+                                   "in another thread; use one request per thread (model.create_infer_request())")
+        try:
+            store = self._current_store() if self._store is not None or get_plan(self.model).state_slot >= 0 else None
+            if max_tensor_bytes is not None:
+                with tensor_limit(max_tensor_bytes):
+                    return execute(self.model, inputs, store, numerics=self.numerics, profile=profile,
+                                   progress=progress, prepared=prepared)
+            return execute(self.model, inputs, store, numerics=self.numerics, profile=profile, progress=progress,
+                           prepared=prepared)
+        finally:
+            self._busy.release()
+
+    def infer(self, inputs: Any = None, *, progress: bool | None = None,
+              max_tensor_bytes: "int | None" = None) -> dict[str, np.ndarray]:
+        """Run one step from the current state: {result tensor name: array} in Result order.
+        ``progress``: None shows a tqdm bar on a terminal once a run passes one second; True/False
+        force it. ``max_tensor_bytes``: the largest tensor the run may build (default:
+        ``GRAPHIR_MAX_TENSOR_BYTES`` or 4 GiB, see :mod:`graphir.limits`)."""
+        return self._run(inputs, False, progress, max_tensor_bytes)  # type: ignore[no-any-return]
+
+    def profile(self, inputs: Any = None, *, max_tensor_bytes: "int | None" = None) -> RunResult:
+        """Run one step like :meth:`infer`, timing each node: a RunResult (outputs, per-node profile)."""
+        return self._run(inputs, True, False, max_tensor_bytes)  # type: ignore[no-any-return]
+
+    def _infer_unspecialized(self, inputs: Any = None) -> dict[str, np.ndarray]:
+        """For tests of the specialized plans: :meth:`infer` with every op's generic evaluate."""
+        return self._run(inputs, False, False, None, prepared=False)  # type: ignore[no-any-return]
 
     def query_state(self) -> list[VariableState]:
         store = self._current_store()
@@ -92,4 +135,5 @@ class InferRequest:
         self._current_store().values.clear()
 
     def __repr__(self) -> str:
-        return f"<InferRequest on '{self.model.name}', {len(self._store.variables)} variables>"
+        count = len(get_plan(self.model).variables)
+        return f"<InferRequest on '{self.model.name}', {count} variables, numerics={self.numerics!r}>"

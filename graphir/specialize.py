@@ -37,7 +37,7 @@ from graphir.limits import parse_byte_count
 from graphir.numerics import evaluator, has_override
 from graphir.numerics import profile as numerics_profile
 from graphir.run_guard import guard_steps
-from graphir.ops.base import NodeSignature, Op
+from graphir.ops.base import NodeSignature, Op, static_dims
 
 if TYPE_CHECKING:
     from graphir.interpreter import RunPlan, Step
@@ -85,20 +85,6 @@ class Specialization:
     largest_output: "tuple[int, Node | None, int, TensorType | None]" = (0, None, -1, None)
     #: ``steps`` cut where an op with bodies runs (see graphir.interpreter.steps_task), made on first use
     segments: "list[tuple[bool, Any]] | None" = None
-
-
-def static_dims(t: "TensorType") -> tuple[int, ...] | None:
-    """``t``'s shape as a tuple when static (a specialization asks this of every output, per
-    signature: kept cheap)."""
-    dims = t.shape._dims
-    if dims is None:
-        return None
-    out = []
-    for d in dims:
-        if d.max != d.min:
-            return None
-        out.append(d.min)
-    return tuple(out)
 
 
 _ITEMSIZE: dict[Any, int] = {}
@@ -227,16 +213,14 @@ class _Unset:
 _UNSET = _Unset()
 
 
-def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *, prepare: bool = True,
-               numerics: str = "reference") -> Specialization:
+def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", make_step: "Callable[..., Step]", *,
+               prepare: bool = True, numerics: str = "reference") -> Specialization:
     """The steps of ``plan`` for the output types ``types`` of one input signature.
 
     ``prepare=False`` builds the reference: no folding, each op's generic ``evaluate`` (what a run
     computed before specialization existed; the tests compare both bit for bit). ``numerics``: the
     profile (graphir.numerics): its overrides replace the ops' evaluates, in folding too, and its
     plan-level fusions (decompression, constant chains) apply."""
-    from graphir.interpreter import make_step
-
     chosen = numerics_profile(numerics)
     cache: ConstantCache = plan.constant_cache if numerics == "reference" else \
         plan.constant_caches.setdefault(numerics, ConstantCache(plan.constant_cache.budget))
@@ -294,8 +278,7 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", *
         in_types = [types.get((s.node.id, s.index), s.node.output_types[s.index]) for s in node.inputs if s is not None]
         used = [plan.slot_of[(node.id, i)] in plan.read_slots for i in range(len(outs_types))]
         if getattr(node.op, "specialize", None) is not None and type(node.op).prepare is Op.prepare:
-            # evaluate depends on the model's own types (TopK: dynamic shapes pick the CPU's sort)
-            nodes.append((node, ins, generic_evaluate(node)))
+            nodes.append((node, ins, generic_evaluate(node)))  # evaluate depends on the model's own types
             continue
         nodes.append((node, ins, node.op.prepare(NodeSignature(in_types, consts, outs_types, used))))
     if prepare and chosen.fold_linear_chains:

@@ -9,7 +9,7 @@ import pytest
 
 import graphir
 from graphir import opset
-from graphir.interpreter import get_plan, run
+from graphir.interpreter import get_plan, _run_unspecialized
 from graphir.ops.base import NodeSignature, TensorType
 from graphir.ops.openvino import activations
 from graphir.shapes import PartialShape
@@ -82,8 +82,8 @@ def test_activations_after_a_convolution_run_in_its_output() -> None:
     clamp = opset.make("Clamp", act, min=0.0, max=6.0)
     model = graphir.Model([clamp, opset.make("Relu", conv)], [x])  # conv read twice: not written into
     inputs = [rng.standard_normal((1, 8, 40, 40)).astype(np.float32)]
-    want = run(model, inputs, specialize=False)
-    got = run(model, inputs)
+    want = _run_unspecialized(model, inputs)
+    got = model.run(inputs)
     for key in want:
         assert got[key].tobytes() == want[key].tobytes()
     spec = next(s for key, s in get_plan(model).specializations.items() if key[1])

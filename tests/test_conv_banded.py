@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import graphir
-from graphir.interpreter import run
+from graphir.interpreter import _run_unspecialized
 from graphir.kernels import banded, conv
 from graphir.kernels.conv import ConvKernel
 from tests.test_conv_columns import _former
@@ -164,13 +164,13 @@ def test_real_exports_run_with_the_same_bits_with_and_without_the_band(name: str
     monkeypatch.setattr(ConvKernel, "__init__", counting)
     model = graphir.read_model(FIXTURES / name)
     model.reshape([shape])
-    with_band = run(model, [x])
+    with_band = model.run([x])
     assert sum(k.banded is not None for k in built) >= 4
-    generic = run(model, [x], specialize=False)
+    generic = _run_unspecialized(model, [x])
     monkeypatch.setattr(conv, "BANDED_MAX_WIDTH", 0)
     model = graphir.read_model(FIXTURES / name)
     model.reshape([shape])
-    without = run(model, [x])
+    without = model.run([x])
     for key in with_band:
         assert with_band[key].tobytes() == without[key].tobytes() == generic[key].tobytes(), key
 

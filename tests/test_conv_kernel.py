@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import graphir
-from graphir.interpreter import run
+from graphir.interpreter import _run_unspecialized
 from graphir.kernels import conv
 from graphir.kernels.conv import ConvKernel
 
@@ -87,10 +87,10 @@ def test_real_exports_run_with_the_same_bits_in_either_layout(name: str, monkeyp
     shape = [1, 3, 224, 224] if "lraspp" not in name else [1, 3, 160, 192]
     model = _reread(name, shape)
     x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
-    phased = run(model, [x])
+    phased = model.run([x])
     assert sum(k.phased is not None for k in built) >= 5
     monkeypatch.setattr(conv, "PhasedDepthwise", lambda *a: None)
-    plain = run(_reread(name, shape), [x])
+    plain = _reread(name, shape).run([x])
     for key in phased:
         assert phased[key].tobytes() == plain[key].tobytes(), key
 
@@ -151,8 +151,8 @@ def test_tiling_transposed_convolution_bits_equal_openvino_cpu(ov, n: int, ci: i
     y = opset.make("ConvolutionBackpropData", p, opset.constant(w), strides=[k, k], pads_begin=[0, 0],
                    pads_end=[0, 0], dilations=[1, 1])
     model = Model([y], [p.node])
-    got = list(run(model, [x]).values())[0]
-    generic = list(run(model, [x], specialize=False).values())[0]
+    got = list(model.run([x]).values())[0]
+    generic = list(_run_unspecialized(model, [x]).values())[0]
     q = ops.parameter([n, ci, size, size], ov.Type.f32)
     z = ops.convolution_backprop_data(q, ops.constant(w), strides=[k, k], pads_begin=[0, 0], pads_end=[0, 0],
                                       dilations=[1, 1])

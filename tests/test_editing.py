@@ -40,20 +40,25 @@ def test_set_input_on_a_node_is_seen_by_the_next_run_and_save(tmp_path: Path) ->
     saved = graphir.read_model(tmp_path / "m.xml")
     np.testing.assert_array_equal(_out(saved), [[2, -1, 4, -3]])
     assert sorted(n.name for n in saved.nodes() if n.type_name not in ("Result",)) == ["add", "neg", "one", "x"]
-    model.refresh()  # still callable, changes nothing
     np.testing.assert_array_equal(_out(model), [[2, -1, 4, -3]])
 
 
 def test_validate_keeps_the_order_unless_the_wiring_changed(tmp_path: Path) -> None:
     """A save validates; an unedited model keeps its order and run plan (they were rebuilt every
-    save), while a write straight into ``node.inputs`` (not tracked as an edit) is still found."""
+    save); ``node.inputs`` cannot be written behind the model's back (uses and version would go
+    stale): ``set_input`` is the edit."""
     model, x, relu, add = _chain()
     _out(model)
     order, plan = model.get_ordered_ops(), model._plan
     graphir.save_model(model, tmp_path / "a.xml")
     assert model.get_ordered_ops() is order and model._plan is plan
     rewired = graphir.Output(x.node, 0)
-    add.node.inputs[0] = rewired  # around relu, behind the model's back
+    with pytest.raises(GraphError, match=r"node.inputs is read-only: connect an input with node.set_input"):
+        add.node.inputs[0] = rewired
+    with pytest.raises(GraphError, match="read-only"):
+        add.node.inputs.append(rewired)
+    assert model.get_ordered_ops() is order
+    add.node.set_input(0, rewired)  # around relu
     model.validate()
     assert model.get_ordered_ops() is not order
     assert [n.name for n in model.live_nodes()] == ["x", "one", "add", model.get_results()[0].name]
@@ -156,12 +161,22 @@ def test_an_attribute_set_on_an_op_is_an_edit() -> None:
     e = np.exp(X[0].astype(np.float64) - 4)
     np.testing.assert_allclose(_out(model)[0], e / e.sum(), rtol=1e-6)  # [0.0059, 0.1184, 0.0008, 0.8749]
     version = model.version
-    softmax.node.op.axis = 0  # over the batch of one: every value becomes 1
-    assert model.version == version + 1
+    with pytest.raises(graphir.errors.OpDefinitionError, match=r"ops are immutable values; to change 'axis' use "
+                       r"node.set_attribute\('axis', value\)"):
+        softmax.node.op.axis = 0
+    assert model.version == version and softmax.node.op.axis == 1
+    softmax.node.set_attribute("axis", 0)  # over the batch of one: every value becomes 1
+    assert model.version == version + 1 and softmax.node.op.axis == 0
     np.testing.assert_array_equal(_out(model), [[1, 1, 1, 1]])
-    softmax.node.op.axis = 5
     with pytest.raises(InferenceError, match=r"'sm' \(Softmax-opset\d+\), inputs \(f32\[\?,4\]\)"):
-        model.run([X])
+        softmax.node.set_attribute("axis", 5)  # validated and re-inferred at once: the old op stays
+    assert softmax.node.op.axis == 0 and model.version == version + 1
+    with pytest.raises(graphir.errors.OpDefinitionError, match="attribute 'axis'"):
+        softmax.node.set_attribute("axis", "wide")
+    softmax.node.op = softmax.node.op.model_copy(update={"axis": 1})  # the other spelling, tracked the same way
+    assert model.version == version + 2
+    e = np.exp(X[0].astype(np.float64) - 4)
+    np.testing.assert_allclose(_out(model)[0], e / e.sum(), rtol=1e-6)
 
 
 def test_inference_and_runs_do_not_count_as_edits() -> None:

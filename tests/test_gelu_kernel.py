@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from graphir import Model, opset
-from graphir.interpreter import get_plan, run, specialization
+from graphir.interpreter import get_plan, _run_unspecialized, specialization
 from graphir.kernels import gelu
 from graphir.ops.openvino.activations import _gelu_erf_reference, gelu_erf
 
@@ -165,8 +165,8 @@ def test_gelu_steps_take_the_table_and_keep_the_generic_bits(version: str) -> No
     spec = specialization(model, get_plan(model), [value])
     names = {getattr(step[0], "__name__", "") for step in spec.steps if step[-1].op.type_name == "Gelu"}
     assert names == {"gelu_into"}
-    fast = run(model, [value])
-    generic = run(model, [value], specialize=False)
+    fast = model.run([value])
+    generic = _run_unspecialized(model, [value])
     assert [a.tobytes() for a in fast.values()] == [a.tobytes() for a in generic.values()]
 
 

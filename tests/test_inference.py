@@ -217,7 +217,7 @@ def test_reshape_refreshes_the_run_plan() -> None:
 
 def test_infer_shapes_after_editing_a_parameter() -> None:
     m, nodes = mlp()
-    m.get_parameters()[0].op.shape = PartialShape.parse("[7,4]")
+    m.get_parameters()[0].set_attribute("shape", PartialShape.parse("[7,4]"))
     m.infer_shapes()
     assert str(nodes["bias"].tensor_type) == "f32[7,3]"
 
@@ -353,8 +353,8 @@ def test_infer_shapes_refreshes_the_run_plans_input_checks() -> None:
     x = opset.parameter("[?,4]", "f32", name="x")
     m = Model([opset.add(x, x)], [x])
     m.run(np.ones((2, 4), np.float32))
-    m.get_parameters()[0].op.element_type = ElementType.f16
-    m.get_parameters()[0].op.shape = PartialShape.parse("[2,4]")
+    m.get_parameters()[0].set_attribute("element_type", ElementType.f16)
+    m.get_parameters()[0].set_attribute("shape", PartialShape.parse("[2,4]"))
     m.infer_shapes()
     with pytest.raises(InputError, match=r"expected element type f16 \(float16\), got an array of float32"):
         m.run(np.ones((2, 4), np.float32))

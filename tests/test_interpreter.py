@@ -126,7 +126,7 @@ def test_inputs_by_friendly_name_tensor_name_index_and_list() -> None:
         assert list(out) == ["out"]
         np.testing.assert_array_equal(out["out"], EXPECTED)
         assert out["out"].dtype == np.int32
-    np.testing.assert_array_equal(graphir.run(m, [COND, THEN, ELSE])["out"], EXPECTED)
+    np.testing.assert_array_equal(m.create_infer_request().infer([COND, THEN, ELSE])["out"], EXPECTED)
 
 
 def test_python_lists_are_converted_to_the_parameter_type() -> None:
@@ -302,7 +302,7 @@ def test_profile_reports_time_and_output_bytes_per_node() -> None:
     a = opset.add(x, x, name="a")
     b = opset.multiply(a, opset.constant(np.float32(2)), name="b")
     m = graphir.Model([b], [x])
-    result = m.run(np.ones((8, 8), np.float32), profile=True)
+    result = m.profile(np.ones((8, 8), np.float32))
     assert isinstance(result, RunResult)
     np.testing.assert_array_equal(next(iter(result.outputs.values())), np.full((8, 8), 4, np.float32))
     assert [(r.name, r.type, r.version, r.output_bytes) for r in result.profile] == [
@@ -367,8 +367,9 @@ def test_an_evaluate_that_returns_no_list_is_reported() -> None:
     m = graphir.Model([n.output(0)], [x])
     with pytest.raises(EvaluationError, match="'oops' \\(BadReturn-test1\\).*evaluate returned ndarray; expected a list"):
         m.run(np.zeros((2, 2), np.float32))
-    s = Node(SplitHalves(), [x])
-    m2 = graphir.Model([s.output(0), s.output(1)], [x])
+    x2 = opset.parameter([2, 2], "f32", name="x")  # a node belongs to one model: a new Parameter
+    s = Node(SplitHalves(), [x2])
+    m2 = graphir.Model([s.output(0), s.output(1)], [x2])
     assert [v.shape for v in m2.run(np.zeros((2, 2), np.float32)).values()] == [(1, 2), (1, 2)]
 
 
@@ -407,7 +408,8 @@ def test_progress_bar_on_a_terminal_only_for_slow_models(monkeypatch: pytest.Mon
     m.run(np.ones(2, np.float32))
     assert made == [2]  # the first run was fast: no bar any more
     monkeypatch.setattr(interp, "_progress_bar", lambda total, progress: None)  # not a terminal
-    m2 = graphir.Model([opset.add(opset.add(x, x), x)], [x])
+    x2 = opset.parameter([2], "f32", name="x")  # a node belongs to one model: a new Parameter
+    m2 = graphir.Model([opset.add(opset.add(x2, x2), x2)], [x2])
     m2.run(np.ones(2, np.float32))
     assert m2._plan.show_progress is False
 

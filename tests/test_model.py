@@ -85,11 +85,26 @@ def test_model_wraps_outputs_in_results_and_orders_nodes() -> None:
 
 
 def test_results_are_not_wrapped_twice() -> None:
-    m, params, _ = _select_model()
-    r = m.get_results()[0]
-    for given in (r, r.output(0)):
-        again = graphir.Model([given], params)
+    for pick in (lambda r: r, lambda r: r.output(0)):
+        c, a, b = (opset.parameter("[?,2]", t) for t in ("boolean", "i32", "i32"))
+        r = graphir.Model([opset.select(c, a, b)], [c, a, b]).get_results()[0]  # the model is gone; its Result stays
+        again = graphir.Model([pick(r)], [c, a, b])
         assert again.get_results() == [r] and len(again) == 5
+
+
+def test_a_node_belongs_to_one_model() -> None:
+    m, params, y = _select_model()
+    with pytest.raises(GraphError, match=r"node \d+ 'Result_\d+' \(Result-opset1\) belongs to model 'm'; a node "
+                       r"belongs to one model: use model.clone\(\) \(or node.copy\(\)\) to put a copy of it into model 'two'"):
+        graphir.Model([m.get_results()[0]], params, name="two")
+    with pytest.raises(GraphError, match=r"'sel' \(Select-opset1\) belongs to model 'm'"):
+        graphir.Model([opset.relu(y)], params, name="two")
+    other = graphir.Model([opset.parameter("[2]", "f32", name="p")], name="other")
+    with pytest.raises(GraphError, match="belongs to model 'other'"):
+        y.node.set_input(0, other.get_parameters()[0])
+    assert y.node.inputs[0] == params[0] and m.version == 0  # refused before anything changed
+    copy_ = m.clone()  # the way to put the same graph into another model
+    assert copy_.node("sel") is not y.node and copy_.node("sel").model is copy_ and y.node.model is m
 
 
 def test_parameters_are_found_or_checked() -> None:
@@ -161,12 +176,11 @@ def test_validation_input_count_and_port_range() -> None:
 def test_validation_cycle_names_the_nodes() -> None:
     m, (c, a, b), y = _select_model()
     add = opset.make("Add", y, a, name="adder")
-    y.node.set_input(1, add)  # sel.then <- adder <- sel
-    m2 = graphir.Model([add], [c, a, b], name="loop")
+    y.node.set_input(1, add)  # sel.then <- adder <- sel: adder joins m
     with pytest.raises(GraphError) as info:
-        m2.validate()
+        m.validate()
     text = str(info.value)
-    assert "model 'loop' has a cycle" in text and "'adder' (Add-opset1)" in text and "'sel' (Select-opset1)" in text
+    assert "model 'm' has a cycle" in text and "'adder' (Add-opset1)" in text and "'sel' (Select-opset1)" in text
 
 
 def test_run_and_infer_shapes_and_reshape() -> None:
@@ -192,12 +206,12 @@ def test_clone_is_deep_and_independent() -> None:
     assert [n.name for n in clone.get_ordered_ops()] == [n.name for n in m.get_ordered_ops()]
     assert [n.id for n in clone.get_ordered_ops()] == [n.id for n in m.get_ordered_ops()]
     for a, b in zip(clone.get_ordered_ops(), m.get_ordered_ops()):
-        assert a is not b and a.op is not b.op and a.op == b.op and a.output_types == b.output_types
+        assert a is not b and a.op == b.op and a.output_types == b.output_types  # ops are values: shared
         for src_a, src_b in zip(a.inputs, b.inputs):
             assert src_a.node is not src_b.node and src_a.node.id == src_b.node.id and src_a.index == src_b.index
     const_clone = clone.node("k").op
     assert isinstance(const_clone, Constant) and const_clone.value is k.node.op.value  # data shared, read-only
-    clone.node("sel").op.auto_broadcast = "none"
+    clone.node("sel").set_attribute("auto_broadcast", "none")
     clone.node("sel").name = "renamed"
     clone.reshape({"cond": "[2,2]", "then": "[2,2]"})
     clone.rt_info["x"] = 1

@@ -137,13 +137,15 @@ def test_writer_refuses_openvino_ops_and_constants(tmp_path: Path) -> None:
     from graphir.ops.openvino.core import Constant
     from graphir.ops.registry import lookup
 
+    x = opset.parameter("[2]", "f32", name="x")  # a node belongs to one model: a new Parameter
     c = Node(Constant.from_array(np.ones(2, np.float32)))
     add = Node(lookup("onednn", "Add")(), [x, c])
+    with_constant = Model([add], [x])
     with pytest.raises(SerializationError, match="Constant cannot be written"):  # a string: nowhere for its data
-        dumps(Model([add], [x]))
-    save_model(Model([add], [x]), tmp_path / "c.json")  # a file: its data beside it (c.constants.npz)
+        dumps(with_constant)
+    save_model(with_constant, tmp_path / "c.json")  # a file: its data beside it (c.constants.npz)
     assert (tmp_path / "c.constants.npz").is_file()
-    written = json.loads(dumps(Model([add], [x]), constants_as_inputs=True))
+    written = json.loads(dumps(with_constant, constants_as_inputs=True))
     assert written["graph"][0]["inputs"][1]["property_type"] == "constant"
 
 

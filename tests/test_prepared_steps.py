@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from graphir import opset
-from graphir.interpreter import get_plan, run, specialization
+from graphir.interpreter import get_plan, _run_unspecialized, specialization
 from graphir.model import Model
 
 
 def assert_same_bits(model: Model, values: list[np.ndarray]) -> dict[str, np.ndarray]:
-    got, want = run(model, values), run(model, values, specialize=False)
+    got, want = _run_unspecialized(model, values), model.run(values)
     assert list(got) == list(want)
     for key in want:
         assert (got[key].dtype, got[key].shape) == (want[key].dtype, want[key].shape), key
@@ -214,7 +214,7 @@ def test_shape_steps_outside_their_fast_path_report_as_evaluate_does() -> None:
         messages = []
         for specialize in (True, False):
             with pytest.raises(GraphirError) as caught:
-                run(model, values, specialize=specialize)
+                model.run(values) if specialize else _run_unspecialized(model, values)
             messages.append(str(caught.value))
         assert messages[0] == messages[1]
 
@@ -261,7 +261,7 @@ def test_variadic_split_prepared_gives_the_generic_bits() -> None:
     from graphir.errors import GraphirError
 
     with pytest.raises(GraphirError, match="exceeds the length"):  # 3 + the -1 part cannot fit 2
-        run(model, [data, np.array([2])])
+        model.run([data, np.array([2])])
 
 
 UNARY = [("exp", {}), ("log", {}), ("sqrt", {}), ("tanh", {}), ("sin", {}), ("cos", {}), ("sigmoid", {}),
@@ -438,9 +438,9 @@ def test_gather_nd_single_index_prepared_gives_the_generic_bits(rows: list[list[
     assert prepared_types(model, values)["GatherND"]
     if max(r[0] for r in rows) >= 5:
         with pytest.raises(Exception) as prepared:
-            run(model, values)
+            model.run(values)
         with pytest.raises(type(prepared.value)) as generic:
-            run(model, values, specialize=False)
+            _run_unspecialized(model, values)
         assert str(generic.value) == str(prepared.value)
         return
     assert_same_bits(model, values)

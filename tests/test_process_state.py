@@ -159,11 +159,10 @@ def test_ops_read_from_one_template_share_a_fields_set_until_one_changes(tmp_pat
     first, second = adds[0], adds[1]
     assert first.__pydantic_fields_set__ is second.__pydantic_fields_set__
     shared = set(second.model_fields_set)
-    first.auto_broadcast = "none"  # type: ignore[attr-defined]
+    first = first.with_attributes(auto_broadcast="none")  # ops are values: an edit is a new op
     assert first.model_fields_set == shared | {"auto_broadcast"}
     assert second.model_fields_set == shared and first.__pydantic_fields_set__ is not second.__pydantic_fields_set__
     updated = second.model_copy(update={"auto_broadcast": "pdpd"})
-    cloned = copy.deepcopy(second)
-    cloned.auto_broadcast = "pdpd"  # type: ignore[attr-defined]
+    cloned = copy.deepcopy(second).with_attributes(auto_broadcast="pdpd")
     assert adds[2].model_fields_set == shared  # neither the copy nor the clone changed the others
     assert updated.auto_broadcast == "pdpd" and adds[2].auto_broadcast == "numpy"  # type: ignore[attr-defined]

@@ -161,8 +161,12 @@ def test_attributes_are_validated_on_construction_and_assignment() -> None:
         ScaleShift(offset=1)
     op = ScaleShift(scale=1)
     with pytest.raises(OpDefinitionError, match="attribute 'scale': Input should be a valid number"):
-        op.scale = "big"  # type: ignore[assignment]
+        op.with_attributes(scale="big")
+    with pytest.raises(OpDefinitionError, match=r"TestScaleShift-opset3: ops are immutable values; to change 'scale' use "
+                       r"node.set_attribute\('scale', value\)"):
+        op.scale = 2.0  # type: ignore[misc]
     assert op.scale == 1.0 and op.attributes() == {"scale": 1.0, "mode": "plain"}
+    assert op.with_attributes(scale="2").attributes() == {"scale": 2.0, "mode": "plain"} and op.scale == 1.0
 
 
 def test_json_schema_of_an_op() -> None:

@@ -13,7 +13,6 @@ import pytest
 
 import graphir
 from graphir import opset
-from graphir.ops import base as ops_base
 from graphir.ops.openvino.conversion import Convert
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -92,9 +91,8 @@ def test_reshape_series_matches_openvino_and_inference_from_scratch(ov, path: st
                   if name in common and got[name] != want[name] and not _known_tighter(name, got[name], want[name])]
         assert not differ, f"{path} step {step} {shapes}: {len(differ)} layers differ, first: " + "; ".join(differ[:3])
         fresh = graphir.read_model(xml)
-        ops_base.attribute_epoch += 1  # forget every remembered inference: all of it from scratch
-        fresh._types_whole = False  # and re-infer every node, not only what the shapes reach
         fresh.reshape(shapes)
+        fresh.infer_shapes()  # every node re-inferred from scratch, not only what the shapes reach
         differ = _same_snapshot(_snapshot(model), _snapshot(fresh))
         assert not differ, f"{path} step {step}: {len(differ)} layers differ from scratch, first: " + "; ".join(differ[:3])
 
@@ -116,17 +114,20 @@ def test_reshape_reinfers_only_what_the_new_shapes_reach(monkeypatch: pytest.Mon
         return original(self, inputs)
 
     monkeypatch.setattr(Convert, "infer", counting)
-    model.reshape({"x": [2, 4]})
+    model.reshape({"x": [2, 4]})  # a model assembled from nodes: the first reshape infers every node once
+    assert calls == ["convert"]
     model.reshape({"x": [3, 4]})
-    model.infer_shapes()
-    assert calls == []  # the constant branch's inputs never changed: remembered, not re-inferred
-    assert str(model.outputs[0].tensor_type) == "f32[3,4]"
+    model.reshape({"x": [5, 4]})
+    assert calls == ["convert"]  # the constant branch's inputs never changed: not re-inferred
+    model.infer_shapes()  # asked for: the whole model is inferred again
+    assert calls == ["convert"] * 2
+    assert str(model.outputs[0].tensor_type) == "f32[5,4]"
     convert = next(n for n in model.nodes() if n.type_name == "Convert")
     np.testing.assert_array_equal(convert.output_types[0].value, np.arange(4, dtype=np.float32))
-    convert.op.destination_type = "f16"  # an edit: the remembered inference no longer holds
+    convert.set_attribute("destination_type", "f16")  # an edit: the Convert re-infers at once
+    assert calls == ["convert"] * 3
     with pytest.raises(graphir.errors.InferenceError, match="same element type"):
         model.infer_shapes()
-    assert calls == ["convert"]
 
 
 def test_types_set_by_hand_are_inferred_again() -> None:

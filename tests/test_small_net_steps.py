@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from graphir import Model, opset
-from graphir.interpreter import get_plan, run, specialization
+from graphir.interpreter import get_plan, _run_unspecialized, specialization
 from graphir.kernels.columns import TapColumns
 from graphir.kernels.conv import ConvKernel
 from graphir.ops.openvino import matmul as matmul_module
@@ -63,9 +63,9 @@ def test_vits_products_use_contiguous_weights_and_keep_the_generic_bits() -> Non
     model = Model([y], [x.node])
     value = rng.standard_normal((1, 65, 128)).astype(np.float32)
     matmul_module._layout_same.clear()
-    fast = run(model, [value])
+    fast = model.run([value])
     assert matmul_module._layout_same == {((1, 65, 128), 128, 512): True}  # checked once, then used
-    generic = run(model, [value], specialize=False)
+    generic = _run_unspecialized(model, [value])
     assert [a.tobytes() for a in fast.values()] == [a.tobytes() for a in generic.values()]
 
 
@@ -80,7 +80,7 @@ def test_a_layout_that_changes_the_bits_keeps_the_view(monkeypatch: pytest.Monke
     monkeypatch.setattr(matmul_module, "matmul", fake_matmul)
     x = opset.parameter([1, 65, 128], "f32", name="x")
     model = Model([opset.matmul(x, opset.constant(np.ones((64, 128), np.float32)), False, True)], [x.node])
-    run(model, [np.ones((1, 65, 128), np.float32)])
+    model.run([np.ones((1, 65, 128), np.float32)])
     assert seen == [False]
 
 
@@ -134,8 +134,8 @@ def test_mvn_step_takes_the_prepared_path() -> None:
     spec = specialization(model, get_plan(model), [value])
     (step,) = [s for s in spec.steps if s[-1].op.type_name == "MVN"]
     assert "fast" in step[0].__code__.co_freevars  # the closure over _mvn_f32_prepared's function
-    assert [a.tobytes() for a in run(model, [value]).values()] == \
-        [a.tobytes() for a in run(model, [value], specialize=False).values()]
+    assert [a.tobytes() for a in model.run([value]).values()] == \
+        [a.tobytes() for a in _run_unspecialized(model, [value]).values()]
 
 
 @pytest.mark.parametrize("dirs", [["forward"], ["reverse"], ["forward", "reverse"]])
@@ -161,13 +161,13 @@ def test_lstm_with_negated_gate_rows_keeps_the_plain_bits(dirs: list[str], batch
 
 
 def test_constant_gather_indices_are_checked_once() -> None:
-    x = opset.parameter([2, 7, 4], "f32", name="x")
     for index in (-1, 3, 0):
+        x = opset.parameter([2, 7, 4], "f32", name="x")  # a node belongs to one model: one per model
         y = opset.gather(x, opset.constant(np.array(index, np.int64)), opset.constant(np.array(1, np.int64)))
         model = Model([y], [x.node])
         value = np.random.default_rng(index + 5).standard_normal((2, 7, 4)).astype(np.float32)
         spec = specialization(model, get_plan(model), [value])
         assert {s[0].__name__ for s in spec.steps} == {"gather_constant"}
-        (out,) = run(model, [value]).values()
+        (out,) = model.run([value]).values()
         assert out.tobytes() == value[:, index].tobytes()
-        assert out.tobytes() == next(iter(run(model, [value], specialize=False).values())).tobytes()
+        assert out.tobytes() == next(iter(_run_unspecialized(model, [value]).values())).tobytes()

@@ -20,7 +20,7 @@ from graphir import opset
 from graphir.commands.run import random_value
 from graphir.errors import ResourceLimitError
 from graphir.input_sizes import choose_input_shapes
-from graphir.interpreter import get_plan, run
+from graphir.interpreter import get_plan, _run_unspecialized
 from tests.llm_fixtures import llm_path, step_inputs
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -51,10 +51,10 @@ def random_inputs(model: graphir.Model, seed: int = 0) -> list[np.ndarray]:
 def test_specialized_runs_give_the_generic_bits(name: str) -> None:
     model = graphir.read_model(FIXTURES / name)
     inputs = random_inputs(model)
-    want = run(model, inputs, specialize=False)
-    got = run(model, inputs)
+    want = _run_unspecialized(model, inputs)
+    got = model.run(inputs)
     assert_same_bits(got, want)
-    assert_same_bits(run(model, inputs), want)  # the remembered specialization again
+    assert_same_bits(model.run(inputs), want)  # the remembered specialization again
 
 
 @pytest.mark.parametrize("name", LLMS)
@@ -63,14 +63,14 @@ def test_specialized_llm_steps_give_the_generic_bits(name: str) -> None:
     model = graphir.read_model(llm_path(name))
     if "stateless" in name:  # the KV cache is an input: sizes and values chosen as `graphir run --random` does
         inputs = random_inputs(model)
-        assert_same_bits(run(model, inputs), run(model, inputs, specialize=False))
+        assert_same_bits(_run_unspecialized(model, inputs), model.run(inputs))
         return
     names = [min(p.output_names[0]) if p.output_names[0] else p.name for p in model.get_parameters()]
     rng = np.random.default_rng(1)
     prompt, token = step_inputs(names, 1, 0, 5, rng), step_inputs(names, 1, 5, 1, rng)
     fast, reference = model.create_infer_request(), model.create_infer_request()
     for feed in (prompt, token):
-        assert_same_bits(fast.infer(feed), reference.infer(feed, specialize=False))
+        assert_same_bits(fast.infer(feed), reference._infer_unspecialized(feed))
 
 
 def _weights_model(n: int = 256) -> tuple[graphir.Model, np.ndarray]:
@@ -183,10 +183,10 @@ def test_elementwise_steps_write_into_fresh_inputs_only_they_read(second_reader:
     something else reads (a Reshape's view of it, a Result) is left alone."""
     model = _conv_bias_model(second_reader)
     x = np.random.default_rng(1).standard_normal((1, 3, 8, 8)).astype(np.float32)
-    want = run(model, [x], specialize=False)
-    got = run(model, [x])
+    want = _run_unspecialized(model, [x])
+    got = model.run([x])
     assert_same_bits(got, want)
-    assert_same_bits(run(model, [x]), want)
+    assert_same_bits(model.run([x]), want)
     spec = next(s for key, s in get_plan(model).specializations.items() if key[1])  # the prepared one
     by_type = {step[-1].type_name: step[0] for step in spec.steps}
     written_into = [name for name in ("Add", "Subtract") if getattr(by_type[name], "fresh_output", False)

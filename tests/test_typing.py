@@ -40,7 +40,7 @@ top = opset.topk(x, opset.constant(np.int64(2)), axis=1, mode="max", sort="value
 values: Output = top.output(0)
 pooled = opset.max_pool(x, [1], [1], [0], [0], [1]).outputs()
 m = Model([s], [x])
-profiled = m.run({"x": np.ones((1, 4), np.float32)}, profile=True)
+profiled = m.profile({"x": np.ones((1, 4), np.float32)})
 print(profiled.table())
 bad_mode = opset.select(x, x, x, auto_broadcast="everywhere")
 bad_axis = opset.concat([x, y], axis="0")

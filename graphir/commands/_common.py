@@ -36,7 +36,6 @@ def load_model(path: str) -> "Model":
 
 def load_reshaped(path: str, specs: list[str] | None) -> "Model":
     """``load_model``, then ``Model.reshape`` to the command line's NAME=SHAPE specs (bad ones exit 2)."""
-    from graphir.commands.shapes import reshape_arguments
     from graphir.errors import InputError
 
     model = load_model(path)
@@ -115,3 +114,19 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "
     out = [line(list(headers)), line(["-" * w for w in widths])]
     out.extend(line(r) for r in cells)
     return "\n".join(out)
+
+
+def reshape_arguments(model: "Model", specs: list[str]) -> dict[Any, str] | None:
+    """--input values as a reshape mapping (a bare shape maps to the only input)."""
+    if not specs:
+        return None
+    shapes: dict[Any, str] = {}
+    for text in specs:
+        name, shape = split_assignment(text, "SHAPE")
+        if name is None:
+            if len(model.get_parameters()) != 1:
+                raise UsageError(f"{text!r}: the model has {len(model.get_parameters())} inputs; "
+                                 f"use NAME=SHAPE")
+            name = 0  # type: ignore[assignment]
+        shapes[name] = shape
+    return shapes

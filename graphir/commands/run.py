@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
         if args.save_inputs:
             write_npz(args.save_inputs, input_arrays(model, values), what="--save-inputs")
         try:
-            result = model.run(values, profile=args.profile, numerics=args.numerics)
+            result = model.profile(values, numerics=args.numerics) if args.profile else model.run(values, numerics=args.numerics)
         except InputError as exc:
             raise UsageError(str(exc)) from None
     outputs = result.outputs if isinstance(result, RunResult) else result

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from graphir.cli import EXIT_OK, UsageError, command
-from graphir.commands._common import input_types, load_model, port_record, split_assignment, table
+from graphir.commands._common import input_types, load_model, port_record, reshape_arguments, table
 from graphir.ops.openvino.core import Result
 
 if TYPE_CHECKING:
@@ -20,22 +20,6 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="reshape an input first, e.g. x=[8,64] or x=?,3 or x=1..10,3 (repeatable; "
                         "a bare SHAPE for a one-input model)")
     p.add_argument("--json", action="store_true", help="print a JSON list (format in the README)")
-
-
-def reshape_arguments(model: "Model", specs: list[str]) -> dict[Any, str] | None:
-    """--input values as a reshape mapping (a bare shape maps to the only input)."""
-    if not specs:
-        return None
-    shapes: dict[Any, str] = {}
-    for text in specs:
-        name, shape = split_assignment(text, "SHAPE")
-        if name is None:
-            if len(model.get_parameters()) != 1:
-                raise UsageError(f"{text!r}: the model has {len(model.get_parameters())} inputs; "
-                                 f"use NAME=SHAPE")
-            name = 0  # type: ignore[assignment]
-        shapes[name] = shape
-    return shapes
 
 
 def rows(model: "Model") -> list[dict[str, Any]]:

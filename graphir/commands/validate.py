@@ -79,8 +79,9 @@ def check_node(node: Any, dialect: str, options: dict[str, Any]) -> list[str]:
     for src in node.inputs:
         if src is None:
             inputs.append(None)
-        elif isinstance(src.node.op, Constant):
-            inputs.append(src)
+        elif isinstance(src.node.op, Constant):  # a node belongs to one model: a new node, the same op
+            inputs.append(Node(src.node.op, name=src.node.name, output_types=src.node.output_types,
+                               infer=False).output(src.index))
         else:
             t = src.node.output_types[src.index]
             p = Node(Parameter(element_type=t.element_type, shape=t.shape), name=f"{node.name}/in{len(params)}")

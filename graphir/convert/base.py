@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import os
 import pkgutil
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -58,9 +59,8 @@ def _load() -> None:
     if _loaded:
         return
     _loaded = True
-    import graphir.convert as package
-
-    for info in pkgutil.iter_modules(package.__path__, prefix="graphir.convert."):
+    # the package's directory, walked without importing the package (it imports this module)
+    for info in pkgutil.iter_modules([os.path.dirname(os.path.abspath(__file__))], prefix="graphir.convert."):
         importlib.import_module(info.name)
 
 

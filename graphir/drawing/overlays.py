@@ -37,7 +37,7 @@ def color_profile(scene: Scene, model: "Model", seed: int = 0) -> float:
     from graphir.commands.run import gather_inputs
 
     values = gather_inputs(model, [], True, seed)
-    result: Any = model.run(values, profile=True)
+    result: Any = model.profile(values)
     seconds = {record.id: record.seconds for record in result.profile}
     slowest = max(seconds.values(), default=0.0) or 1.0
     for node_id, key in scene.top_level.items():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -103,6 +103,20 @@ class NodeSignature:
         return tuple(d.min for d in dims)
 
 
+def static_dims(t: "TensorType") -> tuple[int, ...] | None:
+    """``t``'s shape as a tuple when static (a specialization asks this of every output, per
+    signature: kept cheap)."""
+    dims = t.shape._dims
+    if dims is None:
+        return None
+    out = []
+    for d in dims:
+        if d.max != d.min:
+            return None
+        out.append(d.min)
+    return tuple(out)
+
+
 _Step = TypeVar("_Step", bound=Callable[..., Any])
 
 
@@ -154,14 +168,17 @@ NUMERIC = REAL + INTEGRAL
 INDEX = types("i32", "i64")
 
 
-#: set by graphir.model: told of an attribute assigned on an op (the models holding it move on);
-#: None while graphir itself assigns attributes as part of inference (see ``quiet_edits``)
-attribute_listener: "Callable[[Op], None] | None" = None
-#: moves on whenever an op attribute is assigned (public ones; private ones too on ops with inputs,
-#: as oneDNN's declared output types; not on ``quiet_attributes`` ops): what a node remembers of
-#: its last inference (``Node.infer``) holds only while it has not moved. Parameters are not
-#: remembered, so reshaping a model does not move it.
-attribute_epoch = 0
+class BodyContext(Protocol):
+    """What an op with bodies (If, Loop, TensorIterator) is handed by whoever infers or runs it:
+    the inference pass gives ``infer_body`` (graphir.inference), the runtime ``run_body``
+    (graphir.interpreter). Both return tasks (graphir.trampoline) the op yields, so bodies nested
+    any depth never nest Python calls. Ops never import the engine."""
+
+    def infer_body(self, body: Any, types: list[TensorType], where: str) -> Any:
+        """A task inferring ``body`` given its Parameters' types; its Result types."""
+
+    def run_body(self, body: Any, args: list[np.ndarray]) -> Any:
+        """A task running ``body`` on arrays in Parameter order; its Result values."""
 
 
 class SharedFieldsSet(set[str]):
@@ -177,6 +194,7 @@ class Op(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        frozen=True,  # an op is a value: an edit replaces it (node.set_attribute, node.op = ...)
         validate_assignment=True,
         arbitrary_types_allowed=True,
         populate_by_name=True,
@@ -195,9 +213,6 @@ class Op(BaseModel):
     #: False for ops that shape inference must not evaluate on known input values (random
     #: generators, control flow)
     foldable: ClassVar[bool] = True
-    #: True for ops whose attributes graphir itself sets as part of inference (a Parameter's shape
-    #: on reshape and in bodies): their nodes re-infer every time and assigning them moves nothing
-    quiet_attributes: ClassVar[bool] = False
     #: True when ``infer`` is a function of the attributes and the input types alone, so a node
     #: may keep its outputs while its inputs are the same (False for ops with subgraph bodies:
     #: a body may be edited while the op's inputs stay)
@@ -222,20 +237,30 @@ class Op(BaseModel):
             raise _attribute_error(type(self), exc) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
-        """Assignments are validated too (``validate_assignment``); errors stay in the family. An
-        attribute set on an op in a model is an edit: the model's version moves on."""
-        if type(self.__pydantic_fields_set__) is SharedFieldsSet:  # about to change: make it ours
-            object.__setattr__(self, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
-        try:
-            super().__setattr__(name, value)
-        except ValidationError as exc:
-            raise _attribute_error(type(self), exc) from None
-        cls = type(self)
-        if (name[0] != "_" or cls.inputs) and not cls.quiet_attributes:  # private state of ops
-            global attribute_epoch                                       # with inputs too (oneDNN)
-            attribute_epoch += 1
-        if name[0] != "_" and attribute_listener is not None:
-            attribute_listener(self)
+        """Ops are immutable values: a public attribute is never assigned in place (the model
+        holding the op could not know); private state (a Constant's loaded data) may be set."""
+        if name[0] != "_":
+            raise OpDefinitionError(
+                f"{self.describe()}: ops are immutable values; to change '{name}' use "
+                f"node.set_attribute({name!r}, value) or node.op = node.op.with_attributes({name}=value)")
+        super().__setattr__(name, value)
+
+    def with_attributes(self, **changes: Any) -> "Op":
+        """A copy of this op with ``changes`` applied, each validated as at construction (an
+        OpDefinitionError names a bad one); private state (a Constant's data) is shared."""
+        fields = type(self).model_fields
+        for name in changes:
+            if name not in fields:
+                raise OpDefinitionError(f"{self.describe()}: no attribute '{name}' "
+                                        f"(attributes: {', '.join(fields) or 'none'})")
+        copy = self.model_copy()
+        validator = type(self).__pydantic_validator__
+        for name, value in changes.items():
+            try:
+                validator.validate_assignment(copy, name, value)
+            except ValidationError as exc:
+                raise _attribute_error(type(self), exc) from None
+        return copy
 
     @classmethod
     def __init_subclass__(cls, override: bool = False, **kwargs: Any) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 import pkgutil
 import re
 from typing import TYPE_CHECKING
@@ -85,10 +86,8 @@ def load_all() -> None:
     if _loaded:
         return
     _loaded = True  # set first: modules being imported may look ops up themselves
-    import graphir.ops as package
-
-    try:
-        for info in pkgutil.walk_packages(package.__path__, prefix="graphir.ops."):
+    try:  # the package's directory, walked without importing the package (it imports this module)
+        for info in pkgutil.walk_packages([os.path.dirname(os.path.abspath(__file__))], prefix="graphir.ops."):
             importlib.import_module(info.name)
     except BaseException:
         _loaded = False  # a broken module: let the next lookup report it again

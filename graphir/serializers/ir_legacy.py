@@ -58,6 +58,4 @@ def apply_v10_legacy_io(model: Model) -> Model:
         model.add_node(convert)
         result.infer()
         changed = True
-    if changed:
-        model.refresh()
     return model

@@ -53,7 +53,6 @@ def apply_pre_process(model: Model, element: Any, source: BinSource, where: str)
         user.set_input(index, subtract.output(0))
     model.add_node(constant)
     model.add_node(subtract)
-    model.refresh()
 
 
 def _mean_images(means: list[Any], shape: Any, precision: str, source: BinSource, where: str) -> np.ndarray:

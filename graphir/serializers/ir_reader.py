@@ -667,7 +667,8 @@ class _Reader:
         results = [nodes[i] for i in order if isinstance(nodes[i].op, Result)]
         unique_parameter_names(params)
         try:
-            model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values())
+            model = Model(results, params, name=root.get("name", "Model"), nodes=nodes.values(), inferred=True,
+                          restored=True)
         except GraphirError as exc:
             raise file_error(f"{where}: {exc}", exc) from None
         # OpenVINO groups edges by producer but orders each group its own way: keep the file's order

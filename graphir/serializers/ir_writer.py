@@ -203,7 +203,7 @@ class _Writer:
         if n_in:
             in_rt = node.extra.get("ir_input_rt_info") or _NO_RT
             out.append(pad + "<input>")
-            for i, src in enumerate(node.inputs):  # types are current: graph() called ensure_types
+            for i, src in enumerate(node.inputs):  # types are current: graph() called validate
                 t = src.node.output_types[src.index] if src is not None else _UNKNOWN
                 self.port(out, depth + 1, i, t, (), in_rt.get(i))
             out.append(pad + "</input>")
@@ -286,7 +286,7 @@ class _Writer:
         """The nodes of ``model`` (or a body) written, in order; worked out once per write."""
         known = self._orders.get(id(model))
         if known is None:
-            model.ensure_types()  # an edited model is saved as it now is
+            model.validate()  # an edited model is saved as it now is (validate re-infers what edits touched)
             # nodes no Result or sink reaches are not written; the model is kept, so its id stays its own
             known = self._orders[id(model)] = (model, model.live_nodes())
         return known[1]

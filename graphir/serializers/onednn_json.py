@@ -520,7 +520,7 @@ class _Writer:
         return out
 
     def write(self) -> dict:
-        self.model.ensure_types()  # an edited model is saved as it now is
+        self.model.validate()  # an edited model is saved as it now is (validate re-infers what edits touched)
         order = self.model.live_nodes()  # nodes no Result or sink reaches are not written
         for node in order:
             if isinstance(node.op, Constant) and not self.constants_as_inputs:

@@ -13,7 +13,6 @@ model goes wrong; the errors of its inputs show whether it was fed good values.
 """
 from __future__ import annotations
 
-import inspect
 import math
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -289,12 +288,10 @@ def _chunks(keys: Sequence[tuple[str, int, int]], budget: int) -> list[list[tupl
 def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence[tuple[str, int, int]],
                     produce: Producer, result: Comparison, chunk_bytes: int, progress: bool | None,
                     openvino_numerics: bool = False) -> None:
-    from graphir.interpreter import run
+    from graphir.interpreter import execute
 
-    # against OpenVINO, graphir computes as OpenVINO's CPU plugin does where a numerics profile says how
-    numerics: dict[str, Any] = {}
-    if openvino_numerics and "numerics" in inspect.signature(run).parameters:
-        numerics["numerics"] = "openvino-cpu"
+    # against OpenVINO, graphir computes as OpenVINO's CPU plugin does (the openvino-cpu numerics profile)
+    numerics = "openvino-cpu" if openvino_numerics else "reference"
     chunks = _chunks(keys, chunk_bytes)
     bar = progress_bar(len(keys), "compare", progress)
     found: list[LayerError] = []
@@ -313,7 +310,7 @@ def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence
                     elif (node.name, i) in wanted:  # computed here, not by the reference
                         missing.append(layer_key(node, i))
 
-            run(model, feeds, observe=observe, **numerics)
+            execute(model, feeds, None, observe=observe, numerics=numerics)
             expected.clear()
     finally:
         bar.close()
@@ -322,7 +319,7 @@ def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence
 
 
 def _graphir_producer(other: "Model", feeds: dict[str, np.ndarray]) -> Producer:
-    from graphir.interpreter import run
+    from graphir.interpreter import execute
 
     def produce(chunk: Sequence[tuple[str, int]]) -> dict[tuple[str, int], np.ndarray]:
         wanted = set(chunk)
@@ -333,7 +330,7 @@ def _graphir_producer(other: "Model", feeds: dict[str, np.ndarray]) -> Producer:
                 if (node.name, i) in wanted:
                     got[(node.name, i)] = np.array(value, copy=True)  # later steps may write into it
 
-        run(other, feeds, observe=keep)
+        execute(other, feeds, None, observe=keep)
         return got
 
     return produce

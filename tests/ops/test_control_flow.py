@@ -242,10 +242,11 @@ def test_bad_port_map_names_the_layer_id() -> None:
     node = next(n for n in model.nodes() if isinstance(n.op, TensorIterator))
     descs = [dict(d) for d in node.op.input_descriptions]
     descs[2]["internal_layer_id"] = 99
-    node.op.input_descriptions = descs
+    version = model.version
     with pytest.raises(InferenceError, match=rf"node {node.id} 'TensorIterator_21'.*port_map input 2: "
                                              r"internal_layer_id=99 is not a Parameter of the body"):
-        model.infer_shapes()
+        node.set_attribute("input_descriptions", descs)  # validated and re-inferred at once
+    assert node.op.input_descriptions[2]["internal_layer_id"] != 99 and model.version == version
 
 
 def test_inconsistent_slices_are_an_error(ov: Any, tmp_path: Path) -> None:
@@ -272,7 +273,7 @@ def test_loop_condition_shape_is_checked() -> None:
 def test_body_runtime_failure_is_wrapped() -> None:
     model = graphir.read_model(FIXTURES / "if_shapes.xml")
     node = next(n for n in model.nodes() if isinstance(n.op, If))
-    node.op.else_input_descriptions = node.op.else_input_descriptions[:1]  # 'ey' left unfed
+    node.set_attribute("else_input_descriptions", node.op.else_input_descriptions[:1])  # 'ey' left unfed
     with pytest.raises(EvaluationError, match=r"else_body parameters \['ey'\] receive no input"):
         model.run(_inputs("if_shapes"))
 

@@ -374,7 +374,6 @@ def test_older_and_newer_versions_run_like_openvino_cpu(ov) -> None:
 
 
 def test_large_repeating_broadcast_is_a_read_only_view_with_the_copied_values() -> None:
-    from graphir.interpreter import run
     from graphir.model import Model
     from graphir.ops.openvino.shape_ops import BROADCAST_VIEW_BYTES
 
@@ -383,14 +382,15 @@ def test_large_repeating_broadcast_is_a_read_only_view_with_the_copied_values() 
     p = opset.parameter([1000, 1, 1, 1], "i64")
     b = opset.make("Broadcast", p, opset.constant(target))
     doubled = opset.make("Add", b, b)
-    out = run(Model([b, doubled], [p.node]), [rows])
+    out = Model([b, doubled], [p.node]).run([rows])
     got, twice = out.values()
     assert got.nbytes >= BROADCAST_VIEW_BYTES and not got.flags.writeable and got.base is not None
     np.testing.assert_array_equal(got, np.broadcast_to(rows, (1000, 256, 7, 7)))
     np.testing.assert_array_equal(twice, 2 * np.broadcast_to(rows, (1000, 256, 7, 7)))
-    small = run(Model([opset.make("Broadcast", p, opset.constant(np.array([1000, 2, 1, 1], np.int64)))], [p.node]), [rows])
+    p = opset.parameter([1000, 1, 1, 1], "i64")  # a node belongs to one model: a new Parameter
+    small = Model([opset.make("Broadcast", p, opset.constant(np.array([1000, 2, 1, 1], np.int64)))], [p.node]).run([rows])
     assert next(iter(small.values())).flags.writeable  # small outputs stay copies
     both = opset.make("Broadcast", p, opset.constant(np.array([1, 256, 7, 7], np.int64)), mode="bidirectional")
-    got = next(iter(run(Model([both], [p.node]), [rows]).values()))  # integers: x * 1 is x, a view
+    got = next(iter(Model([both], [p.node]).run([rows]).values()))  # integers: x * 1 is x, a view
     assert not got.flags.writeable
     np.testing.assert_array_equal(got, rows * np.ones((1, 256, 7, 7), np.int64))

@@ -154,8 +154,8 @@ def test_parameters_are_not_compared() -> None:
 
 
 def test_the_run_observer_sees_each_executed_layer_once_with_its_outputs() -> None:
-    """interpreter.run(observe=...): called after each executed node, with the values the run returns."""
-    from graphir.interpreter import run
+    """interpreter.execute(observe=...): called after each executed node, with the values the run returns."""
+    from graphir.interpreter import execute
 
     path = CORPUS / "residual_block.xml"
     model = graphir.read_model(path)
@@ -167,7 +167,7 @@ def test_the_run_observer_sees_each_executed_layer_once_with_its_outputs() -> No
         seen.append((node.name, [o.shape for o in outs]))
         kept[node.name] = np.array(outs[0], copy=True)
 
-    observed = run(model, feeds, observe=observe)
+    observed = execute(model, feeds, None, observe=observe)
     plain = model.run(feeds)
     assert list(observed) == list(plain) and all(np.array_equal(observed[k], plain[k]) for k in plain)
     names = [name for name, _ in seen]

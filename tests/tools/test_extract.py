@@ -9,7 +9,7 @@ import pytest
 
 import graphir
 from graphir.errors import GraphError, InputError
-from graphir.interpreter import run
+from graphir.interpreter import execute
 from graphir.tools import extract
 from graphir.tools.reduce import layers_of
 from tests.tools.conftest import CORPUS, TORCHVISION, cli
@@ -24,7 +24,7 @@ def values_of(model: graphir.model.Model, feeds: dict[str, np.ndarray], names: s
         if node.name in names:
             got[node.name] = np.array(outs[0])
 
-    run(model, feeds, observe=keep)
+    execute(model, feeds, None, observe=keep)
     return got
 
 

@@ -35,9 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphir.ops.base import NodeSignature, TensorType
+from graphir.ops.base import NodeSignature, TensorType, static_dims
 from graphir.ops.openvino.elementwise import Add, Multiply
-from graphir.specialize import static_dims
 
 if TYPE_CHECKING:
     from graphir.interpreter import RunPlan

@@ -11,81 +11,73 @@ Output external ids count after the inputs (output k of a node with n inputs is 
 Shape inference re-infers the bodies with the outer input types (merged inputs whose shape changes
 across iterations are relaxed until stable); concatenated outputs are the body's slice times the
 number of iterations when that is known, else dynamic. Evaluation runs the bodies' run plans.
+
+These ops never import the engine: whoever infers or runs them hands them a context
+(:class:`graphir.ops.base.BodyContext`: ``ctx.infer_body`` from the inference pass, ``ctx.run_body``
+from the runtime), as onnx's reference evaluator hands an op the evaluator class.
 """
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from graphir.errors import EvaluationError, UnsupportedOpError
-from graphir.inference import infer_body_task
-from graphir.interpreter import get_plan, specialization, steps_task
+from graphir.errors import EvaluationError, OpDefinitionError, UnsupportedOpError
 from graphir.limits import check_bytes
-from graphir.model import Model
-from graphir.ops.base import Op, Port, TensorType, types
+from graphir.ops.base import BodyContext, Op, Port, TensorType, types
 from graphir.ops.openvino.core import parameter_of
 from graphir.shapes import Dimension, PartialShape
-from graphir.trampoline import Task, drive
+from graphir.trampoline import Task
 from graphir.types import ElementType
 
-__all__ = ["TensorIterator", "Loop", "If", "run_body"]
+__all__ = ["TensorIterator", "Loop", "If"]
+
+#: a body: a graph (graphir.model.Model) with Parameters and Results; typed loosely here, the ops
+#: layer sits below the graph layer (checked by _as_body)
+Body = Any
 
 _MAX_RELAX_ROUNDS = 4
 
 
 # ================================================================================ helpers ==
-def run_body(body: Model, args: list[np.ndarray]) -> list[np.ndarray]:
-    """Run ``body`` on arrays in Parameter order; its Result values in Result order."""
-    with np.errstate(all="ignore"):  # as a run does (prepared elementwise steps rely on it)
-        return drive(run_body_task(body, args))
+def _as_body(value: Any) -> Any:
+    """A body field's value: None or a graph (anything with Parameters and Results)."""
+    if value is None or (hasattr(value, "get_parameters") and hasattr(value, "get_results")):
+        return value
+    raise OpDefinitionError(f"a body must be a graphir Model, got {type(value).__name__}")
 
 
-def run_body_task(body: Model, args: list[np.ndarray]) -> Task[list[np.ndarray]]:
-    """:func:`run_body` as a task (see graphir.trampoline): bodies in the body run as inner tasks,
-    so bodies nested hundreds deep run without nesting Python calls.
-
-    Skips the per-run input checks (the outer op already inferred the body with these types)."""
-    plan = get_plan(body)
-    steps: Any = plan
-    if not plan.dynamic and all(getattr(a, "shape", None) == s.static_shape for a, s in zip(args, plan.inputs)):
-        steps = specialization(body, plan, args)  # a static body: specialized once, run per iteration
-    values = steps.template.copy()
-    for slot, value in zip(plan.parameter_slots, args):
-        values[slot] = value
-    yield steps_task(steps, values)
-    return [values[s] for s in plan.result_slots]
-
-
-def _infer_body(body: Model, param_types: list[TensorType], where: str) -> Task[list[TensorType]]:
-    """:func:`infer_body_task`; a body holding an op graphir does not implement (loaded opaquely)
+def _infer_body(ctx: BodyContext, body: Body, param_types: list[TensorType], where: str) -> Task[list[TensorType]]:
+    """``ctx.infer_body``; a body holding an op graphir does not implement (loaded opaquely)
     keeps the types its Results were read with, as the opaque op keeps its recorded ones."""
     try:
-        return (yield infer_body_task(body, param_types, where=where))  # type: ignore[no-any-return]
+        return (yield ctx.infer_body(body, param_types, where))  # type: ignore[no-any-return]
     except UnsupportedOpError:
         return [r.output_types[0] for r in body.get_results()]
 
 
 class _WithBodies(Op):
-    """An op with bodies: its inference and evaluation are tasks (graphir.trampoline), and the
-    plain ``infer``/``evaluate`` drive them."""
+    """An op with bodies: its inference and evaluation are tasks (graphir.trampoline) given a
+    context (``infer_task(inputs, ctx)``, ``evaluate_task(ctx, *arrays)``); the plain
+    ``infer``/``evaluate`` have no context to run bodies with and refuse."""
 
     has_bodies: ClassVar[bool] = True
 
-    def infer_task(self, inputs: list[TensorType]) -> Task[list[TensorType]]:
+    def infer_task(self, inputs: list[TensorType], ctx: BodyContext) -> Task[list[TensorType]]:
         raise NotImplementedError
 
-    def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
+    def evaluate_task(self, ctx: BodyContext, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
         raise NotImplementedError
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        return drive(self.infer_task(inputs))
+        raise self.fail("an op with bodies infers through its node (node.infer() or model.infer_shapes()), "
+                        "which hands it the body inference")
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
-        with np.errstate(all="ignore"):
-            return drive(self.evaluate_task(*arrays))
+        raise EvaluationError(f"{self.describe()}: an op with bodies runs in a model (model.run), "
+                              "which hands it the body runner")
 
 
 def _index_of(nodes: list[Any], layer_id: Any, what: str, op: Op, where: str) -> int:
@@ -179,7 +171,9 @@ class _Slicing:
 class _Iterating(_WithBodies):
     """What TensorIterator and Loop share: a body, port maps, back edges."""
 
-    body: SkipJsonSchema[Model | None] = Field(None, description="the body run on every iteration")
+    body: SkipJsonSchema[Any] = Field(None, description="the body run on every iteration")
+
+    _check_body = field_validator("body", mode="before")(lambda cls, value: _as_body(value))
     input_descriptions: list[dict[str, Any]] = Field(default_factory=list)
     output_descriptions: list[dict[str, Any]] = Field(default_factory=list)
     back_edges: list[dict[str, Any]] = Field(default_factory=list)
@@ -197,7 +191,7 @@ class _Iterating(_WithBodies):
     def _special(desc: dict[str, Any]) -> bool:
         return "purpose" in desc or desc.get("external_port_id") == -1
 
-    def _body(self) -> Model:
+    def _body(self) -> Body:
         if self.body is None:
             raise self.fail("has no body")
         return self.body
@@ -255,7 +249,7 @@ class _Iterating(_WithBodies):
         return -1
 
     # --- inference ------------------------------------------------------------------------
-    def _infer_iterating(self, inputs: list[TensorType], iterations: int | None
+    def _infer_iterating(self, inputs: list[TensorType], iterations: int | None, ctx: BodyContext
                          ) -> Task[tuple[list[TensorType], list[TensorType]]]:
         """Infer the body (relaxing merged inputs until stable); (outer outputs, body results)."""
         body = self._body()
@@ -279,7 +273,7 @@ class _Iterating(_WithBodies):
             param_types[p] = TensorType(param_types[p].element_type, param_types[p].shape)
         where = f"{self.type_name} body"
         for _ in range(_MAX_RELAX_ROUNDS):
-            results = yield _infer_body(body, param_types, where)
+            results = yield _infer_body(ctx, body, param_types, where)
             changed = False
             for r, p in edges:
                 relaxed = _relax(results[r], param_types[p])
@@ -288,7 +282,7 @@ class _Iterating(_WithBodies):
                     changed = True
             if not changed:
                 break
-        results = yield _infer_body(body, param_types, where)
+        results = yield _infer_body(ctx, body, param_types, where)
         outs: list[TensorType | None] = [None] * self.num_outputs()
         for ext, index, slicing in self._outputs_map(n_in):
             t = results[index]
@@ -306,7 +300,7 @@ class _Iterating(_WithBodies):
         return outs, results  # type: ignore[return-value]
 
     # --- evaluation -----------------------------------------------------------------------
-    def _iterate(self, arrays: tuple[np.ndarray, ...], count: int | None, condition: bool = True
+    def _iterate(self, ctx: BodyContext, arrays: tuple[np.ndarray, ...], count: int | None, condition: bool = True
                  ) -> Task[list[np.ndarray]]:
         """Run the body ``count`` times (None: until the body condition is false)."""
         body = self._body()
@@ -346,7 +340,7 @@ class _Iterating(_WithBodies):
             missing = [params[i].name for i, v in enumerate(current) if v is None]
             if missing:
                 raise EvaluationError(f"{self.describe()}: body parameters {missing} receive no value")
-            last = yield run_body_task(body, current)
+            last = yield ctx.run_body(body, current)
             for ext, index, slicing in outs:
                 if slicing is not None:
                     part = last[index]
@@ -420,15 +414,15 @@ class TensorIterator(_Iterating):
             found = n
         return found
 
-    def infer_task(self, inputs: list[TensorType]) -> Task[list[TensorType]]:
-        outs, _ = yield self._infer_iterating(inputs, self.iterations([t.shape for t in inputs]))
+    def infer_task(self, inputs: list[TensorType], ctx: BodyContext) -> Task[list[TensorType]]:
+        outs, _ = yield self._infer_iterating(inputs, self.iterations([t.shape for t in inputs]), ctx)
         return outs  # type: ignore[no-any-return]
 
-    def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
+    def evaluate_task(self, ctx: BodyContext, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
         count = self.iterations([PartialShape(list(np.shape(a))) for a in arrays])
         if count is None:
             raise EvaluationError(f"{self.describe()}: has no sliced input, so no iteration count")
-        return (yield self._iterate(arrays, count))  # type: ignore[no-any-return]
+        return (yield self._iterate(ctx, arrays, count))  # type: ignore[no-any-return]
 
 
 class Loop(_Iterating):
@@ -457,7 +451,7 @@ class Loop(_Iterating):
         if t.shape.rank_is_static and (len(t.shape) > 1 or (len(t.shape) == 1 and not t.shape[0].contains(1))):
             raise self.fail(f"input {index} ('{self.inputs[index].name}') must be a scalar or [1], got {t}")
 
-    def infer_task(self, inputs: list[TensorType]) -> Task[list[TensorType]]:
+    def infer_task(self, inputs: list[TensorType], ctx: BodyContext) -> Task[list[TensorType]]:
         self.check_input_types(inputs[:2])
         self._check_scalar(inputs[0], 0)
         self._check_scalar(inputs[1], 1)
@@ -465,9 +459,9 @@ class Loop(_Iterating):
         if condition_idx < 0:
             raise self.fail("the body has no execution_condition output (port_map purpose)")
         # the first pass finds out whether the body condition is a constant
-        _, results = yield self._infer_iterating(inputs, None)
+        _, results = yield self._infer_iterating(inputs, None, ctx)
         body_condition = self._passed_through_condition(inputs, condition_idx) or results[condition_idx]
-        outs, _ = yield self._infer_iterating(inputs, self._known_iterations(inputs, body_condition))
+        outs, _ = yield self._infer_iterating(inputs, self._known_iterations(inputs, body_condition), ctx)
         return outs  # type: ignore[no-any-return]
 
     def _passed_through_condition(self, inputs: list[TensorType], condition_idx: int) -> TensorType | None:
@@ -502,11 +496,11 @@ class Loop(_Iterating):
             return int(_scalar(trip))
         return None
 
-    def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
+    def evaluate_task(self, ctx: BodyContext, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
         trip = int(_scalar(arrays[0]))
         first = bool(_scalar(arrays[1]))
         # as OpenVINO: running out of a sliced input's parts before the loop ends is an error
-        return (yield self._iterate(arrays, trip if trip >= 0 else None, first))  # type: ignore[no-any-return]
+        return (yield self._iterate(ctx, arrays, trip if trip >= 0 else None, first))  # type: ignore[no-any-return]
 
 
 # ======================================================================================= If ==
@@ -523,8 +517,10 @@ class If(_WithBodies):
     foldable: ClassVar[bool] = False
     pure_infer: ClassVar[bool] = False  # the bodies may be edited while the inputs stay
 
-    then_body: SkipJsonSchema[Model | None] = None
-    else_body: SkipJsonSchema[Model | None] = None
+    then_body: SkipJsonSchema[Any] = None
+    else_body: SkipJsonSchema[Any] = None
+
+    _check_bodies = field_validator("then_body", "else_body", mode="before")(lambda cls, value: _as_body(value))
     then_input_descriptions: list[dict[str, Any]] = Field(default_factory=list)
     then_output_descriptions: list[dict[str, Any]] = Field(default_factory=list)
     else_input_descriptions: list[dict[str, Any]] = Field(default_factory=list)
@@ -534,13 +530,13 @@ class If(_WithBodies):
         ids = {d.get("external_port_id") for d in self.then_output_descriptions + self.else_output_descriptions}
         return len(ids)
 
-    def _branch(self, which: str) -> tuple[Model, list[dict[str, Any]], list[dict[str, Any]]]:
+    def _branch(self, which: str) -> tuple[Body, list[dict[str, Any]], list[dict[str, Any]]]:
         body = getattr(self, f"{which}_body")
         if body is None:
             raise self.fail(f"has no {which}_body")
         return body, getattr(self, f"{which}_input_descriptions"), getattr(self, f"{which}_output_descriptions")
 
-    def _maps(self, which: str, n_in: int) -> tuple[Model, list[tuple[int, int]], list[tuple[int, int]]]:
+    def _maps(self, which: str, n_in: int) -> tuple[Body, list[tuple[int, int]], list[tuple[int, int]]]:
         """The branch body, (outer input, body parameter) pairs, (outer output, body result) pairs."""
         body, ins, outs = self._branch(which)
         params, results = body.get_parameters(), body.get_results()
@@ -563,31 +559,31 @@ class If(_WithBodies):
             raise self.fail(f"{which}_body maps {len(out_map)} of its {count} outputs")
         return body, in_map, out_map
 
-    def _infer_branch(self, which: str, inputs: list[TensorType]) -> Task[list[TensorType]]:
+    def _infer_branch(self, which: str, inputs: list[TensorType], ctx: BodyContext) -> Task[list[TensorType]]:
         body, in_map, out_map = self._maps(which, len(inputs))
         params = body.get_parameters()
         param_types = [TensorType(parameter_of(p).element_type, parameter_of(p).shape) for p in params]
         for ext, index in in_map:
             param_types[index] = inputs[ext]
-        results = yield _infer_body(body, param_types, f"If {which}_body")
+        results = yield _infer_body(ctx, body, param_types, f"If {which}_body")
         outs: list[TensorType] = [results[0]] * self.num_outputs()
         for ext, index in out_map:
             outs[ext] = results[index]
         return outs
 
-    def infer_task(self, inputs: list[TensorType]) -> Task[list[TensorType]]:
+    def infer_task(self, inputs: list[TensorType], ctx: BodyContext) -> Task[list[TensorType]]:
         self.check_input_types(inputs[:1])
         cond = inputs[0]
         if cond.shape.rank_is_static and len(cond.shape) > 1:  # OpenVINO 2026.4 checks the rank only ([0], [2] pass)
             raise self.fail(f"Rank of If condition input must be equal to 0 or 1, got {cond}")
-        then_types = yield self._infer_branch("then", inputs)
-        else_types = yield self._infer_branch("else", inputs)
+        then_types = yield self._infer_branch("then", inputs, ctx)
+        else_types = yield self._infer_branch("else", inputs, ctx)
         if cond.value is not None:
             chosen = then_types if bool(_scalar(cond.value)) else else_types
             return [TensorType(t.element_type, t.shape, t.value) for t in chosen]
         return [_branch_union(a, b, self, i) for i, (a, b) in enumerate(zip(then_types, else_types))]
 
-    def evaluate_task(self, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
+    def evaluate_task(self, ctx: BodyContext, *arrays: np.ndarray) -> Task[list[np.ndarray]]:
         which = "then" if bool(_scalar(arrays[0])) else "else"
         body, in_map, out_map = self._maps(which, len(arrays))
         args: list[Any] = [None] * len(body.get_parameters())
@@ -596,7 +592,7 @@ class If(_WithBodies):
         missing = [body.get_parameters()[i].name for i, a in enumerate(args) if a is None]
         if missing:
             raise EvaluationError(f"{self.describe()}: {which}_body parameters {missing} receive no input")
-        results = yield run_body_task(body, args)
+        results = yield ctx.run_body(body, args)
         values: list[np.ndarray] = [results[0]] * self.num_outputs()
         for ext, index in out_map:
             values[ext] = results[index]

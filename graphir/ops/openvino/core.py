@@ -29,7 +29,6 @@ class Parameter(Op):
 
     shape: PartialShape = Field(default_factory=lambda: PartialShape.dynamic())
     element_type: ElementType = ElementType.dynamic
-    quiet_attributes: ClassVar[bool] = True  # reshape and body inference set them
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
         return [TensorType(self.element_type, self.shape)]
