@@ -1240,7 +1240,7 @@ def _value_sized_models() -> dict[str, Any]:
     for kind in ("adaptive_avg_pool", "adaptive_max_pool"):
         x, s = p([1, 1, 4, 4], "f32", name="x"), p([2], "i64", name="s")
         out = getattr(opset, kind)(x, s)
-        found[kind] = (graphir.Model([out[0] if isinstance(out, list) else out], [x, s]),
+        found[kind] = (graphir.Model([out.output(0) if isinstance(out, graphir.Node) else out], [x, s]),
                        {"x": np.ones((1, 1, 4, 4), np.float32), "s": big})
     for kind, shape in (("dft", [4, 4, 2]), ("rdft", [4, 4]), ("irdft", [4, 3, 2])):
         x, s = p(shape, "f32", name="x"), p([2], "i64", name="s")

@@ -23,7 +23,8 @@ def _python_blocks() -> list[tuple[str, int, str]]:
 
 
 def _run(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    (cwd / "examples").symlink_to(ROOT / "examples")
+    for shipped in ("examples", "tests"):  # paths in the pages are relative to the checkout's root
+        (cwd / shipped).symlink_to(ROOT / shipped)
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 

@@ -88,5 +88,5 @@ def test_cli_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.count("MatMul") >= 3  # the type table, and two of the top layers
     status, out, _ = cli(capsys, "stats", str(CORPUS / "gru.xml"), "--json")
     data = json.loads(out)
-    assert status == 0 and data["input_shapes"] == {"x": [1, 1, 8]}  # sizes the model accepts
+    assert status == 0 and data["input_shapes"] == {"x": [1, 16, 8]}  # graphir.input_sizes' defaults: 1, then 16
     assert data["macs"] == sum(layer["macs"] for layer in data["layers"])
