@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("graph", ("graphir.node", "graphir.model", "graphir.toposort")),
     ("passes", ("graphir.inference", "graphir.convert", "graphir.decompression", "graphir.input_sizes")),
     ("runtime", ("graphir.interpreter", "graphir.specialize", "graphir.linear_chains", "graphir.request",
-                 "graphir.variables", "graphir.numerics")),
+                 "graphir.variables", "graphir.numerics", "graphir.run_guard")),
     ("io", ("graphir.serializers",)),
     ("faces", ("graphir.cli", "graphir.commands", "graphir.drawing", "graphir.opset", "graphir._build",
                "graphir._builders", "graphir.__main__", "graphir")),
@@ -51,6 +51,7 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("graphir.model", "graphir.drawing"): "Model.draw and Jupyter's _repr_svg_/_repr_html_",
     ("graphir.model", "graphir.variables"): "Model.variables: the pairing rules of ReadValue/Assign",
     ("graphir.node", "graphir.inference"): "Node.infer of an op with bodies infers them through the pass's context",
+    ("graphir.model", "graphir.serializers.pickling"): "Model.__reduce__: a model pickles as its IR (no recursion)",
 }
 
 

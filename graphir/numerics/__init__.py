@@ -194,6 +194,6 @@ def using(name: str) -> Iterator[str]:
 def host_report() -> list[str]:
     """One line per ISA-dependent replay of the openvino-cpu profile: which host it matches and
     whether this host is one (elsewhere the profile computes the reference for it)."""
-    from graphir.numerics.openvino_cpu import host_report as report
+    report = importlib.import_module("graphir.numerics.openvino_cpu").host_report  # a provider, as in _PROVIDERS
 
     return report()

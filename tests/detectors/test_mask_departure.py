@@ -10,7 +10,7 @@ Measured 2026-11-29 (this host: AVX-512 + AMX):
 - the first layer that differed was the input normalisation's Divide ``(x - mean) / std``:
   OpenVINO CPU computes an f32 Divide in a run as ``a * (1 / b)`` (bit for bit, here and on the
   ResNet-50 Mask R-CNN's four Divides), graphir divided: 1 ulp in 19,157 of 61,440 elements.
-  graphir's run now multiplies by the reciprocal too (tests/ops/test_cpu_divide.py), and every
+  graphir's openvino-cpu profile multiplies by the reciprocal too (tests/ops/test_cpu_divide.py), and every
   Divide equals OpenVINO's;
 - the first layer that differs now is the backbone's first Convolution: 72% of its outputs differ
   from oneDNN's by summation order, both within 1.3e-6 of the exact (float64) result and each
@@ -99,7 +99,7 @@ def test_masks_of_the_detections_both_find_agree(openvino_run) -> None:
     """The detections differ in set and order (NMS among near-equal proposals) but those both
     find carry the same mask and box."""
     x, _, final, _ = openvino_run
-    got = list(graphir.read_model(XML).run([x]).values())
+    got = list(graphir.read_model(XML).run([x], numerics="openvino-cpu").values())
     assert [g.shape for g in got] == [f.shape for f in final]
     matched, pairs = match_detections(got, final)
     assert matched >= 50, f"{matched} of {len(final[-1])} detections found by both"

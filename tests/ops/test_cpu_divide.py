@@ -1,4 +1,5 @@
-"""f32 Divide as OpenVINO CPU computes it in a run: ``a * (1 / b)`` (graphir/ops/openvino/elementwise.py).
+"""f32 Divide as OpenVINO CPU computes it in a run: ``a * (1 / b)``, the ``openvino-cpu`` numerics
+profile (graphir/numerics/openvino_cpu/divide.py); the reference profile divides exactly, as the spec says.
 
 Found where Mask R-CNN's run first departed from OpenVINO's (tests/detectors/test_mask_departure.py):
 the input normalisation ``(x - mean) / std``. OpenVINO's constant folding divides exactly; graphir
@@ -33,7 +34,7 @@ def test_a_run_divides_as_openvino_cpu(ov) -> None:
     compiled = ov.Core().compile_model(ov.Model([ops.divide(pa, pb)], [pa, pb]), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     want = compiled([a, b])[0]
     x, y = opset.parameter(list(a.shape), "f32", name="a"), opset.parameter(list(b.shape), "f32", name="b")
-    got = list(graphir.Model([opset.divide(x, y)], [x, y]).run([a, b]).values())[0]
+    got = list(graphir.Model([opset.divide(x, y)], [x, y]).run([a, b], numerics="openvino-cpu").values())[0]
     assert got.dtype == np.float32
     assert _same(got, want).all()
     with np.errstate(all="ignore"):
@@ -50,10 +51,10 @@ def test_a_scalar_and_a_broadcast_divisor_too(ov) -> None:
     want = ov.Core().compile_model(ov.Model([ops.divide(p, ops.constant(divisor))], [p]), "CPU",
                                    {"INFERENCE_PRECISION_HINT": "f32"})([a])[0]
     x = opset.parameter([4096], "f32", name="x")
-    got = list(graphir.Model([opset.divide(x, opset.constant(divisor))], [x]).run([a]).values())[0]
+    got = list(graphir.Model([opset.divide(x, opset.constant(divisor))], [x]).run([a], numerics="openvino-cpu").values())[0]
     assert _same(got, want).all() and not _same(a / divisor, want).all()
     s, t = opset.parameter([], "f32", name="s"), opset.parameter([], "f32", name="t")
-    scalar = list(graphir.Model([opset.divide(s, t)], [s, t]).run([a[7], b[9]]).values())[0]
+    scalar = list(graphir.Model([opset.divide(s, t)], [s, t]).run([a[7], b[9]], numerics="openvino-cpu").values())[0]
     assert scalar.shape == () and scalar == a[7] * (np.float32(1) / b[9])
 
 
@@ -71,6 +72,14 @@ def test_constant_folding_is_where_openvino_divides_exactly(ov) -> None:
     assert _same(want, a / b).all() and not _same(want, a * (np.float32(1) / b)).all()
     x = opset.parameter([1000], "f32", name="x")
     got = list(graphir.Model([opset.add(opset.divide(opset.constant(a), opset.constant(b)), x)], [x])
-               .run([np.zeros(1000, np.float32)]).values())[0]
+               .run([np.zeros(1000, np.float32)], numerics="openvino-cpu").values())[0]
     assert _same(got, a * (np.float32(1) / b)).all()
     assert np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64)).max() == 1
+
+
+def test_the_reference_profile_divides_exactly() -> None:
+    a, b = _operands(4096)
+    x, y = opset.parameter([4096], "f32", name="a"), opset.parameter([4096], "f32", name="b")
+    got = list(graphir.Model([opset.divide(x, y)], [x, y]).run([a, b]).values())[0]
+    with np.errstate(all="ignore"):
+        assert _same(got, a / b).all() and not _same(got, a * (np.float32(1) / b)).all()

@@ -9,15 +9,13 @@ floats): tests compare those cases against these exact values instead.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 
 from graphir.errors import EvaluationError
 from graphir.shapes import Dimension
-from graphir.types import ElementType
-from graphir.ops.base import NodeSignature, Op, Port, TensorType, writes_into
+from graphir.ops.base import Op, Port, TensorType
 from graphir.ops.openvino.binary import (
     BinaryArithmetic,
     BinaryComparison,
@@ -143,18 +141,8 @@ class Multiply(BinaryArithmetic):
         return np.multiply(a, b)
 
 
-def _times_reciprocal(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """An f32 quotient as OpenVINO's CPU plugin computes it in a run: ``a * (1 / b)``, each step
-    rounded to f32 (equal on 200,000 inputs spanning every exponent, zeros, infinities, subnormals
-    and NaNs; ``a / b`` differs from it in the last bit in ~20% of them). OpenVINO's constant
-    folding and shape inference divide exactly; graphir folds as it runs (a folded value must be
-    what a run computes), so a Divide of constants may differ from OpenVINO's fold by 1 ulp."""
-    return np.asarray(np.multiply(a, np.reciprocal(b), out=out))
-
-
 class Divide(BinaryArithmetic):
-    """``m_pythondiv`` (default true): integer division floors (Python ``//``); false truncates.
-    f32 divides as OpenVINO CPU does in a run, ``a * (1 / b)`` (:func:`_times_reciprocal`)."""
+    """``m_pythondiv`` (default true): integer division floors (Python ``//``); false truncates."""
 
     type_name: ClassVar[str] = "Divide"
     bounds_rule: ClassVar[object] = staticmethod(_dim_rule(_dim_div))
@@ -166,8 +154,6 @@ class Divide(BinaryArithmetic):
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if not _is_integer(a):
-            if a.dtype == np.float32 and b.dtype == np.float32:
-                return _times_reciprocal(a, b)
             return np.divide(a, b)
         _check_divisor(self, b)
         quotient = np.floor_divide(a, b)
@@ -175,15 +161,6 @@ class Divide(BinaryArithmetic):
             inexact = (np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
             quotient = quotient + inexact.astype(quotient.dtype)
         return quotient
-
-    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
-        a, b = node.inputs
-        if a.element_type != ElementType.f32 or b.element_type != ElementType.f32 or self.auto_broadcast != "numpy":
-            return super().prepare(node)
-        if not node.outputs[0].shape.rank_is_static or len(node.outputs[0].shape) == 0:
-            return lambda a, b: [_times_reciprocal(a, b)]
-        return writes_into(lambda a, b: [_times_reciprocal(a, b)], lambda a, b: [_times_reciprocal(a, b, out=a)],
-                           lambda a, b: [np.multiply(a, np.reciprocal(b, out=b), out=b)])
 
 
 class Power(BinaryArithmetic):
