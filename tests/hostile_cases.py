@@ -1247,7 +1247,7 @@ def _value_sized_models() -> dict[str, Any]:
         out = getattr(opset, kind)(x, opset.constant(np.array([0, 1], np.int64)), s)
         found[kind] = (graphir.Model([out], [x, s]), {"x": np.ones(shape, np.float32), "s": big})
     x, s = p([1, 1, 4, 4], "f32", name="x"), p([2], "i64", name="s")
-    out = opset.convolution_backprop_data(x, opset.constant(np.ones((1, 1, 3, 3), np.float32)), s, strides=[1, 1],
+    out = opset.convolution_backprop_data(x, opset.constant(np.ones((1, 1, 3, 3), np.float32)), [1, 1], s,
                                           pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1])
     found["convolution_backprop_data"] = (graphir.Model([out], [x, s]), {"x": np.ones((1, 1, 4, 4), np.float32), "s": big})
     x, s = p([1, 4, 1], "f32", name="x"), p([2], "i64", name="s")

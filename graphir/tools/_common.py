@@ -145,3 +145,36 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     from graphir.commands._common import table as _table
 
     return _table(headers, [list(r) for r in rows])
+
+
+def detached_model(roots: "Sequence[Output | Node]", parameters: "Sequence[Node]", *, name: str,
+                   sinks: "Sequence[Node]" = (), rt_info: "Mapping[str, Any] | None" = None) -> "Model":
+    """A new model of fresh copies of the nodes ``roots`` and ``sinks`` reach (a node belongs to one
+    model, so a tool that reshapes a working model builds its result from copies, not its nodes).
+    ``roots``: Result nodes (copied) or outputs (a new Result each); ``parameters``: the
+    Parameters in order (each must be reached or listed)."""
+    from graphir.model import Model
+    from graphir.node import Node, Output
+
+    starts = [r.node if isinstance(r, Output) else r for r in roots] + list(sinks) + list(parameters)
+    order: list[Node] = []
+    seen: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(n, False) for n in reversed(starts)]
+    while stack:  # an iterative post-order: each node after its inputs
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        stack.append((node, True))
+        stack.extend((s.node, False) for s in reversed(node.inputs) if s is not None and s.node.id not in seen)
+    copies: dict[int, Node] = {}
+    for node in order:
+        copy = node.copy([None if s is None else copies[s.node.id].output(s.index) for s in node.inputs])
+        copy.id = node.id  # the same ids: the copies replace the originals (files keep their layer order)
+        copies[node.id] = copy
+    new_roots = [copies[r.node.id].output(r.index) if isinstance(r, Output) else copies[r.id] for r in roots]
+    return Model(new_roots, [copies[p.id] for p in parameters], name=name,
+                 sinks=[copies[s.id] for s in sinks], rt_info=rt_info)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from graphir.errors import GraphError
 from graphir.node import Node
 from graphir.ops.openvino.core import Parameter
-from graphir.tools._common import ModelLike, as_model, find_output, layer_key
+from graphir.tools._common import detached_model, ModelLike, as_model, find_output, layer_key
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -44,7 +44,7 @@ def extract(model: ModelLike, outputs: "Sequence[str | Output]", inputs: "Sequen
     if unused:
         raise GraphError(f"extract: the outputs do not depend on input tensor(s) {', '.join(map(repr, unused))}")
     originals = [p for p in work.get_parameters() if p.id in reached]
-    sub = Model(outs, kept + originals, name=name or f"{source.name}_extract")
+    sub = detached_model(outs, kept + originals, name=name or f"{source.name}_extract")
     sub.rt_info = dict(source.rt_info)
     sub.infer_shapes()
     return sub

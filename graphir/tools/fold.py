@@ -24,7 +24,7 @@ import numpy as np
 
 from graphir.node import Node
 from graphir.ops.openvino.core import Constant, Parameter, Result
-from graphir.tools._common import ModelLike, Shapes, as_model, progress_bar, table
+from graphir.tools._common import detached_model, ModelLike, Shapes, as_model, progress_bar, table
 
 if TYPE_CHECKING:
     from graphir.model import Model
@@ -115,10 +115,8 @@ def _decompression_nodes(work: "Model", order: Sequence[Node]) -> set[int]:
 
 def _live(work: "Model") -> "Model":
     """The nodes of ``work`` its Results and sinks reach, as a model (its Parameters all kept)."""
-    from graphir.model import Model
-
-    return Model(work.get_results(), work.get_parameters(), name=work.name, sinks=work.get_sinks(),
-                 rt_info=work.rt_info)
+    return detached_model(work.get_results(), work.get_parameters(), name=work.name, sinks=work.get_sinks(),
+                          rt_info=work.rt_info)
 
 
 def constant_bytes(nodes: Sequence[Node]) -> int:
