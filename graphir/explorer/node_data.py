@@ -58,3 +58,48 @@ def node_data_json(graph: str, name: str, values: dict[str, float], *, threshold
 
 #: 0 reasons: green; any: red
 PROBLEM_THRESHOLDS = [{"value": 0, "bgColor": "#c8e6c9"}, {"value": 1_000_000, "bgColor": "#ef9a9a"}]
+
+
+def _profile(model: "Model", inputs: Any) -> Any:
+    """A profiled run's RunResult: ``model.profile(inputs)`` where the core has it, else the older
+    ``model.run(inputs, profile=True)``."""
+    profile = getattr(model, "profile", None)
+    if callable(profile):
+        return profile(inputs)
+    return model.run(inputs, profile=True)
+
+
+def run_times(model: "Model", inputs: "dict[str, Any] | str | None" = None, *, seed: int = 0) -> dict[str, float]:
+    """Node id -> microseconds it took in one profiled run on ``inputs`` (a dict by input name or
+    an .npz file; missing inputs random, of sizes the model accepts). Only the nodes that run are
+    there: Parameters, Constants, Results and constant subgraphs folded before the run are not."""
+    from graphir.tools._common import model_inputs
+
+    feeds, _ = model_inputs(model, inputs, None, seed)
+    values: dict[str, float] = {}
+    for record in _profile(model, feeds).profile:
+        key = str(record.id)
+        values[key] = values.get(key, 0.0) + record.seconds * 1e6
+    return values
+
+
+def layer_errors(model: "Model", reference: Any = None, *, what: str = "max_abs", **options: Any) -> dict[str, float]:
+    """Node id -> its outputs' largest ``max_abs`` error (or total ``mismatches`` with
+    ``what="mismatches"``) from :func:`graphir.tools.compare.compare` of ``model`` against
+    ``reference`` (None: OpenVINO CPU; ``options`` go to ``compare``). Layers whose shapes differ
+    from the reference's (no number to give) are left out; ``graphir compare`` names them."""
+    from graphir.tools.compare import compare
+
+    result = compare(model, reference, progress=False, **options)
+    ids: dict[str, list[int]] = {}
+    for node in model.get_ordered_ops():
+        ids.setdefault(node.name, []).append(node.id)
+    values: dict[str, float] = {}
+    for layer in result.layers:
+        value = float(layer.mismatches) if what == "mismatches" else layer.max_abs
+        if value != value:  # NaN: the shapes differ
+            continue
+        for node_id in ids.get(layer.name, []):
+            key = str(node_id)
+            values[key] = values[key] + value if what == "mismatches" and key in values else max(values.get(key, 0.0), value)
+    return values
