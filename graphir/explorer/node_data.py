@@ -60,15 +60,6 @@ def node_data_json(graph: str, name: str, values: dict[str, float], *, threshold
 PROBLEM_THRESHOLDS = [{"value": 0, "bgColor": "#c8e6c9"}, {"value": 1_000_000, "bgColor": "#ef9a9a"}]
 
 
-def _profile(model: "Model", inputs: Any) -> Any:
-    """A profiled run's RunResult: ``model.profile(inputs)`` where the core has it, else the older
-    ``model.run(inputs, profile=True)``."""
-    profile = getattr(model, "profile", None)
-    if callable(profile):
-        return profile(inputs)
-    return model.run(inputs, profile=True)
-
-
 def run_times(model: "Model", inputs: "dict[str, Any] | str | None" = None, *, seed: int = 0) -> dict[str, float]:
     """Node id -> microseconds it took in one profiled run on ``inputs`` (a dict by input name or
     an .npz file; missing inputs random, of sizes the model accepts). Only the nodes that run are
@@ -77,7 +68,7 @@ def run_times(model: "Model", inputs: "dict[str, Any] | str | None" = None, *, s
 
     feeds, _ = model_inputs(model, inputs, None, seed)
     values: dict[str, float] = {}
-    for record in _profile(model, feeds).profile:
+    for record in model.profile(feeds).profile:
         key = str(record.id)
         values[key] = values.get(key, 0.0) + record.seconds * 1e6
     return values
