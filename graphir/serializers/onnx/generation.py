@@ -1,0 +1,69 @@
+"""Tensors made by the node: Constant, ConstantOfShape, Range, EyeLike; and type changes: Cast, CastLike."""
+from __future__ import annotations
+
+import numpy as np
+
+from graphir.node import Output
+from graphir.serializers.onnx.context import NodeContext
+from graphir.serializers.onnx.helpers import i64
+from graphir.serializers.onnx.registry import translator
+from graphir.serializers.onnx.tensors import element_type
+
+
+@translator("Constant")
+def constant(ctx: NodeContext) -> Output:
+    attrs = ctx.attributes
+    if "value" in attrs or "sparse_value" in attrs:
+        value = attrs.get("value", attrs.get("sparse_value"))
+        return ctx.const(value)
+    for name, dtype in (("value_float", np.float32), ("value_floats", np.float32), ("value_int", np.int64),
+                        ("value_ints", np.int64)):
+        if name in attrs:
+            return ctx.const(np.asarray(attrs[name], dtype=dtype))
+    if "value_string" in attrs or "value_strings" in attrs:
+        ctx.unsupported("a string Constant")
+    raise ctx.error("no value attribute")
+
+
+@translator("ConstantOfShape")
+def constant_of_shape(ctx: NodeContext) -> Output:
+    value = ctx.attr("value", np.zeros((1,), dtype=np.float32))
+    scalar = ctx.const(np.asarray(value).reshape(()))
+    return ctx.op("Broadcast", scalar, ctx.input(0), mode="numpy")
+
+
+@translator("Range")
+def range_(ctx: NodeContext) -> Output:
+    start, limit, delta = ctx.input(0), ctx.input(1), ctx.input(2)
+    return ctx.op("Range", start, limit, delta, output_type=start.element_type)
+
+
+@translator("EyeLike")
+def eye_like(ctx: NodeContext) -> Output:
+    x = ctx.input(0)
+    dtype = ctx.attr("dtype", None)
+    out_type = x.element_type if dtype is None else element_type(int(dtype), ctx.describe())
+    shape = ctx.op("ShapeOf", x, output_type="i64")
+    rows = ctx.op("Gather", shape, i64(ctx, [0]), i64(ctx, 0))
+    cols = ctx.op("Gather", shape, i64(ctx, [1]), i64(ctx, 0))
+    return ctx.op("Eye", rows, cols, i64(ctx, [int(ctx.attr("k", 0))]), output_type=out_type)
+
+
+@translator("Cast")
+def cast(ctx: NodeContext) -> Output:
+    to = ctx.attr("to")
+    if isinstance(to, str):  # opset 1 spelled the type as a string
+        names = {"FLOAT": 1, "UINT8": 2, "INT8": 3, "UINT16": 4, "INT16": 5, "INT32": 6, "INT64": 7, "BOOL": 9,
+                 "FLOAT16": 10, "DOUBLE": 11, "UINT32": 12, "UINT64": 13}
+        if to.upper() not in names:
+            ctx.unsupported(f"Cast to '{to}'")
+        to = names[to.upper()]
+    target = element_type(int(to), ctx.describe())
+    if target.name == "string" or ctx.input(0).element_type.name == "string":
+        ctx.unsupported("Cast from or to strings")
+    return ctx.op("Convert", ctx.input(0), destination_type=target)
+
+
+@translator("CastLike")
+def cast_like(ctx: NodeContext) -> Output:
+    return ctx.op("ConvertLike", ctx.input(0), ctx.input(1))

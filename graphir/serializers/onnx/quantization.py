@@ -1,0 +1,101 @@
+"""QuantizeLinear / DequantizeLinear and the integer MatMul/Conv (plain arithmetic on converted values)."""
+from __future__ import annotations
+
+import numpy as np
+
+from graphir.node import Output
+from graphir.serializers.onnx.context import NodeContext
+from graphir.serializers.onnx.helpers import i64, normalize_axis, rank_of
+from graphir.serializers.onnx.registry import translator
+from graphir.serializers.onnx.tensors import element_type
+
+
+def _along_axis(ctx: NodeContext, param: Output, x: Output) -> Output:
+    """A per-axis scale/zero point [C] reshaped to broadcast along ``axis`` of ``x``."""
+    ps = param.partial_shape
+    if ps.rank.is_dynamic or ps.rank.get_length() != 1 or x.partial_shape.rank.is_dynamic:
+        return param
+    rank = rank_of(ctx, x)
+    if rank <= 1:
+        return param
+    axis = normalize_axis(ctx, int(ctx.attr("axis", 1)), rank)
+    shape = [1] * rank
+    shape[axis] = -1
+    return ctx.op("Reshape", param, i64(ctx, shape), special_zero=False)
+
+
+def _check_blocks(ctx: NodeContext) -> None:
+    if int(ctx.attr("block_size", 0)):
+        ctx.unsupported("blocked quantization (block_size)")
+
+
+@translator("DequantizeLinear")
+def dequantize_linear(ctx: NodeContext) -> Output:
+    _check_blocks(ctx)
+    x, scale = ctx.input(0), ctx.input(1)
+    out_type = scale.element_type
+    if ctx.has_attr("output_dtype") and int(ctx.attr("output_dtype")):
+        out_type = element_type(int(ctx.attr("output_dtype")), ctx.describe())
+    value = ctx.op("Convert", x, destination_type="f32")
+    zero = ctx.optional(2)
+    if zero is not None:
+        value = ctx.op("Subtract", value, _along_axis(ctx, ctx.op("Convert", zero, destination_type="f32"), x))
+    scale_f32 = ctx.op("Convert", scale, destination_type="f32") if scale.element_type.name != "f32" else scale
+    out = ctx.op("Multiply", value, _along_axis(ctx, scale_f32, x))
+    return out if out_type.name == "f32" else ctx.op("Convert", out, destination_type=out_type)
+
+
+@translator("QuantizeLinear")
+def quantize_linear(ctx: NodeContext) -> Output:
+    _check_blocks(ctx)
+    x, scale = ctx.input(0), ctx.input(1)
+    zero = ctx.optional(2)
+    if zero is not None:
+        target = zero.element_type
+    elif ctx.has_attr("output_dtype") and int(ctx.attr("output_dtype")):
+        target = element_type(int(ctx.attr("output_dtype")), ctx.describe())
+    else:
+        target = element_type(2, ctx.describe())  # uint8
+    wide = ctx.op("Convert", x, destination_type="f32")
+    scaled = ctx.op("Divide", wide, _along_axis(ctx, ctx.op("Convert", scale, destination_type="f32"), x))
+    dtype = np.dtype(target.numpy_dtype)
+    if dtype.kind in "iu":
+        scaled = ctx.op("Round", scaled, mode="half_to_even")
+        if zero is not None:
+            scaled = ctx.op("Add", scaled, _along_axis(ctx, ctx.op("Convert", zero, destination_type="f32"), x))
+        info = np.iinfo(dtype)
+        low, high = (-8, 7) if target.name == "i4" else (0, 15) if target.name == "u4" else (info.min, info.max)
+        scaled = ctx.op("Clamp", scaled, min=float(low), max=float(high))
+    elif zero is not None:
+        scaled = ctx.op("Add", scaled, ctx.op("Convert", _along_axis(ctx, zero, x), destination_type="f32"))
+    return ctx.op("Convert", scaled, destination_type=target)
+
+
+def _minus_zero(ctx: NodeContext, x: Output, zero: Output | None) -> Output:
+    wide = ctx.op("Convert", x, destination_type="i32")
+    if zero is None:
+        return wide
+    return ctx.op("Subtract", wide, ctx.op("Convert", zero, destination_type="i32"))
+
+
+@translator("MatMulInteger")
+def matmul_integer(ctx: NodeContext) -> Output:
+    a = _minus_zero(ctx, ctx.input(0), ctx.optional(2))
+    b_zero = ctx.optional(3)
+    b_input = ctx.input(1)
+    if b_zero is not None and b_zero.partial_shape.rank.is_static and b_zero.partial_shape.rank.get_length() == 1:
+        b_zero = ctx.op("Unsqueeze", b_zero, i64(ctx, [0]))  # per output column: [N] -> [1, N]
+    return ctx.op("MatMul", a, _minus_zero(ctx, b_input, b_zero))
+
+
+@translator("ConvInteger")
+def conv_integer(ctx: NodeContext) -> Output:
+    from graphir.serializers.onnx.nn import conv_attributes
+
+    x = _minus_zero(ctx, ctx.input(0), ctx.optional(2))
+    w_zero = ctx.optional(3)
+    w = ctx.input(1)
+    if w_zero is not None and w_zero.partial_shape.rank.is_static and w_zero.partial_shape.rank.get_length() == 1:
+        w_zero = ctx.op("Reshape", w_zero, i64(ctx, [-1] + [1] * (rank_of(ctx, w) - 1)), special_zero=False)
+    w = _minus_zero(ctx, w, w_zero)
+    return conv_attributes(ctx, x, w, None)
