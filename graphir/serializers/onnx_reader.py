@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from graphir.errors import GraphirError, SerializationError, UnsupportedOpError
+from graphir import opset
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Constant, Parameter
 from graphir.serializers.onnx.context import NodeContext
@@ -73,7 +74,7 @@ def _has_function(op_type: str, domain: str, version: int, functions: dict[tuple
     from onnx import defs
 
     try:
-        schema = defs.get_schema(op_type, version, domain)
+        schema: Any = defs.get_schema(op_type, version, domain)
     except Exception:
         return False
     return bool(schema.has_function or schema.has_context_dependent_function)
@@ -107,12 +108,14 @@ class GraphTranslator:
 
     def __init__(self, opsets: dict[str, int], base_dir: Path | None,
                  functions: dict[tuple[str, str], Any], where: str,
-                 parent: "GraphTranslator | None" = None) -> None:
+                 parent: "GraphTranslator | None" = None, inline: bool = False) -> None:
         self.opsets = opsets
         self.base_dir = base_dir
         self.functions = functions
         self.where = where
         self.parent = parent
+        #: an inlined subgraph (an If whose condition is known) reads outer values directly
+        self.inline = inline
         self.values: dict[str, Output] = {}
         self._known: set[int] = set()  # ids of nodes that existed before the node being translated
         #: outer values a subgraph body reads: name -> (outer output, the body's Parameter)
@@ -129,16 +132,21 @@ class GraphTranslator:
             return found
         if self.parent is not None:
             outer = self.parent.lookup(name, user)
-            from graphir.opset import parameter
-
-            param = parameter(outer.partial_shape, outer.element_type, name=name)
+            if self.inline:
+                return outer
+            if isinstance(outer.node.op, Constant):  # a constant is copied in (its value folds there too)
+                copy = Node(outer.node.op, name=outer.node.name)
+                copy.output_names[0] = set(outer.names)
+                self.define(name, copy.output(0))
+                return copy.output(0)
+            param = opset.parameter(outer.partial_shape, outer.element_type, name=name)
             self.captured[name] = (outer, param)
             self.define(name, param)
             return param
         raise SerializationError(f"{self.where}: {user} reads '{name}', which no node, input or initializer gives")
 
     # --- graphs ---------------------------------------------------------------------------
-    def _initializers(self, graph: Any) -> None:
+    def graph_initializers(self, graph: Any) -> None:
         for tensor in graph.initializer:
             et, shape, load = tensor_data(tensor, self.base_dir, f"{self.where}: initializer '{tensor.name}'")
             if tensor.data_location == 1:
@@ -177,11 +185,17 @@ class GraphTranslator:
             self.translate_node(node, opsets or self.opsets)
 
     def translate_main(self, graph: Any) -> tuple[list[Node], list[Output]]:
-        self._initializers(graph)
+        self.graph_initializers(graph)
         params = self.graph_inputs(graph)
         self.translate_nodes(graph.node)
         outputs = [self.lookup(o.name, f"graph output '{o.name}'") for o in graph.output]
-        return params, outputs
+        results = []
+        for info, out in zip(graph.output, outputs):
+            # OpenVINO names a model output's producer after the output and its Result '<name>/sink_port_0'
+            if not isinstance(out.node.op, Parameter):
+                out.node.name = info.name
+            results.append(opset.result(out, name=f"{info.name}/sink_port_0").output(0))
+        return params, results
 
     # --- nodes ----------------------------------------------------------------------------
     def translate_node(self, node: Any, opsets: dict[str, int]) -> list[Output | None]:
@@ -279,7 +293,7 @@ class GraphTranslator:
         if local is not None:
             return local, None
         try:
-            schema = defs.get_schema(ctx.op_type, ctx.version, ctx.domain)
+            schema: Any = defs.get_schema(ctx.op_type, ctx.version, ctx.domain)
         except Exception:
             ctx.unsupported("this op")
         body = FunctionProto()

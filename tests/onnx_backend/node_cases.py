@@ -55,8 +55,9 @@ def compare(case: Any, expected: list[np.ndarray], got: list[Any]) -> Outcome:
     if len(got) != len(expected):
         return Outcome(False, f"{len(got)} outputs, {len(expected)} expected")
     for i, (ref, out) in enumerate(zip(expected, got)):
-        if isinstance(ref, list) or not isinstance(ref, np.ndarray):
+        if not isinstance(ref, (np.ndarray, np.generic)):
             return Outcome(False, f"output {i} is a sequence/optional (not a tensor)")
+        ref = np.asarray(ref)
         out = np.asarray(out)
         if ref.dtype == object or ref.dtype.kind in "US":
             if out.shape != ref.shape or not all(str(a) == str(b) for a, b in zip(out.flat, ref.flat)):
@@ -79,9 +80,9 @@ def compare(case: Any, expected: list[np.ndarray], got: list[Any]) -> Outcome:
 
 
 def _inputs(case: Any, names: list[str], data: list[Any]) -> dict[str, Any] | None:
-    if any(not isinstance(x, np.ndarray) for x in data):
+    if any(not isinstance(x, (np.ndarray, np.generic)) for x in data):
         return None
-    return dict(zip(names, data))
+    return {name: np.asarray(x) for name, x in zip(names, data)}
 
 
 def _input_names(model: Any) -> list[str]:

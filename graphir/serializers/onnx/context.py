@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from graphir.errors import SerializationError
+from graphir import opset
 from graphir.node import Output
 from graphir.types import ElementType
 
@@ -72,7 +73,16 @@ class NodeContext:
         return self.inputs[index] if index < len(self.inputs) else None
 
     def value(self, index: int) -> np.ndarray | None:
-        """The input's value when known statically, else None (absent inputs too)."""
+        """The input's value when it is a Constant (OpenVINO's translators test the same), else None."""
+        from graphir.ops.openvino.core import Constant
+
+        out = self.optional(index)
+        if out is None or not isinstance(out.node.op, Constant):
+            return None
+        return np.asarray(out.node.op.value)
+
+    def folded(self, index: int) -> np.ndarray | None:
+        """The input's value when graphir's inference folded it (a shape subgraph, a Constant), else None."""
         out = self.optional(index)
         if out is None:
             return None
@@ -81,9 +91,9 @@ class NodeContext:
 
     def const_input(self, index: int, what: str) -> np.ndarray:
         """An input whose value must be known statically (``what`` names it in the error)."""
-        value = self.value(index)
+        value = self.folded(index)
         if value is None:
-            raise self.error(f"{what} (input {index}) must be a constant")
+            raise self.error(f"{what} (input {index}) must be known when reading (a constant)")
         return value
 
     # --- attributes ------------------------------------------------------------------------
@@ -107,30 +117,22 @@ class NodeContext:
     # --- building --------------------------------------------------------------------------
     def op(self, type_name: str, *inputs: Any, **attributes: Any) -> Output:
         """A one-output OpenVINO op of the newest version (inputs: outputs or values made Constants)."""
-        from graphir.opset import make
-
-        out = make(type_name, *inputs, **attributes)
+        out = opset.make(type_name, *inputs, **attributes)
         if isinstance(out, list):
             return out[0]
         return out
 
     def ops(self, type_name: str, *inputs: Any, **attributes: Any) -> list[Output]:
         """All outputs of an OpenVINO op of the newest version."""
-        from graphir.opset import make
-
-        out = make(type_name, *inputs, **attributes)
+        out = opset.make(type_name, *inputs, **attributes)
         return out if isinstance(out, list) else [out]
 
     def versioned(self, type_name: str, version: str, *inputs: Any, **attributes: Any) -> list[Output]:
-        from graphir.opset import make
-
-        out = make(type_name, *inputs, version=version, **attributes)
+        out = opset.make(type_name, *inputs, version=version, **attributes)
         return out if isinstance(out, list) else [out]
 
     def const(self, value: Any, dtype: "ElementType | str | None" = None) -> Output:
-        from graphir.opset import constant
-
-        return constant(np.asarray(value) if dtype is None else value, dtype)
+        return opset.constant(np.asarray(value) if dtype is None else value, dtype)
 
     @property
     def base_dir(self) -> Path | None:

@@ -87,11 +87,17 @@ def unary(onnx_name: str, ov_name: str, since: int = 1) -> None:
 
 def flat_shape(ctx: NodeContext, x: Output, axis: int) -> Output:
     """The 2-D shape [prod(dims[:axis]), prod(dims[axis:])] of ``x`` (Flatten; opset<13 softmaxes)."""
-    ps = x.partial_shape
-    if ps.is_static:
-        dims = [int(d.get_length()) for d in ps]
-        return i64(ctx, [int(np.prod(dims[:axis], dtype=np.int64)), int(np.prod(dims[axis:], dtype=np.int64))])
+    dims = list(x.partial_shape)
+    head, tail = dims[:axis], dims[axis:]
+
+    def product(part: list[Any]) -> int:
+        return int(np.prod([int(d.get_length()) for d in part], dtype=np.int64))
+
+    if all(d.is_static for d in head):
+        return i64(ctx, [product(head), -1 if any(d.is_dynamic for d in tail) else product(tail)])
+    if all(d.is_static for d in tail):
+        return i64(ctx, [-1, product(tail)])
     shape = ctx.op("ShapeOf", x, output_type="i64")
-    head = ctx.op("ReduceProd", ctx.op("Slice", shape, i64(ctx, [0]), i64(ctx, [axis]), i64(ctx, [1])),
-                  i64(ctx, [0]), keep_dims=True)
-    return ctx.op("Concat", head, i64(ctx, [-1]), axis=0)
+    first = ctx.op("ReduceProd", ctx.op("Slice", shape, i64(ctx, [0]), i64(ctx, [axis]), i64(ctx, [1])),
+                   i64(ctx, [0]), keep_dims=True)
+    return ctx.op("Concat", first, i64(ctx, [-1]), axis=0)

@@ -136,21 +136,21 @@ def _pad(ctx: NodeContext, x: Output, pads: Output, value: Output | None, axes: 
         ctx.unsupported(f"mode '{mode}'")
     known = ctx.value(1) if ctx.version >= 11 else None
     if axes is not None:
-        axes_value = ctx.value(3)
-        if axes_value is None:
-            raise ctx.error("axes must be constant")
         rank = rank_of(ctx, x)
-        listed = [normalize_axis(ctx, int(a), rank) for a in np.asarray(axes_value).reshape(-1)]
-        if known is not None:
+        axes_value = ctx.folded(3)
+        if axes_value is not None and known is not None:
+            listed = [normalize_axis(ctx, int(a), rank) for a in np.asarray(axes_value).reshape(-1)]
             flat = np.asarray(known, dtype=np.int64).reshape(-1)
             full = np.zeros(2 * rank, dtype=np.int64)
             for k, a in enumerate(listed):
                 full[a], full[rank + a] = flat[k], flat[len(listed) + k]
             known = full
-        else:  # pads given at run time: each half scattered into zeros at the listed axes
+        else:  # pads or axes given at run time: each half scattered into zeros at the (normalized) axes
+            where = ctx.op("Convert", axes, destination_type="i64")
+            where = ctx.op("Select", ctx.op("Less", where, i64(ctx, 0)), ctx.op("Add", where, i64(ctx, rank)), where)
             halves = ctx.ops("Split", ctx.op("Convert", pads, destination_type="i64"), i64(ctx, 0), num_splits=2)
             zeros = i64(ctx, [0] * rank)
-            begin, end = (ctx.op("ScatterUpdate", zeros, i64(ctx, listed), h, i64(ctx, 0)) for h in halves)
+            begin, end = (ctx.op("ScatterUpdate", zeros, where, h, i64(ctx, 0)) for h in halves)
             return _padded(ctx, x, begin, end, value, mode)
     if known is not None:
         flat = np.asarray(known, dtype=np.int64).reshape(-1)

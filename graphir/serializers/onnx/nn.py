@@ -1,6 +1,8 @@
 """Convolutions, pooling and normalizations."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from graphir.node import Output
@@ -145,10 +147,32 @@ def global_max_pool(ctx: NodeContext) -> Output:
 @translator("BatchNormalization")
 def batch_norm(ctx: NodeContext) -> list[Output | None]:
     if int(ctx.attr("training_mode", 0)):
-        ctx.unsupported("training_mode=1")
+        return _batch_norm_training(ctx)
     out = ctx.op("BatchNormInference", ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4),
                  epsilon=float(ctx.attr("epsilon", 1e-5)))
     return [out]
+
+
+def _batch_norm_training(ctx: NodeContext) -> list[Output | None]:
+    """training_mode=1: normalized by the batch's own statistics; the running ones updated with momentum."""
+    x, scale, bias, mean_in, var_in = (ctx.input(i) for i in range(5))
+    rank = rank_of(ctx, x)
+    axes = i64(ctx, [0, *range(2, rank)])
+    mean = ctx.op("ReduceMean", x, axes, keep_dims=True)
+    centred = ctx.op("Subtract", x, mean)
+    var = ctx.op("ReduceMean", ctx.op("Multiply", centred, centred), axes, keep_dims=True)
+    eps = scalar_like(ctx, float(ctx.attr("epsilon", 1e-5)), x)
+    normed = ctx.op("Divide", centred, ctx.op("Sqrt", ctx.op("Add", var, eps)))
+    y = ctx.op("Add", ctx.op("Multiply", normed, to_channel(ctx, scale, rank)), to_channel(ctx, bias, rank))
+    momentum = float(ctx.attr("momentum", 0.9))
+    flat = i64(ctx, [-1])
+
+    def running(old: Output, batch: Output) -> Output:
+        kept = ctx.op("Multiply", old, scalar_like(ctx, momentum, old))
+        new = ctx.op("Reshape", batch, flat, special_zero=False)
+        return ctx.op("Add", kept, ctx.op("Multiply", new, scalar_like(ctx, 1.0 - momentum, old)))
+
+    return [y, running(mean_in, mean), running(var_in, var)]
 
 
 @translator("InstanceNormalization")
@@ -195,9 +219,9 @@ def lrn(ctx: NodeContext) -> Output:
 @translator("Dropout")
 def dropout(ctx: NodeContext) -> list[Output | None]:
     x = ctx.input(0)
-    training = ctx.value(2)
+    training = ctx.folded(2)
     if training is not None and bool(np.asarray(training).reshape(-1)[0]):
-        ratio = ctx.value(1)
+        ratio = ctx.folded(1)
         if ratio is None or float(np.asarray(ratio).reshape(-1)[0]) != 0.0:
             ctx.unsupported("Dropout in training mode")
     elif ctx.has_input(2) and training is None:
@@ -206,3 +230,28 @@ def dropout(ctx: NodeContext) -> list[Output | None]:
     if ctx.output_used(1):
         outs.append(ctx.op("Broadcast", ctx.const(np.asarray(True)), ctx.op("ShapeOf", x, output_type="i64")))
     return outs
+
+
+def _lp(ctx: NodeContext, x: Output) -> tuple[int, Output]:
+    p = int(ctx.attr("p", 2))
+    return p, ctx.op("Power", ctx.op("Abs", x), scalar_like(ctx, p, x))
+
+
+@translator("LpPool")
+def lp_pool(ctx: NodeContext) -> Output:
+    """(sum over the window of |x|^p)^(1/p): an AvgPool counting the pads, times the window size."""
+    x = ctx.input(0)
+    p, powered = _lp(ctx, x)
+    attrs = _pool_attrs(ctx, x)
+    pooled = ctx.op("AvgPool", powered, exclude_pad=False, **attrs)
+    window = math.prod(ints(ctx.attr("kernel_shape")))
+    summed = ctx.op("Multiply", pooled, scalar_like(ctx, float(window), x))
+    return ctx.op("Power", summed, scalar_like(ctx, 1.0 / p, x))
+
+
+@translator("GlobalLpPool")
+def global_lp_pool(ctx: NodeContext) -> Output:
+    x = ctx.input(0)
+    p, powered = _lp(ctx, x)
+    summed = ctx.op("ReduceSum", powered, i64(ctx, list(range(2, rank_of(ctx, x)))), keep_dims=True)
+    return ctx.op("Power", summed, scalar_like(ctx, 1.0 / p, x))

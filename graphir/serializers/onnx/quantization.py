@@ -99,3 +99,60 @@ def conv_integer(ctx: NodeContext) -> Output:
         w_zero = ctx.op("Reshape", w_zero, i64(ctx, [-1] + [1] * (rank_of(ctx, w) - 1)), special_zero=False)
     w = _minus_zero(ctx, w, w_zero)
     return conv_attributes(ctx, x, w, None)
+
+
+def _dequantized(ctx: NodeContext, x: Output, scale: Output, zero: Output | None) -> Output:
+    value = ctx.op("Convert", x, destination_type="f32")
+    if zero is not None:
+        value = ctx.op("Subtract", value, ctx.op("Convert", zero, destination_type="f32"))
+    return ctx.op("Multiply", value, ctx.op("Convert", scale, destination_type="f32"))
+
+
+def _requantized(ctx: NodeContext, value: Output, scale: Output, zero: Output | None) -> Output:
+    """round(value / scale) + zero, saturated to the zero point's type (u8 without one)."""
+    target = zero.element_type if zero is not None else element_type(2, ctx.describe())
+    out = ctx.op("Round", ctx.op("Divide", value, ctx.op("Convert", scale, destination_type="f32")),
+                 mode="half_to_even")
+    if zero is not None:
+        out = ctx.op("Add", out, ctx.op("Convert", zero, destination_type="f32"))
+    info = np.iinfo(np.dtype(target.numpy_dtype))
+    return ctx.op("Convert", ctx.op("Clamp", out, min=float(info.min), max=float(info.max)), destination_type=target)
+
+
+@translator("QLinearConv")
+def qlinear_conv(ctx: NodeContext) -> Output:
+    """Dequantized input and filters (per output channel scales), Convolution in f32, the int32 bias
+    dequantized by x_scale * w_scale, requantized to y's zero point type."""
+    from graphir.serializers.onnx.nn import conv_attributes
+
+    x = _dequantized(ctx, ctx.input(0), ctx.input(1), ctx.input(2))
+    w_input = ctx.input(3)
+    rank = rank_of(ctx, w_input)
+    w_scale, w_zero = ctx.input(4), ctx.optional(5)
+    per_channel = [-1] + [1] * (rank - 1)
+    if w_scale.partial_shape.rank.is_static and w_scale.partial_shape.rank.get_length() == 1:
+        w_scale = ctx.op("Reshape", w_scale, i64(ctx, per_channel), special_zero=False)
+    if w_zero is not None and w_zero.partial_shape.rank.is_static and w_zero.partial_shape.rank.get_length() == 1:
+        w_zero = ctx.op("Reshape", w_zero, i64(ctx, per_channel), special_zero=False)
+    w = _dequantized(ctx, w_input, w_scale, w_zero)
+    bias = ctx.optional(8)
+    if bias is not None:
+        scale = ctx.op("Multiply", ctx.op("Convert", ctx.input(1), destination_type="f32"),
+                       ctx.op("Convert", ctx.input(4), destination_type="f32"))
+        bias = ctx.op("Multiply", ctx.op("Convert", bias, destination_type="f32"), scale)
+    return _requantized(ctx, conv_attributes(ctx, x, w, bias), ctx.input(6), ctx.optional(7))
+
+
+@translator("QLinearMatMul")
+def qlinear_matmul(ctx: NodeContext) -> Output:
+    """Dequantize both operands, MatMul in f32, quantize to y's zero point type (round half to even)."""
+    def dequantized(x: Output, scale: Output, zero: Output) -> Output:
+        return _dequantized(ctx, x, scale, zero)
+
+    a = dequantized(ctx.input(0), ctx.input(1), ctx.input(2))
+    b_scale, b_zero = ctx.input(4), ctx.input(5)
+    if b_scale.partial_shape.rank.is_static and b_scale.partial_shape.rank.get_length() == 1:
+        b_scale = ctx.op("Unsqueeze", b_scale, i64(ctx, [0]))
+        b_zero = ctx.op("Unsqueeze", b_zero, i64(ctx, [0]))
+    b = dequantized(ctx.input(3), b_scale, b_zero)
+    return _requantized(ctx, ctx.op("MatMul", a, b), ctx.input(6), ctx.input(7))

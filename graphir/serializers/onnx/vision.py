@@ -30,7 +30,7 @@ def grid_sample(ctx: NodeContext) -> Output:
 @translator("RoiAlign", since=10)
 def roi_align(ctx: NodeContext) -> Output:
     transform = str(ctx.attr("coordinate_transformation_mode", "half_pixel" if ctx.version >= 16 else "output_half_pixel"))
-    aligned = {"half_pixel": "half_pixel", "output_half_pixel": "asymmetric"}.get(transform)
+    aligned = {"half_pixel": "half_pixel_for_nn", "output_half_pixel": "asymmetric"}.get(transform)
     if aligned is None:
         ctx.unsupported(f"coordinate_transformation_mode '{transform}'")
     return ctx.op("ROIAlign", ctx.input(0), ctx.input(1), ctx.input(2),
