@@ -140,3 +140,33 @@ def test_external_data_outside_the_models_folder_is_refused(tmp_path: Path) -> N
                  initializers=[tensor])
     with pytest.raises(SerializationError, match=r"initializer 'w': external data location '../elsewhere.bin' is not a file beside the model"):
         graphir.read_model(path)
+
+
+def test_a_loop_becomes_an_openvino_loop_that_converts_to_ir(tmp_path: Path) -> None:
+    """Loop(M=4): carried x + i each iteration, the running value also stacked as a scan output; the
+    IR graphir writes runs in OpenVINO to the same values."""
+    ov = pytest.importorskip("openvino")
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+         helper.make_node("Add", ["x_in", "fi"], ["x_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Identity", ["x_out"], ["scan"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []), _f32("x_in", [2])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), _f32("x_out", [2]), _f32("scan", [2])])
+    trip = numpy_helper.from_array(np.array(4, np.int64), "M")
+    path = _save(tmp_path, [helper.make_node("Loop", ["M", "", "x"], ["final", "stacked"], body=body)],
+                 [_f32("x", [2])], [_f32("final", [2]), _f32("stacked", [4, 2])], opset=13, initializers=[trip])
+    model = graphir.read_model(path)
+    assert "Loop" in {n.type_name for n in model.get_ordered_ops()}
+    x = np.array([1.0, -1.0], np.float32)
+    final, stacked = model.run({"x": x}).values()
+    np.testing.assert_array_equal(final, x + 6)
+    np.testing.assert_array_equal(stacked, [x, x + 1, x + 3, x + 6])
+    xml = tmp_path / "m.xml"
+    graphir.save_model(model, xml)
+    compiled = ov.Core().compile_model(str(xml), "CPU")
+    result = compiled(x)
+    np.testing.assert_array_equal(result[compiled.outputs[0]], x + 6)
+    np.testing.assert_array_equal(result[compiled.outputs[1]], stacked)

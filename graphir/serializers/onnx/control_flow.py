@@ -112,7 +112,8 @@ def loop(ctx: NodeContext) -> list[Output]:
     captured = body.captured
     inputs: list[Output] = [*(x for x in carried if x is not None), *(src for src, _ in captured)]
     n_in = 2 + len(inputs)
-    in_desc: list[dict[str, Any]] = [{"purpose": "current_iteration", "internal_layer_id": params[0].node.id},
+    in_desc: list[dict[str, Any]] = [{"external_port_id": -1, "internal_layer_id": params[0].node.id,
+                                      "purpose": "current_iteration"},
                                      {"external_port_id": 1, "internal_layer_id": params[1].node.id}]
     back = [{"from-layer": results[0].id, "to-layer": params[1].node.id}]
     for k in range(n_carried):
@@ -120,7 +121,8 @@ def loop(ctx: NodeContext) -> list[Output]:
         back.append({"from-layer": results[1 + k].id, "to-layer": params[2 + k].node.id})
     for k, (_, param) in enumerate(captured):
         in_desc.append({"external_port_id": 2 + n_carried + k, "internal_layer_id": param.node.id})
-    out_desc: list[dict[str, Any]] = [{"purpose": "execution_condition", "internal_layer_id": results[0].id}]
+    out_desc: list[dict[str, Any]] = [{"external_port_id": -1, "internal_layer_id": results[0].id,
+                                       "purpose": "execution_condition"}]
     for k in range(n_carried):
         out_desc.append({"external_port_id": n_in + k, "internal_layer_id": results[1 + k].id})
     for k in range(len(scans)):
