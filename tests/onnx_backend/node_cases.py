@@ -79,7 +79,18 @@ def compare(case: Any, expected: list[np.ndarray], got: list[Any]) -> Outcome:
     return Outcome(True)
 
 
+def _tensor(x: Any) -> Any:
+    """A case's input or expected output as an array: ONNX keeps bfloat16, float8 and 4-bit ones as
+    TensorProto (numpy_helper makes them ml_dtypes arrays); sequences and optionals stay as they are."""
+    if type(x).__name__ == "TensorProto":
+        from onnx import numpy_helper
+
+        return numpy_helper.to_array(x)
+    return x
+
+
 def _inputs(case: Any, names: list[str], data: list[Any]) -> dict[str, Any] | None:
+    data = [_tensor(x) for x in data]
     if any(not isinstance(x, (np.ndarray, np.generic)) for x in data):
         return None
     return {name: np.asarray(x) for name, x in zip(names, data)}
@@ -112,7 +123,7 @@ def run_case(case: Any, engine: Callable[[Path, list[str]], Callable[[dict[str, 
                     got = runner(feed)
             except Exception as exc:  # noqa: BLE001
                 return Outcome(False, "run: " + _short(exc))
-            outcome = compare(case, list(expected), got)
+            outcome = compare(case, [_tensor(x) for x in expected], got)
             if not outcome.ok:
                 return outcome
     return Outcome(True)
@@ -148,6 +159,15 @@ def openvino_engine(path: Path, outputs: list[str]) -> Callable[[dict[str, Any]]
         return [np.array(result[o]) for o in compiled.outputs]
 
     return run
+
+
+def converted_engine(path: Path, outputs: list[str]) -> Callable[[dict[str, Any]], list[Any]]:
+    """graphir reads the .onnx and writes IR (what ``graphir convert m.onnx m.xml`` does); OpenVINO runs the IR."""
+    import graphir
+
+    xml = path.with_suffix(".xml")
+    graphir.save_model(graphir.read_model(path), xml)
+    return openvino_engine(xml, outputs)
 
 
 def iter_outcomes(cases: list[Any], engine: Callable[..., Any]) -> Iterator[tuple[str, Outcome]]:

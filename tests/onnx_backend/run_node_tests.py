@@ -7,7 +7,8 @@
 Prints the pass counts of both per op type and in total, then the cases OpenVINO passes and graphir
 does not (with graphir's reason). OpenVINO runs in a worker process of its own (read_model +
 compile_model "CPU" with INFERENCE_PRECISION_HINT f32); a case that crashes it is counted a failure
-and the worker restarts after it.
+and the worker restarts after it. A third column, "via IR", is OpenVINO running the IR graphir
+writes for the case (``graphir convert m.onnx m.xml``), compared with the same expected outputs.
 """
 from __future__ import annotations
 
@@ -44,12 +45,16 @@ def _worker(pattern: str | None, skip: set[str], out: Path) -> None:
             fh.write(json.dumps({"case": case.name, "started": True}) + "\n")
             fh.flush()
             outcome = nc.run_case(case, nc.openvino_engine)
-            fh.write(json.dumps({"case": case.name, "ok": outcome.ok, "reason": outcome.reason}) + "\n")
+            via_ir = nc.run_case(case, nc.converted_engine)
+            fh.write(json.dumps({"case": case.name, "ok": outcome.ok, "reason": outcome.reason,
+                                 "ir_ok": via_ir.ok, "ir_reason": via_ir.reason}) + "\n")
             fh.flush()
 
 
-def run_openvino(pattern: str | None) -> dict[str, nc.Outcome]:
+def run_openvino(pattern: str | None) -> tuple[dict[str, nc.Outcome], dict[str, nc.Outcome]]:
+    """OpenVINO on each .onnx, and OpenVINO on the IR graphir converts it to."""
     results: dict[str, nc.Outcome] = {}
+    via_ir: dict[str, nc.Outcome] = {}
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "openvino.jsonl"
         done: set[str] = set()
@@ -66,38 +71,50 @@ def run_openvino(pattern: str | None) -> dict[str, nc.Outcome]:
                     started = entry["case"]
                     continue
                 results[entry["case"]] = nc.Outcome(entry["ok"], entry["reason"])
+                via_ir[entry["case"]] = nc.Outcome(entry["ir_ok"], entry["ir_reason"])
                 done.add(entry["case"])
                 started = None
             if proc.returncode == 0 or started is None:
                 if proc.returncode != 0:
                     print(f"openvino worker failed: {proc.stderr[-2000:]}", file=sys.stderr)
-                return results
-            results[started] = nc.Outcome(False, f"crashed the OpenVINO process (exit {proc.returncode})")
+                return results, via_ir
+            results[started] = via_ir[started] = nc.Outcome(False, f"crashed the OpenVINO process (exit {proc.returncode})")
             done.add(started)
 
 
-def report(cases: list, graphir: dict[str, nc.Outcome], openvino: dict[str, nc.Outcome] | None) -> str:
+def report(cases: list, graphir: dict[str, nc.Outcome], openvino: dict[str, nc.Outcome] | None,
+           via_ir: dict[str, nc.Outcome] | None = None) -> str:
     ops = nc.op_types(cases)
-    per_op: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    per_op: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    missing = nc.Outcome(False)
     for case in cases:
         row = per_op[ops[case.name]]
         row[0] += 1
         row[1] += graphir[case.name].ok
-        if openvino is not None:
-            row[2] += openvino.get(case.name, nc.Outcome(False)).ok
+        if openvino is not None and via_ir is not None:
+            row[2] += openvino.get(case.name, missing).ok
+            row[3] += via_ir.get(case.name, missing).ok
     width = max(len(op) for op in per_op) + 2
-    lines = [f"{'op type'.ljust(width)}{'cases':>6}{'graphir':>9}{'openvino':>10}"]
+    shown = openvino is not None
+    lines = [f"{'op type'.ljust(width)}{'cases':>6}{'graphir':>9}{'openvino':>10}{'via IR':>8}"]
     for op in sorted(per_op):
-        n, g, o = per_op[op]
-        lines.append(f"{op.ljust(width)}{n:>6}{g:>9}{(o if openvino is not None else '-'):>10}")
+        n, g, o, r = per_op[op]
+        lines.append(f"{op.ljust(width)}{n:>6}{g:>9}{(o if shown else '-'):>10}{(r if shown else '-'):>8}")
     total_g = sum(o.ok for o in graphir.values())
     total_o = sum(o.ok for o in openvino.values()) if openvino is not None else "-"
-    lines.append(f"{'TOTAL'.ljust(width)}{len(cases):>6}{total_g:>9}{total_o:>10}")
+    total_r = sum(o.ok for o in via_ir.values()) if via_ir is not None else "-"
+    lines.append(f"{'TOTAL'.ljust(width)}{len(cases):>6}{total_g:>9}{total_o:>10}{total_r:>8}")
     if openvino is not None:
         behind = [c.name for c in cases if openvino.get(c.name, nc.Outcome(False)).ok and not graphir[c.name].ok]
         lines.append("")
         lines.append(f"{len(behind)} case(s) OpenVINO passes and graphir does not:")
         lines += [f"  {name}: {graphir[name].reason}" for name in behind]
+    if openvino is not None and via_ir is not None:
+        lost = [c.name for c in cases if graphir[c.name].ok and openvino.get(c.name, nc.Outcome(False)).ok
+                and not via_ir.get(c.name, nc.Outcome(False)).ok]
+        lines.append("")
+        lines.append(f"{len(lost)} case(s) graphir and OpenVINO pass whose graphir-written IR OpenVINO does not:")
+        lines += [f"  {name}: {via_ir[name].reason}" for name in lost]
     return "\n".join(lines)
 
 
@@ -119,12 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     graphir = run_graphir(cases) if args.engine != "openvino" else {c.name: nc.Outcome(False, "not run") for c in cases}
     graphir_time = time.perf_counter() - started
-    openvino = run_openvino(args.pattern) if args.engine != "graphir" else None
-    print(report(cases, graphir, openvino))
+    openvino, via_ir = run_openvino(args.pattern) if args.engine != "graphir" else (None, None)
+    print(report(cases, graphir, openvino, via_ir))
     print(f"\ngraphir side: {graphir_time:.0f} s for {len(cases)} cases")
     if args.json:
         payload = {name: {"graphir": [o.ok, o.reason],
-                          "openvino": None if openvino is None else [openvino[name].ok, openvino[name].reason]}
+                          "openvino": None if openvino is None else [openvino[name].ok, openvino[name].reason],
+                          "via_ir": None if via_ir is None else [via_ir[name].ok, via_ir[name].reason]}
                    for name, o in graphir.items()}
         args.json.write_text(json.dumps(payload, indent=1, sort_keys=True))
     if args.write_known_failures:

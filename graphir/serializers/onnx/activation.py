@@ -122,21 +122,19 @@ def _flattened_softmax(ctx: NodeContext, ov: str) -> Output:
     return ctx.op("Reshape", ctx.op(ov, flat, axis=1), shape, special_zero=False)
 
 
-@translator("Softmax")
-def softmax_v1(ctx: NodeContext) -> Output:
-    return _flattened_softmax(ctx, "Softmax")
+def _softmax_family(onnx_name: str) -> None:
+    """``onnx_name`` (Softmax, LogSoftmax): flattened to 2-D before opset 13, one op on ``axis`` after."""
+    def before_13(ctx: NodeContext) -> Output:
+        return _flattened_softmax(ctx, onnx_name)
+
+    def since_13(ctx: NodeContext) -> Output:
+        return ctx.op(onnx_name, ctx.input(0), axis=int(ctx.attr("axis", -1)))
+
+    before_13.__name__ = f"{onnx_name.lower()}_v1"
+    since_13.__name__ = onnx_name.lower()
+    translator(onnx_name)(before_13)
+    translator(onnx_name, since=13)(since_13)
 
 
-@translator("Softmax", since=13)
-def softmax(ctx: NodeContext) -> Output:
-    return ctx.op("Softmax", ctx.input(0), axis=int(ctx.attr("axis", -1)))
-
-
-@translator("LogSoftmax")
-def log_softmax_v1(ctx: NodeContext) -> Output:
-    return _flattened_softmax(ctx, "LogSoftmax")
-
-
-@translator("LogSoftmax", since=13)
-def log_softmax(ctx: NodeContext) -> Output:
-    return ctx.op("LogSoftmax", ctx.input(0), axis=int(ctx.attr("axis", -1)))
+for _name in ("Softmax", "LogSoftmax"):
+    _softmax_family(_name)

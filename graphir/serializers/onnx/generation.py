@@ -61,9 +61,26 @@ def cast(ctx: NodeContext) -> Output:
     target = element_type(int(to), ctx.describe())
     if target.name == "string" or ctx.input(0).element_type.name == "string":
         ctx.unsupported("Cast from or to strings")
-    return ctx.op("Convert", ctx.input(0), destination_type=target)
+    x = ctx.input(0)
+    if target.name in _FLOAT8_LIMITS and int(ctx.attr("saturate", 1)) and not x.element_type.is_integral:
+        x = _saturated(ctx, x, target.name)
+    return ctx.op("Convert", x, destination_type=target)
+
+
+#: the largest finite float8 values (ONNX's saturate=1 clamps to them)
+_FLOAT8_LIMITS = {"f8e4m3": 448.0, "f8e5m2": 57344.0}
+
+
+def _saturated(ctx: NodeContext, x: Output, target: str) -> Output:
+    """Values beyond the float8 type's range, infinities too, clamped to its largest finite value (NaN
+    stays NaN), as ONNX's reference saturates."""
+    limit = _FLOAT8_LIMITS[target]
+    return ctx.op("Clamp", x, min=-limit, max=limit)
 
 
 @translator("CastLike")
 def cast_like(ctx: NodeContext) -> Output:
-    return ctx.op("ConvertLike", ctx.input(0), ctx.input(1))
+    x, like = ctx.input(0), ctx.input(1)
+    if like.element_type.name in _FLOAT8_LIMITS and int(ctx.attr("saturate", 1)) and not x.element_type.is_integral:
+        x = _saturated(ctx, x, like.element_type.name)
+    return ctx.op("ConvertLike", x, like)

@@ -185,21 +185,19 @@ def pad(ctx: NodeContext) -> Output:
     return _pad(ctx, x, ctx.input(1), value, ctx.optional(3))
 
 
-@translator("DepthToSpace")
-def depth_to_space(ctx: NodeContext) -> Output:
+def _blocks(ctx: NodeContext, ov_name: str) -> Output:
     mode = str(ctx.attr("mode", "DCR"))
     if mode not in ("DCR", "CRD"):
         raise ctx.error(f"mode '{mode}' is neither DCR nor CRD")
-    return ctx.op("DepthToSpace", ctx.input(0), mode="blocks_first" if mode == "DCR" else "depth_first",
+    return ctx.op(ov_name, ctx.input(0), mode="blocks_first" if mode == "DCR" else "depth_first",
                   block_size=int(ctx.attr("blocksize")))
+
+
+@translator("DepthToSpace")
+def depth_to_space(ctx: NodeContext) -> Output:
+    return _blocks(ctx, "DepthToSpace")
 
 
 @translator("SpaceToDepth")
 def space_to_depth(ctx: NodeContext) -> Output:
-    mode = str(ctx.attr("mode", "DCR"))
-    if mode not in ("DCR", "CRD"):
-        raise ctx.error(f"mode '{mode}' is neither DCR nor CRD")
-    return ctx.op("SpaceToDepth", ctx.input(0), mode="blocks_first" if mode == "DCR" else "depth_first",
-                  block_size=int(ctx.attr("blocksize")))
-
-
+    return _blocks(ctx, "SpaceToDepth")

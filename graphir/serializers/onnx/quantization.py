@@ -1,6 +1,8 @@
 """QuantizeLinear / DequantizeLinear and the integer MatMul/Conv (plain arithmetic on converted values)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from graphir.node import Output
@@ -71,6 +73,13 @@ def quantize_linear(ctx: NodeContext) -> Output:
     return ctx.op("Convert", scaled, destination_type=target)
 
 
+def _per_channel(ctx: NodeContext, param: Output | None, shape: list[int]) -> Any:
+    """A 1-D per-channel scale or zero point reshaped to ``shape`` (scalars and absent ones as they are)."""
+    if param is None or param.partial_shape.rank.is_dynamic or param.partial_shape.rank.get_length() != 1:
+        return param
+    return ctx.op("Reshape", param, i64(ctx, shape), special_zero=False)
+
+
 def _minus_zero(ctx: NodeContext, x: Output, zero: Output | None) -> Output:
     wide = ctx.op("Convert", x, destination_type="i32")
     if zero is None:
@@ -81,11 +90,8 @@ def _minus_zero(ctx: NodeContext, x: Output, zero: Output | None) -> Output:
 @translator("MatMulInteger")
 def matmul_integer(ctx: NodeContext) -> Output:
     a = _minus_zero(ctx, ctx.input(0), ctx.optional(2))
-    b_zero = ctx.optional(3)
-    b_input = ctx.input(1)
-    if b_zero is not None and b_zero.partial_shape.rank.is_static and b_zero.partial_shape.rank.get_length() == 1:
-        b_zero = ctx.op("Unsqueeze", b_zero, i64(ctx, [0]))  # per output column: [N] -> [1, N]
-    return ctx.op("MatMul", a, _minus_zero(ctx, b_input, b_zero))
+    b_zero = _per_channel(ctx, ctx.optional(3), [1, -1])  # per output column: [N] -> [1, N]
+    return ctx.op("MatMul", a, _minus_zero(ctx, ctx.input(1), b_zero))
 
 
 @translator("ConvInteger")
@@ -93,11 +99,8 @@ def conv_integer(ctx: NodeContext) -> Output:
     from graphir.serializers.onnx.nn import conv_attributes
 
     x = _minus_zero(ctx, ctx.input(0), ctx.optional(2))
-    w_zero = ctx.optional(3)
     w = ctx.input(1)
-    if w_zero is not None and w_zero.partial_shape.rank.is_static and w_zero.partial_shape.rank.get_length() == 1:
-        w_zero = ctx.op("Reshape", w_zero, i64(ctx, [-1] + [1] * (rank_of(ctx, w) - 1)), special_zero=False)
-    w = _minus_zero(ctx, w, w_zero)
+    w = _minus_zero(ctx, w, _per_channel(ctx, ctx.optional(3), [-1] + [1] * (rank_of(ctx, w) - 1)))
     return conv_attributes(ctx, x, w, None)
 
 
@@ -130,10 +133,8 @@ def qlinear_conv(ctx: NodeContext) -> Output:
     rank = rank_of(ctx, w_input)
     w_scale, w_zero = ctx.input(4), ctx.optional(5)
     per_channel = [-1] + [1] * (rank - 1)
-    if w_scale.partial_shape.rank.is_static and w_scale.partial_shape.rank.get_length() == 1:
-        w_scale = ctx.op("Reshape", w_scale, i64(ctx, per_channel), special_zero=False)
-    if w_zero is not None and w_zero.partial_shape.rank.is_static and w_zero.partial_shape.rank.get_length() == 1:
-        w_zero = ctx.op("Reshape", w_zero, i64(ctx, per_channel), special_zero=False)
+    w_scale = _per_channel(ctx, w_scale, per_channel)
+    w_zero = _per_channel(ctx, w_zero, per_channel)
     w = _dequantized(ctx, w_input, w_scale, w_zero)
     bias = ctx.optional(8)
     if bias is not None:
@@ -150,9 +151,6 @@ def qlinear_matmul(ctx: NodeContext) -> Output:
         return _dequantized(ctx, x, scale, zero)
 
     a = dequantized(ctx.input(0), ctx.input(1), ctx.input(2))
-    b_scale, b_zero = ctx.input(4), ctx.input(5)
-    if b_scale.partial_shape.rank.is_static and b_scale.partial_shape.rank.get_length() == 1:
-        b_scale = ctx.op("Unsqueeze", b_scale, i64(ctx, [0]))
-        b_zero = ctx.op("Unsqueeze", b_zero, i64(ctx, [0]))
+    b_scale, b_zero = _per_channel(ctx, ctx.input(4), [1, -1]), _per_channel(ctx, ctx.input(5), [1, -1])
     b = dequantized(ctx.input(3), b_scale, b_zero)
     return _requantized(ctx, ctx.op("MatMul", a, b), ctx.input(6), ctx.input(7))
