@@ -154,8 +154,9 @@ def openvino_engine(path: Path, outputs: list[str]) -> Callable[[dict[str, Any]]
     request = compiled.create_infer_request()
 
     def run(feed: dict[str, Any]) -> list[Any]:
-        by_param = {p.get_any_name(): feed[p.get_any_name()] for p in compiled.inputs}
-        result = request.infer(by_param)
+        # by position: the ONNX inputs' order is the model's Parameters' order (a Parameter read
+        # through an Identity also carries that output's name, so get_any_name may not be the input's)
+        result = request.infer(list(feed.values()))
         return [np.array(result[o]) for o in compiled.outputs]
 
     return run

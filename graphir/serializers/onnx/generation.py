@@ -34,8 +34,16 @@ def constant_of_shape(ctx: NodeContext) -> Output:
 
 @translator("Range")
 def range_(ctx: NodeContext) -> Output:
-    start, limit, delta = ctx.input(0), ctx.input(1), ctx.input(2)
+    start, limit, delta = (_scalar(ctx, ctx.input(i)) for i in range(3))
     return ctx.op("Range", start, limit, delta, output_type=start.element_type)
+
+
+def _scalar(ctx: NodeContext, x: Output) -> Output:
+    """A [1] tensor as a scalar (ONNX's function bodies pass them; OpenVINO's Range takes scalars only)."""
+    ps = x.partial_shape
+    if ps.rank.is_static and ps.rank.get_length() == 1:
+        return ctx.op("Squeeze", x, i64(ctx, [0]))
+    return x
 
 
 @translator("EyeLike")

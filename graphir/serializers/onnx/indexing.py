@@ -98,7 +98,7 @@ def _top_k(ctx: NodeContext, k: Output) -> list[Output]:
     largest = int(ctx.attr("largest", 1))
     sort = "value" if int(ctx.attr("sorted", 1)) else "none"
     return ctx.ops("TopK", x, k, axis=int(ctx.attr("axis", -1)), mode="max" if largest else "min", sort=sort,
-                   index_element_type="i64", stable=True)
+                   index_element_type="i64", stable=sort != "none")
 
 
 @translator("TopK")

@@ -67,7 +67,8 @@ def _arg(ctx: NodeContext, mode: str) -> Output:
     last = bool(ctx.attr("select_last_index", 0))
     if last:
         data = ctx.op("Reverse", x, i64(ctx, [axis]), mode="index")
-    _, indices = ctx.ops("TopK", data, i64(ctx, 1), axis=axis, mode=mode, sort="none",
+    # k=1 sorted by value and stable: the first extreme index (OpenVINO allows stable only when sorting)
+    _, indices = ctx.ops("TopK", data, i64(ctx, 1), axis=axis, mode=mode, sort="value",
                          index_element_type="i64", stable=True)
     if last:
         dim = ctx.op("Gather", ctx.op("ShapeOf", x, output_type="i64"), i64(ctx, [axis]), i64(ctx, 0))

@@ -70,7 +70,7 @@ def col2im(ctx: NodeContext) -> Output:
 
 
 def _hardmax_2d(ctx: NodeContext, x: Output, axis: int) -> Output:
-    _, index = ctx.ops("TopK", x, i64(ctx, 1), axis=axis, mode="max", sort="none", index_element_type="i64",
+    _, index = ctx.ops("TopK", x, i64(ctx, 1), axis=axis, mode="max", sort="value", index_element_type="i64",
                        stable=True)
     index = ctx.op("Squeeze", index, i64(ctx, [axis]))
     depth = ctx.op("Gather", ctx.op("ShapeOf", x, output_type="i64"), i64(ctx, axis), i64(ctx, 0))
