@@ -1,7 +1,7 @@
 """graphir's ONNX reader and runtime against OpenVINO's ONNX frontend, onnx's ReferenceEvaluator and
 ONNX Runtime, on the same .onnx files (default: the exports in tests/fixtures/onnx).
 
-    python benchmarks/onnx_files.py [FILES...] [--repeat N] [--json OUT]
+    python benchmarks/onnx_files.py [FILES...] [--repeat N] [--cpu] [--json OUT]
 
 Per file, best of ``--repeat`` (at least 25 calls of one under 5 ms; see real_files.best_time):
 
@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from real_files import best_time  # noqa: E402 - sets numpy's BLAS to 1 thread before numpy loads
+import real_files  # noqa: E402 - sets numpy's BLAS to 1 thread before numpy loads
+from real_files import best_time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -85,12 +86,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", type=Path, help="the .onnx files (default: tests/fixtures/onnx/*.onnx)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--cpu", action="store_true",
+                        help="time CPU seconds of this process (what waiting for a core on a busy machine does "
+                             "not inflate; every engine here runs on one thread) instead of wall seconds")
     args = parser.parse_args(argv)
+    if args.cpu:
+        real_files.CLOCK = "cpu"
     files = args.files or sorted(FIXTURES.glob("*.onnx"))
     rows = [measure(p, args.repeat) for p in files]
     header = (f"{'file':26}{'read':>9}{'ov read':>9}{'x':>7}{'convert':>9}{'x':>7}{'run':>9}{'ref':>9}"
               f"{'ref/gx':>8}{'ort':>9}{'gx/ort':>8}  ok")
-    print("times in ms, best of", args.repeat)
+    print(f"{'CPU' if args.cpu else 'wall'} times in ms, best of", args.repeat)
     print(header)
     for r in rows:
         print(f"{r['file']:26}{r['read'] * 1e3:9.2f}{r['read_ov'] * 1e3:9.2f}{r['read'] / r['read_ov']:7.2f}"
