@@ -117,6 +117,8 @@ class GraphTranslator:
         #: an inlined subgraph (an If whose condition is known) reads outer values directly
         self.inline = inline
         self.values: dict[str, Output] = {}
+        #: OpenVINO op classes by type name, looked up once per read (shared with subgraph translators)
+        self.op_classes: dict[str, Any] = {} if parent is None else parent.op_classes
         self._known: set[int] = set()  # ids of nodes that existed before the node being translated
         #: outer values a subgraph body reads: name -> (outer output, the body's Parameter)
         self.captured: dict[str, tuple[Output, Output]] = {}

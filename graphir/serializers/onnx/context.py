@@ -8,7 +8,9 @@ import numpy as np
 
 from graphir.errors import SerializationError
 from graphir import opset
-from graphir.node import Output
+from graphir._build import as_input
+from graphir.node import Node, Output
+from graphir.ops.registry import lookup
 from graphir.types import ElementType
 
 if TYPE_CHECKING:
@@ -115,21 +117,21 @@ class NodeContext:
         return default
 
     # --- building --------------------------------------------------------------------------
+    def _node(self, type_name: str, inputs: tuple[Any, ...], attributes: dict[str, Any]) -> Node:
+        """A node of the newest OpenVINO op ``type_name`` (its class looked up once per read)."""
+        classes = self.graph.op_classes
+        cls = classes.get(type_name)
+        if cls is None:
+            cls = classes[type_name] = lookup("openvino", type_name)
+        return Node(cls(**attributes), [as_input(x) for x in inputs])
+
     def op(self, type_name: str, *inputs: Any, **attributes: Any) -> Output:
-        """A one-output OpenVINO op of the newest version (inputs: outputs or values made Constants)."""
-        out = opset.make(type_name, *inputs, **attributes)
-        if isinstance(out, list):
-            return out[0]
-        return out
+        """The first output of an OpenVINO op of the newest version (inputs: outputs, or values made Constants)."""
+        return self._node(type_name, inputs, attributes).output(0)
 
     def ops(self, type_name: str, *inputs: Any, **attributes: Any) -> list[Output]:
         """All outputs of an OpenVINO op of the newest version."""
-        out = opset.make(type_name, *inputs, **attributes)
-        return out if isinstance(out, list) else [out]
-
-    def versioned(self, type_name: str, version: str, *inputs: Any, **attributes: Any) -> list[Output]:
-        out = opset.make(type_name, *inputs, version=version, **attributes)
-        return out if isinstance(out, list) else [out]
+        return self._node(type_name, inputs, attributes).outputs()
 
     def const(self, value: Any, dtype: "ElementType | str | None" = None) -> Output:
         return opset.constant(np.asarray(value) if dtype is None else value, dtype)
