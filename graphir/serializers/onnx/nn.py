@@ -115,10 +115,25 @@ def _pool_attrs(ctx: NodeContext, x: Output) -> dict[str, object]:
 @translator("MaxPool")
 def max_pool(ctx: NodeContext) -> list[Output | None]:
     x = ctx.input(0)
-    if int(ctx.attr("storage_order", 0)) and ctx.output_used(1):
-        ctx.unsupported("storage_order=1 (column-major indices)")
     values, indices = ctx.ops("MaxPool", x, index_element_type="i64", axis=0, **_pool_attrs(ctx, x))
+    if int(ctx.attr("storage_order", 0)) and ctx.output_used(1):
+        indices = _column_major(ctx, x, indices)
     return [values, indices]
+
+
+def _column_major(ctx: NodeContext, x: Output, indices: Output) -> Output:
+    """Row-major flat indices into an [N, C, H, W] input made column-major within each H x W plane
+    (MaxPool's storage_order=1: w * H + h in place of h * W + w)."""
+    dims = list(x.partial_shape)
+    if len(dims) != 4 or any(d.is_dynamic for d in dims[2:]):
+        ctx.unsupported("storage_order=1 (column-major indices) but for 2-D pooling of static H, W")
+    height, width = int(dims[2].get_length()), int(dims[3].get_length())
+    plane = i64(ctx, height * width)
+    within = ctx.op("FloorMod", indices, plane)
+    base = ctx.op("Subtract", indices, within)
+    h = ctx.op("Divide", within, i64(ctx, width), m_pythondiv=True)
+    w = ctx.op("FloorMod", within, i64(ctx, width))
+    return ctx.op("Add", base, ctx.op("Add", ctx.op("Multiply", w, i64(ctx, height)), h))
 
 
 @translator("AveragePool")

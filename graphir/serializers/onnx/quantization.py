@@ -13,7 +13,16 @@ from graphir.serializers.onnx.tensors import element_type
 
 
 def _along_axis(ctx: NodeContext, param: Output, x: Output) -> Output:
-    """A per-axis scale/zero point [C] reshaped to broadcast along ``axis`` of ``x``."""
+    """A per-axis scale/zero point [C] reshaped to broadcast along ``axis`` of ``x``; a blocked one
+    (``block_size`` B: x's shape but ceil(D / B) along the axis) repeated B times along it."""
+    block = int(ctx.attr("block_size", 0))
+    if block:
+        rank = rank_of(ctx, x)
+        axis = normalize_axis(ctx, int(ctx.attr("axis", 1)), rank)
+        length = ctx.op("Gather", ctx.op("ShapeOf", x, output_type="i64"), i64(ctx, axis), i64(ctx, 0))
+        positions = ctx.op("Range", i64(ctx, 0), length, i64(ctx, 1), output_type="i64")
+        blocks = ctx.op("Divide", positions, i64(ctx, block), m_pythondiv=True)
+        return ctx.op("Gather", param, blocks, i64(ctx, axis))
     ps = param.partial_shape
     if ps.rank.is_dynamic or ps.rank.get_length() != 1 or x.partial_shape.rank.is_dynamic:
         return param
@@ -26,14 +35,8 @@ def _along_axis(ctx: NodeContext, param: Output, x: Output) -> Output:
     return ctx.op("Reshape", param, i64(ctx, shape), special_zero=False)
 
 
-def _check_blocks(ctx: NodeContext) -> None:
-    if int(ctx.attr("block_size", 0)):
-        ctx.unsupported("blocked quantization (block_size)")
-
-
 @translator("DequantizeLinear")
 def dequantize_linear(ctx: NodeContext) -> Output:
-    _check_blocks(ctx)
     x, scale = ctx.input(0), ctx.input(1)
     out_type = scale.element_type
     if ctx.has_attr("output_dtype") and int(ctx.attr("output_dtype")):
@@ -49,7 +52,6 @@ def dequantize_linear(ctx: NodeContext) -> Output:
 
 @translator("QuantizeLinear")
 def quantize_linear(ctx: NodeContext) -> Output:
-    _check_blocks(ctx)
     x, scale = ctx.input(0), ctx.input(1)
     zero = ctx.optional(2)
     if zero is not None:
