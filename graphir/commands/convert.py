@@ -20,7 +20,7 @@ TARGETS: dict[str, tuple[str, str, dict[str, int]]] = {
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", metavar="IN", help="OpenVINO IR .xml or oneDNN Graph .json")
+    p.add_argument("source", metavar="IN", help="OpenVINO IR .xml, oneDNN Graph .json or ONNX .onnx")
     p.add_argument("target", metavar="OUT", help="the file to write (.xml: IR, .json: oneDNN Graph)")
     p.add_argument("--to", choices=sorted(TARGETS), default=None,
                    help="output format (default: from OUT's suffix; .xml is ir-v11)")

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def _common_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="OpenVINO IR .xml (with its .bin) or oneDNN Graph .json")
+    p.add_argument("model", help="OpenVINO IR .xml (with its .bin), oneDNN Graph .json or ONNX .onnx")
     p.add_argument("--input", "-i", action="append", default=[], metavar="NAME=SHAPE",
                    help="reshape an input first, e.g. x=[8,64] (repeatable; a bare SHAPE for a one-input model)")
     p.add_argument("--dialect", choices=["directml", "onednn"],

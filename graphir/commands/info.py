@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="OpenVINO IR .xml (with its .bin) or oneDNN Graph .json")
+    p.add_argument("model", help="OpenVINO IR .xml (with its .bin), oneDNN Graph .json or ONNX .onnx")
     p.add_argument("--json", action="store_true", help="print a JSON object (format in the README)")
 
 
@@ -30,7 +30,7 @@ def summary(model: "Model", path: str) -> dict[str, Any]:
         if reason:
             blocked.append({"id": node.id, "name": node.name, "type": node.type_name,
                             "version": node.version, "reason": reason})
-    fmt = "onednn-json" if path.lower().endswith(".json") else "ir"
+    fmt = "onednn-json" if path.lower().endswith(".json") else "onnx" if path.lower().endswith(".onnx") else "ir"
     return {
         "name": model.name,
         "format": fmt,

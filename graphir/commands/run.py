@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="OpenVINO IR .xml (with its .bin) or oneDNN Graph .json")
+    p.add_argument("model", help="OpenVINO IR .xml (with its .bin), oneDNN Graph .json or ONNX .onnx")
     p.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
                    help="an input's value from a .npy file (repeatable; a bare FILE.npy for a one-input model); "
                         "any element type, bf16/f8/int4 included (ml_dtypes)")

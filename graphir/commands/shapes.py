@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="OpenVINO IR .xml (with its .bin) or oneDNN Graph .json")
+    p.add_argument("model", help="OpenVINO IR .xml (with its .bin), oneDNN Graph .json or ONNX .onnx")
     p.add_argument("--input", "-i", action="append", default=[], metavar="NAME=SHAPE",
                    help="reshape an input first, e.g. x=[8,64] or x=?,3 or x=1..10,3 (repeatable; "
                         "a bare SHAPE for a one-input model)")

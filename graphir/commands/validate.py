@@ -10,7 +10,7 @@ from graphir.commands._common import load_model
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="OpenVINO IR .xml or oneDNN Graph .json")
+    p.add_argument("model", help="OpenVINO IR .xml, oneDNN Graph .json or ONNX .onnx")
     p.add_argument("--dialect", required=True, choices=["directml", "onednn", "openvino"],
                    help="the target dialect")
     p.add_argument("--feature-level", default=None, metavar="LEVEL",

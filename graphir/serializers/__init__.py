@@ -1,4 +1,4 @@
-"""File formats: OpenVINO IR XML (+ .bin) and oneDNN Graph JSON. Serializers never compute."""
+"""File formats: OpenVINO IR XML (+ .bin), oneDNN Graph JSON, and ONNX (read only). Serializers never compute."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,7 +17,11 @@ def read_model(path: Any, weights: Any = None) -> Any:
         from graphir.serializers.openvino_xml import read_ir
 
         return read_ir(p, weights)
-    raise SerializationError(f"{path}: unknown model format (expected .xml or .json)")
+    if p.suffix.lower() == ".onnx":
+        from graphir.serializers.onnx_reader import read_onnx
+
+        return read_onnx(p)
+    raise SerializationError(f"{path}: unknown model format (expected .xml, .json or .onnx)")
 
 
 def save_model(model: Any, path: Any, **options: Any) -> None:

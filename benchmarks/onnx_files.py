@@ -1,0 +1,119 @@
+"""graphir's ONNX reader and runtime against OpenVINO's ONNX frontend, onnx's ReferenceEvaluator and
+ONNX Runtime, on the same .onnx files (default: the exports in tests/fixtures/onnx).
+
+    python benchmarks/onnx_files.py [FILES...] [--repeat N] [--cpu] [--json OUT]
+
+Per file, best of ``--repeat`` (at least 25 calls of one under 5 ms; see real_files.best_time):
+
+* read:    ``graphir.read_model(m.onnx)`` vs ``openvino.Core().read_model(m.onnx)``;
+* convert: graphir's read + ``save_model(m.xml)`` (what ``graphir convert m.onnx m.xml`` does);
+* run:     graphir ``Model.run`` (numpy's BLAS on 1 thread) vs ``onnx.reference.ReferenceEvaluator`` (the
+  Python peer) and ONNX Runtime (1 intra-op and 1 inter-op thread), on the same seeded input; the
+  outputs are checked against ONNX Runtime's (rtol 1e-3, atol 1e-5) so a fast wrong run cannot count.
+
+Prints a row per file and the worst ratios: read and convert graphir/OpenVINO (goal <= 2x), run
+ReferenceEvaluator/graphir (goal >= 10x faster) and graphir/ONNX Runtime.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import real_files  # noqa: E402 - sets numpy's BLAS to 1 thread before numpy loads
+from real_files import best_time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+FIXTURES = ROOT / "tests" / "fixtures" / "onnx"
+
+
+def _feed(proto: Any) -> dict[str, np.ndarray]:
+    """A seeded input per graph input: dynamic dims 2; integer inputs in [0, 50) (token ids)."""
+    from onnx import helper
+
+    rng = np.random.default_rng(0)
+    init = {t.name for t in proto.graph.initializer}
+    feed = {}
+    for info in proto.graph.input:
+        if info.name in init:
+            continue
+        t = info.type.tensor_type
+        shape = [d.dim_value if d.HasField("dim_value") else 2 for d in t.shape.dim]
+        dtype = helper.tensor_dtype_to_np_dtype(t.elem_type)
+        feed[info.name] = (rng.integers(0, 50, shape) if np.issubdtype(dtype, np.integer)
+                           else rng.standard_normal(shape)).astype(dtype)
+    return feed
+
+
+def measure(path: Path, repeat: int) -> dict[str, Any]:
+    import onnx
+    import onnxruntime
+    import openvino as ov
+    from onnx.reference import ReferenceEvaluator
+
+    import graphir
+
+    core = ov.Core()
+    row: dict[str, Any] = {"file": path.name}
+    row["read_ov"], _ = best_time(lambda: core.read_model(str(path)), repeat)
+    row["read"], model = best_time(lambda: graphir.read_model(path), repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "m.xml"
+        row["convert"], _ = best_time(lambda: graphir.save_model(graphir.read_model(path), xml), repeat)
+    proto = onnx.load(str(path))
+    feed = _feed(proto)
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    row["run_ort"], expected = best_time(lambda: session.run(None, feed), repeat)
+    evaluator = ReferenceEvaluator(proto)
+    row["run_ref"], _ = best_time(lambda: evaluator.run(None, feed), max(1, repeat // 2))
+    names = [p.name for p in model.get_parameters()]
+    row["run"], got = best_time(lambda: model.run({n: feed[n] for n in names}), repeat)
+    row["outputs_ok"] = all(np.allclose(a, b, rtol=1e-3, atol=1e-5) for a, b in zip(got.values(), expected))
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="*", type=Path, help="the .onnx files (default: tests/fixtures/onnx/*.onnx)")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--cpu", action="store_true",
+                        help="time CPU seconds of this process (what waiting for a core on a busy machine does "
+                             "not inflate; every engine here runs on one thread) instead of wall seconds")
+    args = parser.parse_args(argv)
+    if args.cpu:
+        real_files.CLOCK = "cpu"
+    files = args.files or sorted(FIXTURES.glob("*.onnx"))
+    rows = [measure(p, args.repeat) for p in files]
+    header = (f"{'file':26}{'read':>9}{'ov read':>9}{'x':>7}{'convert':>9}{'x':>7}{'run':>9}{'ref':>9}"
+              f"{'ref/gx':>8}{'ort':>9}{'gx/ort':>8}  ok")
+    print(f"{'CPU' if args.cpu else 'wall'} times in ms, best of", args.repeat)
+    print(header)
+    for r in rows:
+        print(f"{r['file']:26}{r['read'] * 1e3:9.2f}{r['read_ov'] * 1e3:9.2f}{r['read'] / r['read_ov']:7.2f}"
+              f"{r['convert'] * 1e3:9.2f}{r['convert'] / r['read_ov']:7.2f}{r['run'] * 1e3:9.2f}"
+              f"{r['run_ref'] * 1e3:9.2f}{r['run_ref'] / r['run']:8.1f}{r['run_ort'] * 1e3:9.2f}"
+              f"{r['run'] / r['run_ort']:8.1f}  {'yes' if r['outputs_ok'] else 'NO'}")
+    worst = {"read_vs_openvino": max(r["read"] / r["read_ov"] for r in rows),
+             "convert_vs_openvino_read": max(r["convert"] / r["read_ov"] for r in rows),
+             "reference_evaluator_over_graphir_run": min(r["run_ref"] / r["run"] for r in rows),
+             "graphir_run_over_onnxruntime": max(r["run"] / r["run_ort"] for r in rows)}
+    print("\nworst: read {read_vs_openvino:.2f}x OpenVINO (goal <= 2), convert {convert_vs_openvino_read:.2f}x, "
+          "run {reference_evaluator_over_graphir_run:.1f}x faster than ReferenceEvaluator (goal >= 10), "
+          "{graphir_run_over_onnxruntime:.1f}x ONNX Runtime".format(**worst))
+    if args.json:
+        args.json.write_text(json.dumps({"rows": rows, "worst": worst}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

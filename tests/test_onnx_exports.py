@@ -1,0 +1,122 @@
+"""Real ONNX exports (tests/gen_onnx_fixtures.py: torch.onnx.export, opset 17) read by graphir: every
+layer's type and shape as OpenVINO's ONNX frontend infers it, outputs within tolerance of ONNX Runtime and
+OpenVINO, and ``graphir convert m.onnx m.xml`` giving IR that OpenVINO runs to the .onnx's outputs."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import graphir
+from graphir.cli import main
+
+if os.environ.get("CI"):
+    import onnx
+    import onnxruntime
+else:
+    onnx = pytest.importorskip("onnx", reason="reading .onnx needs the onnx package (graphir[onnx])")
+    onnxruntime = pytest.importorskip("onnxruntime", reason="the reference outputs need onnxruntime")
+ov = pytest.importorskip("openvino")
+
+FIXTURES = Path(__file__).parent / "fixtures" / "onnx"
+FILES = sorted(p.name for p in FIXTURES.glob("*.onnx"))
+#: the inputs each export is run on (a batch of 2 where the batch dim is dynamic)
+SHAPES = {"cnn.onnx": (2, 3, 16, 16), "cnn_external.onnx": (2, 3, 16, 16), "encoder.onnx": (2, 7),
+          "misc.onnx": (2, 8), "mobilenet_v3_small.onnx": (2, 3, 64, 64)}
+
+
+def _input(name: str) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    if name == "encoder.onnx":
+        return rng.integers(0, 50, SHAPES[name]).astype(np.int64)
+    return rng.standard_normal(SHAPES[name]).astype(np.float32)
+
+
+def _openvino_outputs(path: Path, x: np.ndarray) -> list[np.ndarray]:
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(str(path)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    result = compiled(x)
+    return [np.asarray(result[o]) for o in compiled.outputs]
+
+
+def _dims(shape: Any) -> list[int]:
+    return [-1 if d.is_dynamic else int(d.get_length()) for d in shape]
+
+
+def test_the_fixtures_are_there_and_small() -> None:
+    assert FILES == sorted(SHAPES)
+    assert sum(p.stat().st_size for p in FIXTURES.iterdir()) < 1_000_000
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_layer_has_openvinos_type_and_shape(name: str) -> None:
+    path = FIXTURES / name
+    model = graphir.read_model(path)
+    theirs = {op.get_friendly_name(): op for op in ov.Core().read_model(str(path)).get_ordered_ops()}
+    proto = onnx.load(str(path), load_external_data=False)
+    onnx_names = {n.name for n in proto.graph.node} | {o for n in proto.graph.node for o in n.output}
+    compared, differ = 0, []
+    for node in model.get_ordered_ops():
+        other = theirs.get(node.name)
+        if other is None or node.name not in onnx_names or node.type_name == "Constant":
+            continue
+        compared += 1
+        ours = [(str(t.element_type), _dims(t.shape)) for t in node.output_types]
+        got = [(other.get_output_element_type(i).get_type_name(), _dims(other.get_output_partial_shape(i)))
+               for i in range(other.get_output_size())]
+        if ours != got:
+            differ.append((node.name, ours, got))
+    assert differ == []
+    layers = [n for n in proto.graph.node if n.op_type not in ("Constant", "Identity")]
+    assert compared >= 0.9 * len(layers), f"only {compared} of {len(layers)} ONNX nodes were found by name in both"
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_outputs_match_onnxruntime_and_openvino(name: str) -> None:
+    path = FIXTURES / name
+    x = _input(name)
+    model = graphir.read_model(path)
+    ours = list(model.run({model.get_parameters()[0].name: x}).values())
+    session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    reference = session.run(None, {"input": x})
+    theirs = _openvino_outputs(path, x)
+    assert len(ours) == len(reference) == len(theirs)
+    for a, b, c in zip(ours, reference, theirs):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert np.abs(b).max() > 1e-6  # the outputs compare something
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(a, c, rtol=1e-4, atol=1e-5)
+
+
+def test_external_data_is_memory_mapped_not_copied() -> None:
+    model = graphir.read_model(FIXTURES / "cnn_external.onnx")
+    constants = [n.op for n in model.get_ordered_ops() if n.type_name == "Constant" and n.op.size > 1]
+    mapped = [c.value for c in constants if isinstance(c.value, np.memmap)]
+    assert mapped and all(Path(str(m.filename)).name == "cnn_external.onnx.data" for m in mapped)
+    x = _input("cnn.onnx")
+    inline = graphir.read_model(FIXTURES / "cnn.onnx")
+    np.testing.assert_array_equal(list(model.run({"input": x}).values())[0],
+                                  list(inline.run({"input": x}).values())[0])
+
+
+@pytest.mark.parametrize("name", ["cnn.onnx", "encoder.onnx"])
+def test_convert_writes_ir_that_openvino_runs_as_the_onnx(name: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    xml = tmp_path / "m.xml"
+    assert main(["convert", str(FIXTURES / name), str(xml)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    x = _input(name)
+    from_ir = _openvino_outputs(xml, x)
+    from_onnx = _openvino_outputs(FIXTURES / name, x)
+    for a, b in zip(from_ir, from_onnx):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_shapes_command_prints_the_onnx_layers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["shapes", str(FIXTURES / "misc.onnx")]) == 0
+    out = capsys.readouterr().out
+    # the TopK is named after the model output it gives (15), as OpenVINO names it
+    assert "/CumSum" in out and "CumSum-opset3" in out and "TopK-opset11          f32[?,3], i64[?,3]" in out
