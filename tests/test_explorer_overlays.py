@@ -11,7 +11,6 @@ import pytest
 
 import graphir
 from graphir.cli import main
-from graphir.explorer.node_data import _profile
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 
@@ -26,7 +25,7 @@ def test_time_has_every_node_that_runs(stem: str, tmp_path: Path) -> None:
     path = CORPUS / f"{stem}.xml"
     model = graphir.read_model(path)
     inputs = dict(np.load(CORPUS / f"{stem}.npz"))
-    ran = {str(r.id) for r in _profile(model, list(inputs.values())).profile}
+    ran = {str(r.id) for r in model.profile(list(inputs.values())).profile}
     times = overlay([str(path), "--time", "--inputs", str(CORPUS / f"{stem}.npz")], tmp_path / "t.json", stem)
     assert set(times) == ran and len(ran) >= 4
     assert all(v > 0 for v in times.values())
