@@ -2897,8 +2897,8 @@ def idft(
 def if_op(
     cond: TensorLike,
     *inputs: TensorLike,
-    then_body: Model | None = None,
-    else_body: Model | None = None,
+    then_body: Any = None,
+    else_body: Any = None,
     then_input_descriptions: Sequence[Mapping[str, Any]] = (),
     then_output_descriptions: Sequence[Mapping[str, Any]] = (),
     else_input_descriptions: Sequence[Mapping[str, Any]] = (),
@@ -2914,8 +2914,8 @@ def if_op(
         inputs: any type (optional, variadic)
 
     Attributes:
-        then_body: Model | None, default None
-        else_body: Model | None, default None
+        then_body: Any, default None
+        else_body: Any, default None
         then_input_descriptions: Sequence[Mapping[str, Any]], default ()
         then_output_descriptions: Sequence[Mapping[str, Any]], default ()
         else_input_descriptions: Sequence[Mapping[str, Any]], default ()
@@ -3296,7 +3296,7 @@ def loop(
     trip_count: TensorLike,
     execution_condition: TensorLike,
     *inputs: TensorLike,
-    body: Model | None = None,
+    body: Any = None,
     input_descriptions: Sequence[Mapping[str, Any]] = (),
     output_descriptions: Sequence[Mapping[str, Any]] = (),
     back_edges: Sequence[Mapping[str, Any]] = (),
@@ -3314,7 +3314,7 @@ def loop(
         inputs: any type (optional, variadic)
 
     Attributes:
-        body: Model | None, default None; the body run on every iteration
+        body: Any, default None; the body run on every iteration
         input_descriptions: Sequence[Mapping[str, Any]], default ()
         output_descriptions: Sequence[Mapping[str, Any]], default ()
         back_edges: Sequence[Mapping[str, Any]], default ()
@@ -5890,7 +5890,7 @@ def tanh(node: TensorLike, name: str | None = None) -> Output:
 
 def tensor_iterator(
     *inputs: TensorLike,
-    body: Model | None = None,
+    body: Any = None,
     input_descriptions: Sequence[Mapping[str, Any]] = (),
     output_descriptions: Sequence[Mapping[str, Any]] = (),
     back_edges: Sequence[Mapping[str, Any]] = (),
@@ -5904,7 +5904,7 @@ def tensor_iterator(
         inputs: any type (optional, variadic)
 
     Attributes:
-        body: Model | None, default None; the body run on every iteration
+        body: Any, default None; the body run on every iteration
         input_descriptions: Sequence[Mapping[str, Any]], default ()
         output_descriptions: Sequence[Mapping[str, Any]], default ()
         back_edges: Sequence[Mapping[str, Any]], default ()

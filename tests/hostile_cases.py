@@ -1255,7 +1255,7 @@ def _value_sized_models() -> dict[str, Any]:
     found["col2im"] = (graphir.Model([out], [x, s]), {"x": np.ones((1, 4, 1), np.float32), "s": big})
     d, n = p([5, 3, 2], "f32", name="d"), p([], "i64", name="n")
     out = opset.istft(d, opset.constant(np.ones(8, np.float32)), opset.constant(np.array(8, np.int64)),
-                      opset.constant(np.array(4, np.int64)), n)
+                      opset.constant(np.array(4, np.int64)), False, False, n)
     found["istft"] = (graphir.Model([out], [d, n]), {"d": np.ones((5, 3, 2), np.float32), "n": np.array(10**10)})
     d, i, g, n = p([5, 2], "f32", name="d"), p([3], "i32", name="i"), p([3], "i32", name="g"), p([], "i32", name="n")
     found["embedding_segments_sum"] = (graphir.Model([opset.embedding_segments_sum(d, i, g, n)], [d, i, g, n]),

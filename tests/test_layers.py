@@ -8,14 +8,15 @@ Layers, lowest first; a module may import its own layer and the ones below:
 
 0. vocabulary: types, shapes, broadcast, errors, limits, trampoline
 1. ops: graphir.ops.* (the Op base, registry, dialect op modules) and graphir.kernels.*
-2. graph: node, model, toposort
+2. graph: node, model, toposort, opset, _build, _builders (the builders)
 3. passes: inference, convert.*, decompression, input_sizes
 4. runtime: interpreter, specialize, linear_chains, request, variables, numerics.*
 5. io: serializers.*
-6. faces: cli, commands.*, drawing.*, opset, _build, _builders, the package root, __main__
+6. faces: cli, commands.*, drawing.*, tools.*, batch, explorer.*, the package root, __main__
 
-Where reality differs from the sketch, the assignment above says so (the builders sit with the
-faces: they build nodes from registered ops and are what a user calls; ``variables`` sits with
+Where reality differs from the sketch, the assignment above says so (the builders, opset/_build/
+_builders, sit with the graph: they only build nodes from registered ops, and the ONNX reader uses
+them; ``variables`` sits with
 the runtime that owns the state; ``linear_chains`` folds chains inside a run plan's
 specialization, so it is runtime, not a pass over the model). ``ALLOWED_UPWARD`` lists the upward imports that remain, each
 with its reason; ``test_no_import_cycles`` ignores them. Everything else upward, and any cycle, fails.
@@ -33,13 +34,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("vocabulary", ("graphir.types", "graphir.shapes", "graphir.broadcast", "graphir.errors", "graphir.limits",
                     "graphir.trampoline")),
     ("ops", ("graphir.ops", "graphir.kernels")),
-    ("graph", ("graphir.node", "graphir.model", "graphir.toposort")),
+    ("graph", ("graphir.node", "graphir.model", "graphir.toposort", "graphir.opset", "graphir._build",
+               "graphir._builders")),
     ("passes", ("graphir.inference", "graphir.convert", "graphir.decompression", "graphir.input_sizes")),
     ("runtime", ("graphir.interpreter", "graphir.specialize", "graphir.linear_chains", "graphir.request",
                  "graphir.variables", "graphir.numerics", "graphir.run_guard")),
     ("io", ("graphir.serializers",)),
-    ("faces", ("graphir.cli", "graphir.commands", "graphir.drawing", "graphir.opset", "graphir._build",
-               "graphir._builders", "graphir.__main__", "graphir")),
+    ("faces", ("graphir.cli", "graphir.commands", "graphir.drawing", "graphir.__main__", "graphir")),
 ]
 
 #: (importer, imported) -> why this upward edge stays. Model is the user's handle: its facade

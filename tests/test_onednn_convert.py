@@ -188,8 +188,10 @@ def test_refuses_non_constant_axes_and_bad_mvn() -> None:
     refused(Model([make("ReduceSum", x, axes)], [x, axes]), "onednn", r"input 1 \('axes'\) is not a constant")
     from graphir.opset import constant
 
+    x = parameter("[2,3]", name="x")  # a node belongs to one model: a fresh input for each
     mvn = make("MVN", x, constant(np.array([0], np.int64)), version="opset6", normalize_variance=True, eps=1e-5, eps_mode="inside_sqrt")
     refused(Model([mvn], [x]), "onednn", r"MVN axes \[0\] of rank 2 are not trailing")
+    x = parameter("[2,3]", name="x")
     mvn = make("MVN", x, constant(np.array([1], np.int64)), version="opset6", normalize_variance=True, eps=1e-5, eps_mode="outside_sqrt")
     refused(Model([mvn], [x]), "onednn", r"eps_mode is outside_sqrt")
 

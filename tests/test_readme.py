@@ -105,7 +105,7 @@ def test_recipes_print_what_their_comments_say(tmp_path: Path) -> None:
     [edit] = [b for b in blocks if ".insert(" in b]
     out = _run_python(edit, tmp_path).stdout
     assert "array([0., 6.], dtype=float32)" in out
-    [numerics] = [b for b in blocks if "numerics=" in b]
+    [numerics] = [b for b in blocks if ".profile(" in b]
     assert _run_python(numerics, tmp_path).stdout.splitlines() == ["[[1, 0], [1, 0], [1, 0]]", "True"]
     [convert] = [b for b in blocks if "convert_model" in b]
     assert _run_python(convert, tmp_path).stdout.splitlines() == ["[2. 2. 2.]", "True"]

@@ -14,7 +14,7 @@ from graphir.ops.openvino.core import Constant, Parameter, Result
 
 if TYPE_CHECKING:
     from graphir.model import Model
-    from graphir.node import Node
+    from graphir.node import Node, Output
     from graphir.ops.base import TensorType
 
 #: a model as the tools take it: a Model, or the path of a file graphir reads
