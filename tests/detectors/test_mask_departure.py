@@ -56,8 +56,8 @@ def test_each_layer_on_openvinos_inputs_gives_openvinos_output(openvino_run) -> 
     _, layers, _, errors = openvino_run
     model = graphir.read_model(XML)
     expected = [(n.name, i) for n in model.get_ordered_ops() if n.op.type_name not in SKIP
-                for i in range(len(n.output_types))]
-    assert sorted(errors) == sorted(expected), "every layer output is compared"
+                and not type(n.op).has_bodies for i in range(len(n.output_types))]
+    assert sorted(errors) == sorted(expected), "every layer output is compared (If/Loop through their bodies' layers)"
     worst = []
     for key, err in errors.items():
         want = layers[key]
