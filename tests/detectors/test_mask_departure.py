@@ -24,7 +24,7 @@ Measured 2026-11-29 (this host: AVX-512 + AMX):
   OpenVINO's own arithmetic depends on the ISA by as much: limited to AVX2 (ONEDNN_MAX_CPU_ISA),
   its box head's first MatMul here, and the ResNet-50 network's masks by 4.2e-7 and boxes by
   7.6e-6, differ from its AVX-512 run (its convolutions gave the same values under both). Issue
-  29's 5.4e-4 / 0.018 was not reproduced on detections both find.
+  29's 5.4e-4 / 0.018 did not recur on detections both find.
 """
 from __future__ import annotations
 

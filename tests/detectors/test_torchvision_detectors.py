@@ -17,12 +17,12 @@ integers: tests/detectors/decisions.py), where a choice is made from values that
   unsettled ones do) is found among graphir's (same label, score within 1e-4, box within 1e-2 px), Mask
   R-CNN's masks of those too.
 
-Why not a count of reproduced detections (the assertion this replaces, issue 33): these random networks give
+Why not a count of matched detections (the assertion this replaces, issue 33): these random networks give
 many scores equal or a few ulps apart; which of two equal-score boxes NMS keeps, and what that then
 suppresses, depends on the last bits of every convolution, which depend on the CPU (oneDNN's kernels per ISA,
 OpenBLAS's per CPU model). Measured 2026-11-29: graphir with OpenBLAS's Zen kernels (what an AMD EPYC runs)
-reproduced 271 of SSDlite's 300 detections and 54 of Faster R-CNN's 100 where its SkylakeX kernels reproduced
-296 and 61, and OpenVINO itself limited to AVX2 reproduced 90 of its own 100 Faster R-CNN detections.
+matched 271 of SSDlite's 300 detections and 54 of Faster R-CNN's 100 where its SkylakeX kernels matched
+296 and 61, and OpenVINO itself limited to AVX2 matched 90 of its own 100 Faster R-CNN detections.
 """
 from __future__ import annotations
 
