@@ -29,6 +29,7 @@ import graphir
 from graphir.cli import main
 from graphir.commands.shapes import rows as shape_rows
 from graphir.model import named_bodies
+from tests.test_draw_browser import find_chromium  # one way to find (or require) the browser
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -170,17 +171,6 @@ def test_without_the_extra_the_import_names_it(monkeypatch: pytest.MonkeyPatch) 
 
 
 # ---------------------------------------------------------------- a real browser
-
-def find_chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    reason = "needs Debian's chromium (apt-get install chromium)"
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set, so {reason}")
-    pytest.skip(reason)
-
 
 def free_port() -> int:
     with socket.socket() as s:
