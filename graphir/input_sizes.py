@@ -15,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from graphir.errors import InferenceError, InputError, UnsupportedOpError
+from graphir.limits import check_tensor
 from graphir.ops.base import TensorType
-from graphir.ops.openvino.core import Parameter
+from graphir.ops.openvino.core import Parameter, parameter_of
 from graphir.shapes import Dimension, PartialShape
 
 if TYPE_CHECKING:
@@ -163,3 +166,31 @@ def _rejection(model: "Model", params: Sequence["Node"], shapes: Sequence[Sequen
     except UnsupportedOpError:
         return None  # an opaque layer: what it accepts is unknown
     return None
+
+
+#: value ranges for element types narrower than their numpy container
+_SUB_BYTE_RANGES = {"u1": (0, 1), "u2": (0, 3), "u3": (0, 7), "u4": (0, 7), "u6": (0, 7), "i4": (-8, 7)}
+
+
+def random_value(param: "Node", shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Random data of a Parameter's element type and the given (static) shape."""
+    et = parameter_of(param).element_type
+    name = str(et)
+    check_tensor(shape, np.float64, f"random value for input '{param.name}'")  # drawn in f64 first
+    if name == "boolean":
+        return rng.random(shape) < 0.5
+    if name == "string":
+        return np.array(["graphir"], dtype=object).repeat(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+    if et.is_dynamic:
+        return rng.standard_normal(shape).astype(np.float32)
+    dtype = np.dtype(et.numpy_dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        # 0..8: integer inputs are mostly ids, indices, counts and trip counts (a negative Loop trip
+        # count runs until the condition stops it: a random one hung torch_loop.xml)
+        low, high = _SUB_BYTE_RANGES.get(name, (0, min(int(info.max), 8)))
+        return rng.integers(low, high + 1, size=shape).astype(dtype)
+    if name in _SUB_BYTE_RANGES:
+        low, high = _SUB_BYTE_RANGES[name]
+        return rng.integers(low, high + 1, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)

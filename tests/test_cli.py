@@ -344,7 +344,7 @@ def test_run_shape_fixes_dynamic_dims_before_random_inputs(capsys: pytest.Captur
 
 @pytest.mark.parametrize("element_type", ["u1", "u2", "i4", "u4", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "boolean"])
 def test_random_values_fit_the_element_type(element_type: str) -> None:
-    from graphir.commands.run import random_value
+    from graphir.input_sizes import random_value
     from graphir.types import ElementType
 
     et = ElementType.parse(element_type)

@@ -158,7 +158,7 @@ def test_convert_model_to_an_unknown_dialect_names_the_dialects() -> None:
 def test_random_integers_are_small_and_non_negative() -> None:
     """Integer inputs are ids, indices, counts, trip counts: 0..8 (a negative random trip count made
     torch_loop.xml's Loop run until its condition stopped it: it hung)."""
-    from graphir.commands.run import random_value
+    from graphir.input_sizes import random_value
 
     n = opset.parameter([], "i64", name="n")
     values = [int(random_value(n.node, (), np.random.default_rng(seed))) for seed in range(200)]

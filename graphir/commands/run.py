@@ -15,6 +15,7 @@ from graphir.cli import EXIT_OK, UsageError, command
 from graphir.commands._common import load_reshaped, split_assignment, table
 from graphir.numerics import PROFILES
 from graphir.commands.run_inputs import input_arrays, report_random, split_steps
+from graphir.input_sizes import random_value
 from graphir.ops.openvino.core import parameter_of
 
 if TYPE_CHECKING:
@@ -50,36 +51,6 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--numerics", choices=PROFILES, default="reference",
                    help="numerics profile: reference (spec semantics, the same bits on every host; default) or "
                         "openvino-cpu (OpenVINO CPU's arithmetic and orders, to compare with it; docs/numerics.md)")
-
-
-#: value ranges for element types narrower than their numpy container
-_SUB_BYTE_RANGES = {"u1": (0, 1), "u2": (0, 3), "u3": (0, 7), "u4": (0, 7), "u6": (0, 7), "i4": (-8, 7)}
-
-
-def random_value(param: "Node", shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-    """Random data of a Parameter's element type and the given (static) shape."""
-    from graphir.limits import check_tensor
-
-    et = parameter_of(param).element_type
-    name = str(et)
-    check_tensor(shape, np.float64, f"random value for input '{param.name}'")  # drawn in f64 first
-    if name == "boolean":
-        return rng.random(shape) < 0.5
-    if name == "string":
-        return np.array(["graphir"], dtype=object).repeat(int(np.prod(shape, dtype=np.int64))).reshape(shape)
-    if et.is_dynamic:
-        return rng.standard_normal(shape).astype(np.float32)
-    dtype = np.dtype(et.numpy_dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        # 0..8: integer inputs are mostly ids, indices, counts and trip counts (a negative Loop trip
-        # count runs until the condition stops it: a random one hung torch_loop.xml)
-        low, high = _SUB_BYTE_RANGES.get(name, (0, min(int(info.max), 8)))
-        return rng.integers(low, high + 1, size=shape).astype(dtype)
-    if name in _SUB_BYTE_RANGES:
-        low, high = _SUB_BYTE_RANGES[name]
-        return rng.integers(low, high + 1, size=shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
 
 
 def _target_dtype(param: "Node") -> np.dtype | None:

@@ -65,7 +65,7 @@ def model_inputs(model: "Model", inputs: "Mapping[str, Any] | str | Path | None"
     """The run inputs by Parameter name, and a record per input (name, shape, type, where it came
     from): those of ``inputs`` (a dict, or an .npz file keyed by input name or in input order), the
     rest random, with the shapes of ``shapes`` or sizes the model accepts."""
-    from graphir.commands.run import random_value
+    from graphir.input_sizes import random_value
     from graphir.inference import find_parameter
     from graphir.input_sizes import choose_input_shapes
 
