@@ -10,7 +10,8 @@ Makes the corpus first when files are missing (``benchmarks/make_corpus.py``; in
 * reshape: graphir ``Model.reshape`` vs OpenVINO ``Model.reshape`` to the same
   input shapes (those of the run inputs; each timed on a freshly read model);
 * save:    ``graphir.save_model`` vs ``openvino.save_model(..., compress_to_fp16=False)``;
-* run:     graphir ``Model.run`` (numpy's BLAS on 1 thread: OPENBLAS/OMP/MKL_NUM_THREADS default to 1
+* run:     graphir ``Model.run`` under ``--numerics`` (default ``openvino-cpu``: what OpenVINO CPU computes,
+  its chain folding included; ``reference`` computes every op as written) (numpy's BLAS on 1 thread: OPENBLAS/OMP/MKL_NUM_THREADS default to 1
   in this process) vs OpenVINO CPU compiled with INFERENCE_NUM_THREADS=1 and
   INFERENCE_PRECISION_HINT=f32 (KV cache f32, no dynamic quantization; compile time and the first
   call excluded), and ONNX Runtime on 1 thread where the same torch module exported to ONNX, each
@@ -76,6 +77,11 @@ SHORT_SAMPLES = 25
 #: what best_time measures: "wall" (time.perf_counter) or "cpu" (time.process_time: the CPU time of
 #: all the process' threads, which waiting for a core on a machine shared with other work does not inflate)
 CLOCK = "wall"
+#: graphir's numerics profile for the run: "openvino-cpu" computes what OpenVINO CPU computes (its
+#: LinOpSequenceFusion folds a chain of constant Adds into one Add, as OpenVINO's compile does), the
+#: like-for-like comparison; "reference" computes every op as written (add_chain's 5,000 Adds of
+#: f32[8192]: ~23 ms instead of ~0.2 ms)
+NUMERICS = "openvino-cpu"
 
 
 def best_time(fn: Callable[[], Any], repeat: int, before: Callable[[], Any] | None = None) -> tuple[float, Any]:
@@ -262,7 +268,7 @@ class FileBench:
     def measure_run(self, onnx: bool) -> None:
         """Each engine's run in a fresh process of its own (:func:`in_fresh_process`), its outputs
         compared here with OpenVINO's."""
-        settings = (BUDGET_S, CLOCK)
+        settings = (BUDGET_S, CLOCK, NUMERICS)
         ov_side = in_fresh_process(ov_run_worker, str(self.xml), self.inputs, self.run_repeat, settings)
         reference = ov_side.pop("reference")
         self.row.update(ov_side)
@@ -288,7 +294,7 @@ class FileBench:
                 self.row["notes"].append(f"graphir run differs from ONNX Runtime: {why_ort}")
         self.row.update(side)
 
-    def measure_onnx(self, reference: list[np.ndarray], settings: tuple[float, str]) -> None:
+    def measure_onnx(self, reference: list[np.ndarray], settings: tuple[float, str, str]) -> None:
         onnx_file = self.meta.get("onnx")
         if not onnx_file:
             self.row["onnx_note"] = self.meta.get("onnx_note") or "no ONNX file"
@@ -318,13 +324,13 @@ def in_fresh_process(worker: Callable[..., dict[str, Any]], *args: Any) -> dict[
         return pool.submit(worker, *args).result()
 
 
-def _use_settings(settings: tuple[float, str]) -> None:
+def _use_settings(settings: tuple[float, str, str]) -> None:
     """The parent's --budget and --clock, in a worker process."""
-    global BUDGET_S, CLOCK
-    BUDGET_S, CLOCK = settings
+    global BUDGET_S, CLOCK, NUMERICS
+    BUDGET_S, CLOCK, NUMERICS = settings
 
 
-def ov_run_worker(xml: str, inputs: list[np.ndarray], repeat: int, settings: tuple[float, str]) -> dict[str, Any]:
+def ov_run_worker(xml: str, inputs: list[np.ndarray], repeat: int, settings: tuple[float, str, str]) -> dict[str, Any]:
     """OpenVINO CPU (:data:`OV_RUN_CONFIG`) on ``inputs``: compile time (not in the run's figure), the
     best run after a first (warm-up) call, the multiply-accumulates, and the first call's outputs."""
     _use_settings(settings)
@@ -350,7 +356,7 @@ def ov_run_worker(xml: str, inputs: list[np.ndarray], repeat: int, settings: tup
     return side
 
 
-def ort_run_worker(onnx_file: str, inputs: list[np.ndarray], repeat: int, settings: tuple[float, str]) -> dict[str, Any]:
+def ort_run_worker(onnx_file: str, inputs: list[np.ndarray], repeat: int, settings: tuple[float, str, str]) -> dict[str, Any]:
     """ONNX Runtime on 1 thread: the best run after a first call, and that call's outputs (or why not)."""
     _use_settings(settings)
     try:
@@ -371,7 +377,7 @@ def ort_run_worker(onnx_file: str, inputs: list[np.ndarray], repeat: int, settin
         return {"onnx_note": f"onnxruntime failed: {short_error(e)}"}
 
 
-def graphir_run_worker(xml: str, inputs: list[np.ndarray], repeat: int, settings: tuple[float, str]) -> dict[str, Any]:
+def graphir_run_worker(xml: str, inputs: list[np.ndarray], repeat: int, settings: tuple[float, str, str]) -> dict[str, Any]:
     """graphir's run: the first call's time (the run plan is built) and outputs, then the best run."""
     _use_settings(settings)
     import graphir
@@ -380,9 +386,9 @@ def graphir_run_worker(xml: str, inputs: list[np.ndarray], repeat: int, settings
         model = graphir.read_model(xml)
         model.reshape([list(v.shape) for v in inputs])
         start = time.perf_counter()
-        outputs = list(model.run(inputs, progress=False).values())  # warm-up: the run plan is built
+        outputs = list(model.run(inputs, numerics=NUMERICS, progress=False).values())  # warm-up: the plan is built
         first = time.perf_counter() - start
-        best, _ = best_time(lambda: model.run(inputs, progress=False), repeat)
+        best, _ = best_time(lambda: model.run(inputs, numerics=NUMERICS, progress=False), repeat)
         return {"outputs": outputs, "graphir_first_run_s": first, "run_graphir": best}
     except Exception as e:  # noqa: BLE001 - reported per file
         if os.environ.get("GRAPHIR_BENCH_TRACEBACK"):
@@ -478,7 +484,7 @@ def print_report(rows: list[dict[str, Any]], stages: list[str], large_gmacs: flo
     for r in rows:
         print(table_line(row_cells(r)))
     print(table_line(worst_cells(rows)))
-    print(f"\ntimes: best-of ms ({CLOCK} clock); x: graphir/OpenVINO; /ort: graphir/ONNX Runtime (1 thread); n/a: no ONNX export; "
+    print(f"\ntimes: best-of ms ({CLOCK} clock; graphir runs under numerics={NUMERICS!r}); x: graphir/OpenVINO; /ort: graphir/ONNX Runtime (1 thread); n/a: no ONNX export; "
           "max|diff|: graphir vs OpenVINO outputs ('!': outside tolerance)")
     print(f"GMAC: multiply-accumulates of one run (Convolution, GroupConvolution, ConvolutionBackpropData, MatMul); "
           f"class: 'large' (compute-bound) from {large_gmacs:g} GMAC, else 'small'")
@@ -508,7 +514,7 @@ def versions() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global BUDGET_S, CLOCK
+    global BUDGET_S, CLOCK, NUMERICS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=make_corpus.default_dir(), help="corpus directory (default: %(default)s)")
     parser.add_argument("--only", help="files whose name matches this glob or substring")
@@ -522,6 +528,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds of timed calls after which a measurement stops repeating (default %(default)s)")
     for stage in ("reshape", "save", "run"):
         parser.add_argument(f"--skip-{stage}", action="store_true", help=f"do not measure {stage}")
+    parser.add_argument("--numerics", choices=("openvino-cpu", "reference"), default=NUMERICS,
+                        help="graphir's numerics profile for the run (default: %(default)s, what OpenVINO CPU computes)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default=CLOCK,
                         help="wall time, or the process' CPU time (not inflated by waiting for a busy machine's cores; "
                              "default %(default)s)")
@@ -530,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also compare runs that take OpenVINO minutes to compile (the shared-constant chain)")
     parser.add_argument("--no-generate", action="store_true", help="measure only the corpus files already made")
     args = parser.parse_args(argv)
-    BUDGET_S, CLOCK = args.budget, args.clock
+    BUDGET_S, CLOCK, NUMERICS = args.budget, args.clock, args.numerics
 
     try:
         import openvino as ov
@@ -577,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
         summary = [{"goal": g, "worst": t, "met": m} for g, t, m in goals(rows, stages)]
         args.json.write_text(json.dumps({"when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                                          "load_average": load, "cpus": os.cpu_count(), "versions": versions(),
-                                         "repeat": args.repeat, "clock": CLOCK, "large_gmacs": args.large_gmacs, "stages": stages,
+                                         "repeat": args.repeat, "clock": CLOCK, "numerics": NUMERICS, "large_gmacs": args.large_gmacs, "stages": stages,
                                          "goals": summary, "files": rows}, indent=1))
     return 0
 

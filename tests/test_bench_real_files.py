@@ -78,5 +78,5 @@ def test_graphir_run_worker_reports_a_bad_file_as_an_error(tmp_path: Path) -> No
     bench = _bench_module()
     bad = tmp_path / "bad.xml"
     bad.write_text("<net name='x' version='11'><layers><layer id='0' type='Nope'")
-    side = bench.graphir_run_worker(str(bad), [np.zeros(2, np.float32)], 1, (10.0, "wall"))
+    side = bench.graphir_run_worker(str(bad), [np.zeros(2, np.float32)], 1, (10.0, "wall", "reference"))
     assert set(side) == {"error"} and "bad.xml" in side["error"]
