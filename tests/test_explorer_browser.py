@@ -368,6 +368,8 @@ def test_onnx_opens_through_graphir_before_a_rival_adapter(explorer: Explorer, t
     panel = search_and_select(explorer, opened, name, "features/4/block/2/scale_activation")
     check_values(explorer, panel, opened.node(name)[1], [times])
     snapshot(explorer, "mobilenet_v3_small_onnx.png")
+    # the rival does claim .onnx: asked for by id, the page opens the file with it
+    explorer.open({"models": [{"url": str(path), "adapterId": "rival_onnx"}]}, ["rival_graph 1 nodes"])
 
 
 def test_an_ir_and_its_bytes_overlay(explorer: Explorer, tmp_path: Path) -> None:
