@@ -33,12 +33,11 @@ EXPORTS = [FIXTURES / "corpus" / "transformer_encoder.xml", FIXTURES / "corpus" 
            *sorted((FIXTURES / "onnx").glob("*.onnx"))]
 
 
-def require(module: str) -> Any:
+def require(module: str, install: str = "pip install 'graphir[explorer]'") -> Any:
     try:
         return __import__(module, fromlist=["_"])
     except ImportError:
-        extra = "onnx" if module == "onnx" else "explorer"
-        reason = f"needs {module} (pip install 'graphir[{extra}]')"
+        reason = f"needs {module} ({install})"
         if os.environ.get("CI"):
             pytest.fail(f"CI is set, so {reason}")
         pytest.skip(reason)
@@ -58,7 +57,7 @@ def convert(path: Path) -> dict[str, dict[str, Any]]:
 @pytest.mark.parametrize("path", EXPORTS, ids=lambda p: p.stem if p.stem != "openvino_model" else p.parent.name)
 def test_every_node_edge_and_shape_of_a_real_export(path: Path) -> None:
     if path.suffix == ".onnx":
-        require("onnx")
+        require("onnx", "pip install 'graphir[onnx]'")
     graphs = convert(path)
     model = graphir.read_model(path)
     positional = positional_ids(str(path))
@@ -191,7 +190,7 @@ def test_onnx_without_the_onnx_package_names_the_extra(monkeypatch: pytest.Monke
 def test_onnx_ids_and_overlays_agree_across_reads(tmp_path: Path) -> None:
     """graphir numbers ONNX nodes from a counter every read advances: the page numbers them by
     position, and ``explorer-data`` keys its values the same way, whatever the process read before."""
-    require("onnx")
+    require("onnx", "pip install 'graphir[onnx]'")
     path = FIXTURES / "onnx" / "cnn.onnx"
     first = convert(path)["cnn"]
     graphir.read_model(path)  # the counter moves on, as in a server that opened other files

@@ -169,7 +169,7 @@ class Explorer:
 @pytest.fixture(scope="module")
 def explorer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Explorer]:
     require("model_explorer")
-    require("tornado")
+    require("tornado", "the DevTools client; the test extra brings it with distributed")
     chromium = find_chromium()
     shots = tmp_path_factory.mktemp("explorer")
     log = shots / "server.log"
@@ -357,7 +357,7 @@ def test_stateful_llm_with_run_times_and_errors(explorer: Explorer, tmp_path: Pa
 
 
 def test_onnx_opens_through_graphir_before_a_rival_adapter(explorer: Explorer, tmp_path: Path) -> None:
-    require("onnx")
+    require("onnx", "pip install 'graphir[onnx]'")
     path = FIXTURES / "onnx" / "mobilenet_v3_small.onnx"
     times = overlay(path, "--time", tmp_path / "time.json")
     opened = open_with_overlays(explorer, path, [times], [tmp_path / "time.json"], "features")
