@@ -83,15 +83,20 @@ class Tab:
              "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.loop = asyncio.new_event_loop()
         self.counter = 0
-        wait_for(f"http://127.0.0.1:{self.port}/json/version", 30)
-        targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{self.port}/json"))
-        url = [t for t in targets if t["type"] == "page"][0]["webSocketDebuggerUrl"]
+        self.connection: Any = None
+        try:
+            wait_for(f"http://127.0.0.1:{self.port}/json/version", 30)
+            targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{self.port}/json"))
+            url = [t for t in targets if t["type"] == "page"][0]["webSocketDebuggerUrl"]
 
-        async def connect() -> Any:
-            return await websocket_connect(url, max_message_size=1 << 28)
+            async def connect() -> Any:
+                return await websocket_connect(url, max_message_size=1 << 28)
 
-        self.connection = self.loop.run_until_complete(connect())
-        self.call("Page.enable")
+            self.connection = self.loop.run_until_complete(connect())
+            self.call("Page.enable")
+        except BaseException:
+            self.close()  # no browser left behind
+            raise
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         self.counter += 1
@@ -137,7 +142,8 @@ class Tab:
         return base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"])
 
     def close(self) -> None:
-        self.connection.close()
+        if self.connection is not None:
+            self.connection.close()
         self.loop.close()
         self.browser.kill()
         self.browser.wait()
