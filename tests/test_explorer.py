@@ -1,49 +1,43 @@
-"""The Model Explorer adapter (graphir.explorer): its graphs for real exports against the model and
-``graphir shapes``, nested bodies, module namespaces, the node-data overlays, and a real headless
-Chromium session against a local Model Explorer server that opens an IR and an overlay (the
-screenshot stays in pytest's tmp dir, ``basetemp``/test_browser_..._0/page.png).
+"""The Model Explorer adapter (graphir.explorer): its graphs for real IR and ONNX exports against
+the model and ``graphir shapes``, nested bodies, module namespaces and the node-data overlays
+(tests/test_explorer_browser.py opens them in a real browser).
 
-Without the extra (``graphir[explorer]``) or chromium the tests skip with one reason, except under
-CI (``CI`` set), where they fail."""
+Without the extra (``graphir[explorer]``) the tests skip with one reason, except under CI (``CI``
+set), where they fail."""
 from __future__ import annotations
 
-import asyncio
-import base64
 import json
 import os
-import shutil
-import socket
-import subprocess
+import re
 import sys
-import tempfile
-import time
-import urllib.parse
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import graphir
 from graphir.cli import main
 from graphir.commands.shapes import rows as shape_rows
+from graphir.errors import GraphirError
+from graphir.explorer import page_ids, positional_ids
 from graphir.model import named_bodies
-from tests.test_draw_browser import find_chromium  # one way to find (or require) the browser
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 EXPORTS = [FIXTURES / "corpus" / "transformer_encoder.xml", FIXTURES / "corpus" / "lstm.xml",
            FIXTURES / "torchvision_shapes" / "swin_t.xml",
            FIXTURES / "torchvision" / "lraspp_mobilenet_v3_small.xml", FIXTURES / "llm" / "llama-fp32" / "openvino_model.xml",
-           FIXTURES / "ir" / "control_flow" / "loop_counted.xml", FIXTURES / "ir" / "control_flow" / "if_shapes.xml"]
+           FIXTURES / "ir" / "control_flow" / "loop_counted.xml", FIXTURES / "ir" / "control_flow" / "if_shapes.xml",
+           *sorted((FIXTURES / "onnx").glob("*.onnx"))]
 
 
-def require(module: str) -> Any:
+def require(module: str, install: str = "pip install 'graphir[explorer]'") -> Any:
     try:
         return __import__(module, fromlist=["_"])
     except ImportError:
-        reason = f"needs {module} (pip install 'graphir[explorer]')"
+        reason = f"needs {module} ({install})"
         if os.environ.get("CI"):
             pytest.fail(f"CI is set, so {reason}")
         pytest.skip(reason)
@@ -62,8 +56,11 @@ def convert(path: Path) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.parametrize("path", EXPORTS, ids=lambda p: p.stem if p.stem != "openvino_model" else p.parent.name)
 def test_every_node_edge_and_shape_of_a_real_export(path: Path) -> None:
+    if path.suffix == ".onnx":
+        require("onnx", "pip install 'graphir[onnx]'")
     graphs = convert(path)
     model = graphir.read_model(path)
+    positional = positional_ids(str(path))
     pending = [(model, path.stem)]
     seen = set()
     while pending:
@@ -72,15 +69,24 @@ def test_every_node_edge_and_shape_of_a_real_export(path: Path) -> None:
         graph = graphs[gid]
         nodes = {n["id"]: n for n in graph["nodes"]}
         ordered = current.get_ordered_ops()
-        assert list(nodes) == [str(n.id) for n in ordered]
+        ids = page_ids(current, positional)  # IR: the layer ids; ONNX: positions (ids count per process)
+        assert list(nodes) == [ids[n.id] for n in ordered]
+        if positional:
+            assert list(nodes) == [str(i) for i in range(len(ordered))]
+        else:
+            assert list(nodes) == [str(n.id) for n in ordered]
         shapes = {r["id"]: r for r in shape_rows(current)}  # what `graphir shapes --json` prints
         for node in ordered:
-            shown = nodes[str(node.id)]
+            shown = nodes[ids[node.id]]
             assert shown["label"] == node.type_name
             attrs = {a["key"]: a["value"] for a in shown["attrs"]}
-            assert (attrs["name"], attrs["type"]) == (node.name, f"{node.type_name}-{node.version}")
+            assert attrs["type"] == f"{node.type_name}-{node.version}"
+            if positional and node.name == f"{node.type_name}_{node.id}":  # a default name counts per process too
+                assert re.fullmatch(rf"{node.type_name}_\d+", attrs["name"])
+            else:
+                assert attrs["name"] == node.name
             assert [(e["sourceNodeId"], e["sourceNodeOutputId"], e["targetNodeInputId"]) for e in shown["incomingEdges"]] \
-                == [(str(s.node.id), str(s.index), str(i)) for i, s in enumerate(node.inputs) if s is not None]
+                == [(ids[s.node.id], str(s.index), str(i)) for i, s in enumerate(node.inputs) if s is not None]
             outputs = [{a["key"]: a["value"] for a in m["attrs"]} for m in shown["outputsMetadata"]]
             expected = shapes[node.id]["outputs"] if node.type_name != "Result" else \
                 [{"type": str(o.tensor_type.element_type), "shape": str(o.tensor_type.shape)} for o in node.outputs()]
@@ -170,101 +176,47 @@ def test_without_the_extra_the_import_names_it(monkeypatch: pytest.MonkeyPatch) 
                                  "pip install 'graphir[explorer]'")
 
 
-# ---------------------------------------------------------------- a real browser
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for(url: str, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(url, timeout=2).read()
-            return
-        except OSError:
-            time.sleep(0.3)
-    raise AssertionError(f"{url} did not answer in {seconds} s")
-
-
-async def page_text_and_screenshot(chromium: str, url: str, done: str, seconds: float) -> tuple[str, bytes]:
-    """Open ``url`` in headless chromium over the DevTools protocol; once the page's text holds
-    ``done``: the text and a PNG screenshot."""
-    from tornado.websocket import websocket_connect
-
-    port = free_port()
-    profile = tempfile.mkdtemp()
-    browser = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                                f"--remote-debugging-port={port}", f"--user-data-dir={profile}",
-                                "--window-size=1400,900", "about:blank"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(f"http://127.0.0.1:{port}/json/version", 30)
-        targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json"))
-        socket_url = [t for t in targets if t["type"] == "page"][0]["webSocketDebuggerUrl"]
-        connection = await websocket_connect(socket_url, max_message_size=1 << 28)
-        counter = 0
-
-        async def call(method: str, **params: Any) -> dict[str, Any]:
-            nonlocal counter
-            counter += 1
-            connection.write_message(json.dumps({"id": counter, "method": method, "params": params}))
-            while True:
-                message = json.loads(await connection.read_message())
-                if message.get("id") == counter:
-                    return message.get("result", {})
-
-        await call("Page.enable")
-        await call("Page.navigate", url=url)
-        deadline = time.monotonic() + seconds
-        text = ""
-        while time.monotonic() < deadline and done not in text:
-            await asyncio.sleep(0.5)
-            result = await call("Runtime.evaluate", expression="document.body ? document.body.innerText : ''",
-                                returnByValue=True)
-            text = result["result"].get("value", "")
-        await asyncio.sleep(2)  # the graph's first frame
-        shot = await call("Page.captureScreenshot", format="png")
-        connection.close()
-        return text, base64.b64decode(shot["data"])
-    finally:
-        browser.kill()
-        browser.wait()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def test_browser_opens_an_ir_and_its_overlay(tmp_path: Path) -> None:
+def test_onnx_without_the_onnx_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     require("model_explorer")
-    require("tornado")
-    chromium = find_chromium()
-    model_path = FIXTURES / "corpus" / "residual_block.xml"
-    overlay = tmp_path / "bytes.json"
-    assert main(["explorer-data", str(model_path), "--bytes", "-o", str(overlay)]) == 0
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    server = subprocess.Popen([sys.executable, "-m", "model_explorer", "--extensions=graphir.explorer",
-                               "--no_open_in_browser", f"--port={port}", "--skip_health_check"],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        wait_for(f"http://127.0.0.1:{port}/check_health", 120)
-        data = {"models": [{"url": str(model_path)}], "nodeData": [str(overlay)], "nodeDataTargets": [""]}
-        url = f"http://127.0.0.1:{port}/?data={urllib.parse.quote(json.dumps(data))}"
-        text, png = asyncio.run(page_text_and_screenshot(chromium, url, "output bytes", 90))
-    finally:
-        server.terminate()
-        log = server.communicate(timeout=30)[0]
-    (tmp_path / "page.png").write_bytes(png)
-    assert png.startswith(b"\x89PNG") and len(png) > 20_000
-    model = graphir.read_model(model_path)
-    count = len(model.get_ordered_ops())
-    assert "graphir (OpenVINO IR)" in log  # the adapter was loaded
-    assert f"residual_block {count} nodes" in " ".join(text.split()), text
-    assert "output bytes" in text
-    # the overlay's table lists the nodes by label, with their values
-    table = " ".join(text.split())
-    for node in model.get_ordered_ops():
-        assert node.type_name in table
-    assert "Min 32 Max 2304" in table  # the aggregated stats of the overlay
+    from graphir.explorer.main import GraphirAdapter
+
+    monkeypatch.setitem(sys.modules, "onnx", None)  # as if not installed
+    with pytest.raises(GraphirError) as caught:
+        GraphirAdapter().convert(str(FIXTURES / "onnx" / "cnn.onnx"), {})
+    # the page shows it as "GraphirError: <this>"
+    assert str(caught.value) == "reading .onnx needs the onnx package: pip install 'graphir[onnx]'"
+
+
+def test_onnx_ids_and_overlays_agree_across_reads(tmp_path: Path) -> None:
+    """graphir numbers ONNX nodes from a counter every read advances: the page numbers them by
+    position, and ``explorer-data`` keys its values the same way, whatever the process read before."""
+    require("onnx", "pip install 'graphir[onnx]'")
+    path = FIXTURES / "onnx" / "cnn.onnx"
+    first = convert(path)["cnn"]
+    graphir.read_model(path)  # the counter moves on, as in a server that opened other files
+    again = convert(path)["cnn"]
+    # the same graph; only the default names of nodes ONNX left unnamed (Convolution_<n>) moved on
+    assert json.loads(re.sub(r"(?<=_)\d+", "N", json.dumps(first))) == json.loads(re.sub(r"(?<=_)\d+", "N", json.dumps(again)))
+    assert [e for n in first["nodes"] for e in n["incomingEdges"]] == [e for n in again["nodes"] for e in n["incomingEdges"]]
+    out = tmp_path / "bytes.json"
+    assert main(["explorer-data", str(path), "--bytes", "-o", str(out)]) == 0
+    results = json.loads(out.read_text())["cnn"]["results"]
+    assert set(results) == {n["id"] for n in again["nodes"]}
+    model = graphir.read_model(path)
+    ordered = model.get_ordered_ops()
+    weights = next(i for i, n in enumerate(ordered) if n.name == "head.weight")
+    t = ordered[weights].outputs()[0].tensor_type
+    assert results[str(weights)]["value"] == t.element_type.packed_size(int(np.prod([d.min for d in t.shape])))
+
+
+def test_overlay_keys_are_not_tensor_names() -> None:
+    """The page files a node-data value under the node with an output whose "tensor_name" is the
+    value's key before it tries node ids; torch exports name tensors with numbers ("274"), so the
+    adapter must not use that key, or values land on other nodes."""
+    swin = convert(FIXTURES / "torchvision_shapes" / "swin_t.xml")["swin_t"]
+    keys = {a["key"] for n in swin["nodes"] for m in n["outputsMetadata"] for a in m["attrs"]}
+    assert keys == {"tensor_names", "type", "shape"}
+    node = next(n for n in swin["nodes"] if n["id"] == "226")
+    assert {a["key"]: a["value"] for a in node["outputsMetadata"][0]["attrs"]}["tensor_names"] == "276, qkv.7"
+    ids = {n["id"] for n in swin["nodes"]}
+    assert "276" in ids  # a node id that is also another node's tensor name

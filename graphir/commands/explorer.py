@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from graphir.cli import EXIT_OK, UsageError, command
 from graphir.commands._common import load_model
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="OpenVINO IR .xml (with its .bin) or oneDNN Graph .json")
+    p.add_argument("model", help="OpenVINO IR .xml (with its .bin), ONNX .onnx or oneDNN Graph .json")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--bytes", action="store_true", help="bytes of each node's outputs (a gradient)")
     what.add_argument("--validate", metavar="DIALECT", choices=["directml", "onednn", "openvino"],
@@ -42,10 +43,11 @@ def explorer_data(args: argparse.Namespace) -> int:
 
     model = load_model(args.model)
     graph = node_data.graph_id(args.model)
+    thresholds: list[dict[str, Any]] | None = None
     if args.bytes:
-        text = node_data.node_data_json(graph, "output bytes", node_data.output_bytes(model))
+        name, values = "output bytes", node_data.output_bytes(model)
     elif args.time:
-        text = node_data.node_data_json(graph, "time (us)", node_data.run_times(model, args.inputs, seed=args.seed))
+        name, values = "time (us)", node_data.run_times(model, args.inputs, seed=args.seed)
     elif args.error is not None or args.mismatches is not None:
         what = "max_abs" if args.error is not None else "mismatches"
         reference = (args.error if args.error is not None else args.mismatches) or None
@@ -53,10 +55,11 @@ def explorer_data(args: argparse.Namespace) -> int:
             raise UsageError(f"{reference}: no such file")
         values = node_data.layer_errors(model, reference, what=what, engine=args.engine, inputs=args.inputs,
                                         seed=args.seed, openvino_path=args.model)
-        text = node_data.node_data_json(graph, "max abs error" if what == "max_abs" else "mismatches", values)
+        name = "max abs error" if what == "max_abs" else "mismatches"
     else:
-        text = node_data.node_data_json(graph, f"{args.validate} problems", node_data.dialect_problems(model, args.validate),
-                                        thresholds=node_data.PROBLEM_THRESHOLDS)
+        name, values = f"{args.validate} problems", node_data.dialect_problems(model, args.validate)
+        thresholds = node_data.PROBLEM_THRESHOLDS
+    text = node_data.node_data_json(graph, name, node_data.for_page(values, model, args.model), thresholds=thresholds)
     try:
         atomic_write(args.output, text.encode())
     except Exception as exc:  # noqa: BLE001 - an unwritable place: one line, exit 2

@@ -46,6 +46,15 @@ def dialect_problems(model: "Model", dialect: str) -> dict[str, float]:
     return {str(node.id): float(len(found.get(node.id, []))) for node in model.get_ordered_ops()}
 
 
+def for_page(values: dict[str, float], model: "Model", model_path: str) -> dict[str, float]:
+    """``values`` (by graphir node id) keyed by the ids the adapter gives the nodes of the file at
+    ``model_path`` (:func:`graphir.explorer.positional_ids`)."""
+    from graphir.explorer import page_ids, positional_ids
+
+    ids = page_ids(model, positional_ids(model_path))
+    return {ids[int(key)]: value for key, value in values.items()}
+
+
 def node_data_json(graph: str, name: str, values: dict[str, float], *, thresholds: list[dict[str, Any]] | None = None) -> str:
     """Model Explorer's node-data JSON for one graph: a gradient over the values, or ``thresholds``."""
     data: dict[str, Any] = {"name": name, "results": {key: {"value": value} for key, value in values.items()}}
