@@ -1290,13 +1290,32 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
             return cls
     if version in ("experimental", "extension") and type_name in _READ_AS_OPSET6:
         version = "opset6"  # OpenVINO reads these IR v10-era opsets' ops from opset6
-    wanted = "opset2" if version == "opset1" and find_type_name(type_name) in _OPSET2_IN_OPSET1 else version
-    cls = find("openvino", type_name, wanted) if _OPSET.fullmatch(version) else None
-    if cls is None and _OPSET.fullmatch(version):  # OpenVINO matches layer types case-insensitively ("PRelU")
-        other = _types_by_lower_name().get(type_name.lower())
-        if other is not None and other != type_name:
-            cls = find("openvino", other, wanted)
+    if _OPSET.fullmatch(version):
+        wanted = "opset2" if version == "opset1" and find_type_name(type_name) in _OPSET2_IN_OPSET1 else version
+        cls = find("openvino", type_name, wanted)
+        if cls is None:  # OpenVINO matches layer types case-insensitively ("PRelU")
+            other = _types_by_lower_name().get(type_name.lower())
+            if other is not None and other != type_name:
+                cls = find("openvino", other, wanted)
+        if cls is not None and not _OPSET.fullmatch(cls.version):
+            cls = None  # only an extension's class (the registry's nearest version, numbered 0): no opset has it
+    else:
+        cls = _extension_op(type_name, version)
     _FOUND[key] = (len(_REGISTRY), find, cls)
+    return cls
+
+
+def _extension_op(type_name: str, version: str) -> "type[Op] | None":
+    """The class registered for an extension layer (a version that is not ``opsetN``: a user's
+    ``class MyOp(Op)`` with ``version = "my_ext"``): that exact (type, version) key, or the type an
+    IR spelling of it names; None (an opaque layer) when nobody registered one. No nearest-version
+    resolution: an extension's version is a name, not a number."""
+    from graphir.ops.registry import _ALIASES
+
+    cls = _REGISTRY.get(("openvino", type_name, version))
+    if cls is None:
+        alias = _ALIASES.get(("openvino", type_name))
+        cls = _REGISTRY.get(("openvino", alias, version)) if alias is not None else None
     return cls
 
 
