@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import enum
 import types
-from typing import Any, Literal, NoReturn, SupportsIndex, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, SupportsIndex, Union, get_args, get_origin
 
 import numpy as np
 from pydantic import BaseModel
 
 from graphir.errors import FrozenAttributeError
 from graphir.shapes import PartialShape
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 _FIX = "attributes are immutable; use node.set_attribute(name, value) (or op.with_attributes(name=value))"
 
@@ -28,12 +31,31 @@ def _refuse(what: str) -> NoReturn:
     raise FrozenAttributeError(f"cannot {what} an op attribute value: {_FIX}")
 
 
-class FrozenList(list[Any]):
+class _Frozen:
+    """What the frozen containers share: a copy, shallow or deep, is the value itself (frozen all
+    the way down, as freeze made it); a pickle rebuilds it whole (a list or dict subclass otherwise
+    pickles by filling an empty instance, which a frozen one refuses)."""
+
+    __slots__ = ()
+    _plain: ClassVar[type]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self._plain(self),))
+
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self
+
+
+class FrozenList(_Frozen, list[Any]):
     """A list attribute value: reads as a list, compares equal to one, hashes as a tuple; every
     in-place change raises :class:`~graphir.errors.FrozenAttributeError`. Build with :func:`freeze`
     (which also freezes nested lists and dicts)."""
 
     __slots__ = ()
+    _plain = list
 
     def append(self, item: Any) -> NoReturn:
         _refuse("append to")
@@ -74,25 +96,13 @@ class FrozenList(list[Any]):
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(tuple(self))
 
-    # a list subclass pickles (and copies) by appending to an empty instance: rebuild it whole
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (list(self),))
 
-    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
-        return (type(self), (list(self),))
-
-    def __copy__(self) -> "FrozenList":
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> "FrozenList":
-        return self  # frozen all the way down (freeze made it so)
-
-
-class FrozenDict(dict[Any, Any]):
+class FrozenDict(_Frozen, dict[Any, Any]):
     """A dict attribute value (a body's port descriptions): reads and compares as a dict; every
     in-place change raises :class:`~graphir.errors.FrozenAttributeError`."""
 
     __slots__ = ()
+    _plain = dict
 
     def __setitem__(self, key: Any, value: Any) -> NoReturn:
         _refuse("assign an item of")
@@ -120,18 +130,6 @@ class FrozenDict(dict[Any, Any]):
 
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(frozenset(self.items()))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (dict(self),))
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
-        return (type(self), (dict(self),))
-
-    def __copy__(self) -> "FrozenDict":
-        return self
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> "FrozenDict":
-        return self
 
 
 #: the types :func:`freeze` changes; anything else is kept as it is (scalars, enums, shapes, bodies)
