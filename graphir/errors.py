@@ -61,6 +61,11 @@ class OpDefinitionError(GraphirError, ValueError):
     """An op constructed with bad attributes, or an unknown (dialect, type, version)."""
 
 
+class FrozenAttributeError(GraphirError, TypeError):
+    """An attribute value of an op changed in place (``op.strides.append(3)``): attributes are
+    immutable values; ``node.set_attribute(name, value)`` replaces one (validated, re-inferred)."""
+
+
 class InferenceError(GraphirError):
     """Shape/type inference of a node failed; the message names the node and its inputs."""
 

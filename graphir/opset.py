@@ -84,6 +84,9 @@ def _has_builder(type_name: str) -> bool:
 def __getattr__(attr: str) -> Any:
     """``opset.my_op``: a builder for the newest openvino op of that snake_case name declared
     since the builders were generated (the generated ones have their own names only)."""
+    if attr[:1] == "_":  # no builder name starts so: the import system's and tools' probes (__path__ on
+        # every function-level ``from graphir.opset import x``, __wrapped__, _repr_html_) answered at once
+        raise AttributeError(f"graphir.opset has no attribute '{attr}'")
     for cls in reversed(all_ops("openvino")):
         if not _has_builder(cls.type_name) and _snake(cls.type_name) == attr:
             def builder(*inputs: Any, name: str | None = None, _cls: Any = cls, **attributes: Any) -> Any:

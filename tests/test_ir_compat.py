@@ -115,6 +115,56 @@ def test_extension_and_experimental_versions_of_the_ops_openvino_maps_read_as_op
     assert ir_reader._find_op("Add", "extension") is None
 
 
+def test_a_registered_extension_op_is_read_as_its_class(tmp_path: Path) -> None:
+    """A layer whose version is not a standard opset (``version="frozen_attrs_ext"``) is read as the
+    op class a user registered for that (type, version), not as an opaque op; unregistered, the
+    same layer is opaque again, and a standard opset still refuses a type it lacks."""
+    from typing import ClassVar
+
+    from graphir import opset
+    from graphir.errors import UnsupportedOpError
+    from graphir.model import Model
+    from graphir.ops.base import Op, Port, TensorType
+    from graphir.ops.opaque import OpaqueOp
+    from graphir.ops.registry import unregister
+
+    class ScaleByExt(Op):
+        type_name: ClassVar[str] = "GraphirTestScaleByExt"
+        version: ClassVar[str] = "frozen_attrs_ext"
+        inputs: ClassVar[tuple[Port, ...]] = (Port("x"),)
+        outputs: ClassVar[tuple[Port, ...]] = (Port("y"),)
+
+        factor: float = 1.0
+        axes: list[int] = []
+
+        def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+            return [TensorType(inputs[0].element_type, inputs[0].shape)]
+
+        def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+            return [x * np.float32(self.factor)]
+
+    try:
+        x = opset.parameter([2, 3], "f32", name="x")
+        y = opset.make("GraphirTestScaleByExt", x, version="frozen_attrs_ext", name="scaled", factor=2.5, axes=[0, 1])
+        graphir.save_model(Model([y], [x], name="ext"), tmp_path / "ext.xml")
+        text = (tmp_path / "ext.xml").read_text()
+        assert 'type="GraphirTestScaleByExt" version="frozen_attrs_ext"' in text
+        model = graphir.read_model(tmp_path / "ext.xml")
+        node = model.node("scaled")
+        assert type(node.op) is ScaleByExt and node.op.factor == 2.5 and node.op.axes == [0, 1]
+        data = np.arange(6, dtype=np.float32).reshape(2, 3)
+        np.testing.assert_array_equal(list(model.run([data]).values())[0], data * 2.5)
+        with pytest.raises(SerializationError, match="Opset opset1 doesn't contain the operation with type: "
+                                                     "GraphirTestScaleByExt"):
+            read_ir(text.replace('version="frozen_attrs_ext"', 'version="opset1"').encode())
+    finally:
+        unregister(ScaleByExt)
+    model = graphir.read_model(tmp_path / "ext.xml")
+    assert isinstance(model.node("scaled").op, OpaqueOp)
+    with pytest.raises(UnsupportedOpError, match="type=GraphirTestScaleByExt version=frozen_attrs_ext"):
+        model.run([data])
+
+
 def _layer(lid: int, name: str, ltype: str, data: str, ins: list[str], outs: list[tuple[str, str]],
            opset: str = "opset1") -> str:
     """One <layer>; ``ins``: dims text per input port (no precision, as OpenVINO's test IRs),

@@ -113,6 +113,24 @@ def test_make_and_derived_builders() -> None:
         opset.make("NoSuchOp", a)
 
 
+def test_probes_for_underscore_names_do_not_walk_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The import system asks every module for ``__path__`` on each function-level
+    ``from graphir.opset import x`` (tools ask for __wrapped__, _repr_html_, ...): answered at once,
+    without the walk over every registered op that a builder name needs (~1-10 ms a time)."""
+    def walk(*args: object) -> list[object]:
+        raise AssertionError("the registry was walked")
+
+    monkeypatch.setattr(opset, "all_ops", walk)
+    for name in ("__path__", "__wrapped__", "__test__", "_repr_html_", "_private"):
+        assert not hasattr(opset, name)
+        with pytest.raises(AttributeError, match=f"graphir.opset has no attribute '{name}'"):
+            getattr(opset, name)
+    from graphir.opset import parameter  # a function-level import probes __path__ first
+    assert parameter is opset.parameter
+    with pytest.raises(AssertionError, match="the registry was walked"):
+        opset.some_new_op  # a builder name still looks at the registry
+
+
 def test_builder_matches_openvino_types_on_a_small_graph(ov) -> None:  # type: ignore[no-untyped-def]
     o = ov.opset13
     cases = [("[?,2]", "[1,2]", "[3,1]", "numpy"), ("[1..10,4]", "[5,4]", "[4]", "numpy"),

@@ -6,7 +6,7 @@ output TensorTypes; ``evaluate`` maps numpy arrays to numpy arrays. Declaring a 
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
@@ -14,8 +14,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from graphir.errors import InferenceError, OpDefinitionError
+from graphir.ops.frozen import FREEZABLE_FIELDS, freezable_fields, freeze_fields, freeze_state
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +239,13 @@ class Op(BaseModel):
             super().__init__(**data)
         except ValidationError as exc:
             raise _attribute_error(type(self), exc) from None
+        # attribute values are immutable copies (lists, dicts, arrays; see graphir.ops.frozen):
+        # after every validator, since a subclass's may fill in a list (pooling's dilations)
+        names = FREEZABLE_FIELDS.get(type(self))
+        if names is None:
+            names = freezable_fields(type(self))
+        if names:
+            freeze_fields(self.__dict__, names)
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Ops are immutable values: a public attribute is never assigned in place (the model
@@ -260,7 +271,22 @@ class Op(BaseModel):
                 validator.validate_assignment(copy, name, value)
             except ValidationError as exc:
                 raise _attribute_error(type(self), exc) from None
+        freeze_state(copy.__dict__)
         return copy
+
+    def model_copy(self, *, update: "Mapping[str, Any] | None" = None, deep: bool = False) -> "Self":
+        """pydantic's copy; values in ``update`` (not validated, as pydantic does) are frozen too."""
+        copy = super().model_copy(update=update, deep=deep)
+        if update:
+            freeze_state(copy.__dict__)
+        return copy
+
+    @classmethod
+    def model_construct(cls, _fields_set: "set[str] | None" = None, **values: Any) -> "Self":
+        """pydantic's unvalidated construction, with the attribute values frozen."""
+        op = super().model_construct(_fields_set, **values)
+        freeze_state(op.__dict__)
+        return op
 
     @classmethod
     def __init_subclass__(cls, override: bool = False, **kwargs: Any) -> None:

@@ -22,6 +22,7 @@ from graphir.inference import infer_body, mark_body_inferred
 from graphir.model import Model
 from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet, TensorType
+from graphir.ops.frozen import FrozenList
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.ops.registry import _REGISTRY, find
@@ -1032,7 +1033,7 @@ class _Reader:
                     f"({source.size} bytes)")
         if source is None:
             source = BinSource(describe_layer(where), data=b"")
-        shape_list = list(shape)
+        shape_list = FrozenList(shape)
         # validated above: skip pydantic's validation (10,000-layer files have thousands of these)
         return _new_constant(et, shape_list, BlobLoader(source, offset, size, et, shape_list, where))
 
@@ -1096,18 +1097,21 @@ _SCALARS = (str, int, float, bool, type(None), ElementType, PartialShape)
 
 
 def _copyable(value: Any) -> bool:
-    """Immutable, or a list of immutable items (copied per op)."""
-    return isinstance(value, _SCALARS) or (type(value) in (tuple, list) and all(isinstance(v, _SCALARS) for v in value))
+    """Immutable, or a list of immutable items (an op holds it frozen, see graphir.ops.frozen)."""
+    return isinstance(value, _SCALARS) or (type(value) in _SEQUENCES and all(isinstance(v, _SCALARS) for v in value))
+
+
+_SEQUENCES = (tuple, list, FrozenList)
 
 
 class _Decoded:
     """One op class's decoded attribute text, remembered per (class, text): a 10,000-layer file
     repeats the same few attribute sets. ``instance`` validates the first op and afterwards hands
     out copies of a validated template (what pydantic's ``model_copy`` does, without its per-call
-    overhead; lists are copied, everything else is immutable), so no two ops share mutable state
+    overhead; every attribute value is immutable, lists frozen), so no two ops share mutable state
     but their pydantic fields-set, a SharedFieldsSet that an op replaces before it changes it."""
 
-    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_lists", "_fields_set", "cacheable")
+    __slots__ = ("cls", "key", "values", "unknown", "original", "_template", "_fields_set", "cacheable")
 
     def __init__(self, cls: type[Op], key: tuple[Any, ...],
                  decoded: tuple[dict[str, Any], dict[str, str], dict[str, str]]) -> None:
@@ -1115,7 +1119,6 @@ class _Decoded:
         self.key = key
         self.values, self.unknown, self.original = decoded
         self._template: Op | None = None
-        self._lists: tuple[str, ...] = ()
         self._fields_set = SharedFieldsSet()
         self.cacheable = all(_copyable(v) for v in self.values.values())
 
@@ -1127,13 +1130,9 @@ class _Decoded:
                 self.cacheable = False  # decode again next time, build through pydantic
                 return op
             self._template = template = op
-            self._lists = tuple(k for k, v in op.__dict__.items() if type(v) is list)
             self._fields_set = SharedFieldsSet(op.__pydantic_fields_set__)
-        state = template.__dict__.copy()
-        for name in self._lists:
-            state[name] = state[name].copy()
         op = _new_object(self.cls)
-        _set_dict(op, state)
+        _set_dict(op, template.__dict__.copy())
         _set_fields_set(op, self._fields_set)
         _set_extra(op, None)
         _set_private(op, None)
@@ -1150,8 +1149,8 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _template_safe(op: Op) -> bool:
-    """An op whose state is only immutable values or lists of them (defaults included), without
-    private attributes or extras: a copy of it (lists copied) is a fully independent op."""
+    """An op whose state is only immutable values or frozen lists of them (defaults included),
+    without private attributes or extras: a copy of its field dict is a fully independent op."""
     return (op.__pydantic_private__ is None and op.__pydantic_extra__ is None
             and all(_copyable(v) for v in op.__dict__.values()))
 
@@ -1291,13 +1290,32 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
             return cls
     if version in ("experimental", "extension") and type_name in _READ_AS_OPSET6:
         version = "opset6"  # OpenVINO reads these IR v10-era opsets' ops from opset6
-    wanted = "opset2" if version == "opset1" and find_type_name(type_name) in _OPSET2_IN_OPSET1 else version
-    cls = find("openvino", type_name, wanted) if _OPSET.fullmatch(version) else None
-    if cls is None and _OPSET.fullmatch(version):  # OpenVINO matches layer types case-insensitively ("PRelU")
-        other = _types_by_lower_name().get(type_name.lower())
-        if other is not None and other != type_name:
-            cls = find("openvino", other, wanted)
+    if _OPSET.fullmatch(version):
+        wanted = "opset2" if version == "opset1" and find_type_name(type_name) in _OPSET2_IN_OPSET1 else version
+        cls = find("openvino", type_name, wanted)
+        if cls is None:  # OpenVINO matches layer types case-insensitively ("PRelU")
+            other = _types_by_lower_name().get(type_name.lower())
+            if other is not None and other != type_name:
+                cls = find("openvino", other, wanted)
+        if cls is not None and not _OPSET.fullmatch(cls.version):
+            cls = None  # only an extension's class (the registry's nearest version, numbered 0): no opset has it
+    else:
+        cls = _extension_op(type_name, version)
     _FOUND[key] = (len(_REGISTRY), find, cls)
+    return cls
+
+
+def _extension_op(type_name: str, version: str) -> "type[Op] | None":
+    """The class registered for an extension layer (a version that is not ``opsetN``: a user's
+    ``class MyOp(Op)`` with ``version = "my_ext"``): that exact (type, version) key, or the type an
+    IR spelling of it names; None (an opaque layer) when nobody registered one. No nearest-version
+    resolution: an extension's version is a name, not a number."""
+    from graphir.ops.registry import _ALIASES
+
+    cls = _REGISTRY.get(("openvino", type_name, version))
+    if cls is None:
+        alias = _ALIASES.get(("openvino", type_name))
+        cls = _REGISTRY.get(("openvino", alias, version)) if alias is not None else None
     return cls
 
 
@@ -1321,7 +1339,7 @@ _FAST_CONSTANT = (set(Constant.model_fields) == _CONSTANT_FIELDS
                   and set(Constant.__private_attributes__) == {"_data", "_loader"})
 
 
-def _new_constant(et: ElementType, shape: list[int], loader: Any) -> Constant:
+def _new_constant(et: ElementType, shape: FrozenList, loader: Any) -> Constant:
     """``Constant.model_construct`` without pydantic's per-call default resolution: the fields are
     already typed and checked, and Constant's private attributes are exactly ``_data``/``_loader``."""
     if not _FAST_CONSTANT:

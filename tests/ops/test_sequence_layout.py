@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from graphir import opset
+from graphir.errors import InferenceError
 from tests.ops.ov_diff import Const, Param, check, random_array, reference
 from tests.ops.test_shape_ops import agree_or_both_fail, factory, gr, same
 
@@ -46,6 +47,29 @@ def test_range_errors_and_unknown_inputs(ov) -> None:
     msg = agree_or_both_fail(ov, "Range", "opset1", {}, [Const(np.int32(0)), Const(np.float32(5)), Const(np.int32(1))])
     assert "Element types for start, stop, and step do not match" in msg
     same(ov, "Range", "opset4", {"output_type": "i64"}, [Const(np.int64(0)), Param("[]", "i64"), Const(np.int64(1))])
+
+
+@pytest.mark.parametrize("version,attrs", [("opset1", {}), ("opset4", {"output_type": "f32"})])
+@pytest.mark.parametrize("port", ["start", "stop", "step"])
+@pytest.mark.parametrize("kind", ["const", "param"])
+def test_range_refuses_one_element_tensors_as_openvino_does(ov, version: str, attrs: dict, port: str,
+                                                            kind: str) -> None:
+    """OpenVINO 2026.4 refuses a [1] start, stop or step (Range-1 and -4, folded or not): 'start'
+    input is not a scalar. graphir refuses it the same way, naming the node and the port."""
+    values = {"start": np.float32(0), "stop": np.float32(5), "step": np.float32(1)}
+    inputs = [Const(values[p]) for p in values]
+    at = list(values).index(port)
+    inputs[at] = Const(np.array([values[port]], np.float32)) if kind == "const" else Param("[1]", "f32")
+    msg = agree_or_both_fail(ov, "Range", version, attrs, inputs)
+    assert msg is not None and msg.count(f"'{port}' input is not a scalar") == 2, msg
+    args = [np.array([v], np.float32) if p == port else v for p, v in values.items()]
+    with pytest.raises(InferenceError, match=rf"'my_range'.*'{port}' input is not a scalar, got \[1\]"):
+        opset.make("Range", *args, version=version, name="my_range", **attrs)
+
+
+def test_range_takes_inputs_of_unknown_rank_as_openvino_does(ov) -> None:
+    same(ov, "Range", "opset4", {"output_type": "f32"},
+         [Param("[...]"), Const(np.float32(5)), Const(np.float32(1))])
 
 
 # --- NonZero ---------------------------------------------------------------------------------
@@ -121,6 +145,21 @@ def test_topk11_stable_ties_keep_input_order(ov) -> None:
     attrs = {"axis": 1, "mode": "max", "sort": "value", "index_element_type": "i32", "stable": True}
     got = same(ov, "TopK", "opset11", attrs, [Param("[1,6]"), Const(np.int64(4))], [x])
     np.testing.assert_array_equal(got[1], [[1, 2, 4, 3]])
+
+
+def test_topk11_stable_needs_a_sort_as_openvino_does(ov) -> None:
+    """OpenVINO refuses TopK-11 with stable=true and sort=none (topk.cpp); stable=false is fine."""
+    attrs = {"axis": 1, "mode": "max", "sort": "none", "index_element_type": "i32", "stable": True}
+    msg = agree_or_both_fail(ov, "TopK", "opset11", attrs, [Param("[2,5]"), Const(np.int64(3))])
+    assert msg is not None and msg.count("Stable sort can only be used when TopK's sorting mode is set to") == 2, msg
+    with pytest.raises(InferenceError, match=r"'my_topk'.*Stable sort can only be used"):
+        opset.make("TopK", np.zeros((2, 5), np.float32), np.int64(3), version="opset11", name="my_topk", **attrs)
+    same(ov, "TopK", "opset11", {**attrs, "stable": False}, [Param("[2,5]"), Const(np.int64(3))])
+    node = opset.make("TopK", opset.parameter([2, 5], "f32"), np.int64(3), version="opset11",
+                      **{**attrs, "stable": False})[0].node
+    with pytest.raises(InferenceError, match="Stable sort"):
+        node.set_attribute("stable", True)
+    assert node.op.stable is False  # the refused edit left the op as it was
 
 
 # --- CumSum ----------------------------------------------------------------------------------

@@ -136,7 +136,8 @@ def calc_buffer_tensor_size(data_type: "TensorDataType | str", sizes: Sequence[i
 class BufferTensorDesc(BaseModel):
     """``DML_BUFFER_TENSOR_DESC`` with DirectML's field names."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    # a value, like the op holding it: its lists are frozen by the op (graphir.ops.frozen)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     DataType: TensorDataType
     Flags: TensorFlags = TensorFlags.NONE
@@ -170,7 +171,7 @@ class BufferTensorDesc(BaseModel):
 
         count = len(self.Sizes)
         if self.DimensionCount is None:
-            self.DimensionCount = count
+            self._fill("DimensionCount", count)
         elif self.DimensionCount != count:
             raise bad(f"DimensionCount {self.DimensionCount} but {count} Sizes")
         if count > MAX_DIMENSIONS:
@@ -185,7 +186,7 @@ class BufferTensorDesc(BaseModel):
                 raise bad(f"Strides {self.Strides} must not be negative")
         minimum = calc_buffer_tensor_size(self.DataType, self.Sizes, self.Strides)
         if self.TotalTensorSizeInBytes is None:
-            self.TotalTensorSizeInBytes = minimum
+            self._fill("TotalTensorSizeInBytes", minimum)
         elif self.TotalTensorSizeInBytes < minimum:
             raise bad(f"TotalTensorSizeInBytes {self.TotalTensorSizeInBytes} is below the minimum {minimum} "
                       "that Sizes, Strides and DataType imply (DMLCalcBufferTensorSize)")
@@ -194,6 +195,12 @@ class BufferTensorDesc(BaseModel):
             raise bad(f"GuaranteedBaseOffsetAlignment {alignment} must be 0 or a power of two of at "
                       f"least the element size ({element_bytes})")
         return self
+
+    def _fill(self, name: str, value: int) -> None:
+        """Set a field left None to what the others imply (as an assignment did before the desc was
+        frozen: the field counts as set)."""
+        self.__dict__[name] = value
+        self.__pydantic_fields_set__.add(name)
 
     # --- queries ----------------------------------------------------------------------------
     def summary(self) -> str:

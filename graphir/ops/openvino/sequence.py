@@ -19,8 +19,10 @@ from graphir.types import ElementType
 
 
 def _scalar(op: Op, t: TensorType, port: str) -> None:
-    if t.shape.rank_is_static and not (len(t.shape) == 0 or (len(t.shape) == 1 and t.shape[0].contains(1))):
-        raise op.fail(f"'{port}' input must be a scalar (or one element), got {t.shape}")
+    """Range's start/stop/step: rank 0 or unknown; OpenVINO 2026.4 (Range-1 and -4) refuses a [1]
+    tensor too ("'start' input is not a scalar", range_shape_inference.hpp)."""
+    if t.shape.rank_is_static and len(t.shape) != 0:
+        raise op.fail(f"'{port}' input is not a scalar, got {t.shape} (Range takes rank-0 start, stop and step)")
 
 
 def _one(value: object) -> float:
@@ -254,6 +256,12 @@ class TopK11(TopK):
     version: ClassVar[str] = "opset11"
 
     stable: bool = False
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        if self.stable and self.sort == "none":  # OpenVINO's TopK-11 validate_and_infer_types
+            raise self.fail("Stable sort can only be used when TopK's sorting mode is set to 'VALUE' or "
+                            "'INDEX' (stable=true with sort='none')")
+        return super().infer(inputs)
 
 
 # --- CumSum ----------------------------------------------------------------------------------
