@@ -27,9 +27,11 @@ _LITTLE = {ElementType.bf16, ElementType.f16, ElementType.f32, ElementType.f64, 
 
 #: a .bin of up to this many bytes is read into memory by ``read_model`` (a private copy nothing
 #: done to the file afterwards can change); a larger one is memory-mapped, its descriptor kept open
-#: (see :class:`BinSource`). Copying costs about 0.5-1 ms per MB (measured on a loaded 2-core host:
-#: 33-56 ms for 60 MB), which is why larger files are mapped
-COPY_UP_TO = 16 << 20
+#: (see :class:`BinSource`). Copying costs about 0.5-0.6 ms per MB (CPU time, fresh pages: squeezenet's
+#: 5.0 MB .bin took its read from 4.0 to 6.9 ms, densenet121's 15.9 MB from 40 to 50 ms, 2026-11-29),
+#: which at 16 MiB put the real exports' read at up to 3.0x OpenVINO's (which maps); 4 MiB keeps the
+#: copy under ~2.5 ms
+COPY_UP_TO = 4 << 20
 
 
 class BinSource:
