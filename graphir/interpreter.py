@@ -12,6 +12,7 @@ request's variable store as their first argument: it sits in one extra slot of t
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import threading
@@ -257,6 +258,8 @@ def _check_run_types(plan: RunPlan) -> None:
 
 
 _INDICES = [list(range(n)) for n in range(64)]
+#: the context a run enters when its numerics profile is the active one already (a stateless no-op)
+_ALREADY_ACTIVE = contextlib.nullcontext()
 
 
 def specialization(model: "Model", plan: RunPlan, inputs: list[Any], prepared: bool = True,
@@ -470,7 +473,8 @@ def execute(model: "Model", inputs: Any, state: "VariableStore | None", *, numer
             state = VariableStore(plan.variables)
         values[plan.state_slot] = state
     try:
-        with using_numerics(numerics):  # the bodies of Loop/If/TensorIterator run under it too
+        # the bodies of Loop/If/TensorIterator run under the profile too (already active: nothing to set)
+        with using_numerics(numerics) if numerics != active_numerics() else _ALREADY_ACTIVE:
             if observe is not None and not profile:
                 with np.errstate(all="ignore"):
                     _run_observed(spec.steps, values, observe)

@@ -280,3 +280,18 @@ def test_constant_folding_computes_under_the_runs_profile() -> None:
             got_sig, got_top = outs.values()
             assert got_sig.tobytes() == want_sig.tobytes() and got_top.tolist() == want_top.tolist(), profile
     assert want_top.tolist() == [1, 2, 3, 4, 5, 6, 7, 0]  # the last profile checked: openvino-cpu's heap
+
+
+def test_f16_softmax_rounds_each_step_under_reference_and_once_under_openvino_cpu() -> None:
+    """ONNX's reference (its expected outputs, test_attention_4d_causal_fp16) rounds every step of an
+    f16 softmax; OpenVINO CPU computes it in f32 and rounds the result."""
+    model, _ = _single(lambda x: opset.softmax(x, -1), ("[?,6]", "f16"))
+    x = (RNG.standard_normal((400, 6)) * 4).astype(np.float16)
+    assert assert_profiles_agree(model, [x]) == ["reference", "openvino-cpu"]
+    shifted = x - x.max(axis=-1, keepdims=True)
+    per_step = np.exp(shifted) / np.exp(shifted).sum(axis=-1, keepdims=True)
+    wide = x.astype(np.float32) - x.astype(np.float32).max(axis=-1, keepdims=True)
+    once = (np.exp(wide) / np.exp(wide).sum(axis=-1, keepdims=True)).astype(np.float16)
+    assert per_step.dtype == np.float16 and not np.array_equal(per_step, once)
+    np.testing.assert_array_equal(list(model.run([x]).values())[0], per_step)
+    np.testing.assert_array_equal(list(model.run([x], numerics="openvino-cpu").values())[0], once)

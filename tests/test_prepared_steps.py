@@ -264,7 +264,7 @@ def test_variadic_split_prepared_gives_the_generic_bits() -> None:
         model.run([data, np.array([2])])
 
 
-UNARY = [("exp", {}), ("log", {}), ("sqrt", {}), ("tanh", {}), ("sin", {}), ("cos", {}), ("sigmoid", {}),
+UNARY = [("exp", {}), ("log", {}), ("sqrt", {}), ("tanh", {}), ("sin", {}), ("cos", {}), ("sigmoid", {}), ("erf", {}),
          ("gelu", {"approximation_mode": "erf"}), ("gelu", {"approximation_mode": "tanh"}), ("hswish", {}), ("hsigmoid", {}),
          ("swish", {}),
          ("swish-beta", {})]
@@ -488,3 +488,43 @@ def test_last_reader_writes_into_an_input_earlier_readers_copied(view_reader: bo
     multiply = next(step for step in spec.steps if step[-1].op.type_name == "Multiply")
     assert _writes_in_place(multiply) != view_reader
     assert_same_bits(model, values)  # with a view reader: its output is the Add's values, untouched
+
+
+def _post_processing_steps(pads: tuple[list[int], list[int]], k: int, sort: str) -> tuple[Model, list[np.ndarray]]:
+    """The ops of an ONNX detection head's tail (tests/fixtures/onnx/misc.onnx), each with the
+    constant inputs its prepared step decodes once."""
+    x = opset.parameter([3, 9], "f32", name="x")
+    padded = opset.make("Pad", x, opset.constant(np.array(pads[0], np.int64)), opset.constant(np.array(pads[1], np.int64)),
+                        opset.constant(np.array(-2.5, np.float32)), pad_mode="constant")
+    top = opset.make("TopK", x, opset.constant(np.array(k, np.int64)), axis=-1, mode="max", sort=sort,
+                     index_element_type="i32")
+    low = opset.make("TopK", x, opset.constant(np.array(k, np.int64)), axis=0, mode="min", sort=sort,
+                     index_element_type="i64")
+    biggest = opset.make("ReduceMax", x, opset.constant(np.array([1], np.int64)), keep_dims=True)
+    smallest = opset.make("ReduceMin", x, opset.constant(np.array([0, -1], np.int64)), keep_dims=False)
+    column = opset.make("ReduceMax", x, opset.constant(np.array([1], np.int64)), keep_dims=True)
+    spread = opset.make("Broadcast", column, opset.constant(np.array([2, 3, 4], np.int64)), mode="bidirectional")
+    gate = opset.make("HardSigmoid", x, opset.constant(np.array(0.2, np.float32)), opset.constant(np.array(0.5, np.float32)))
+    model = Model([padded, *top, *low, biggest, smallest, spread, gate], [x.node])
+    data = (np.random.default_rng(k).standard_normal((3, 9)) * 4).astype(np.float32)
+    data[0, :4] = [np.nan, 1.0, 1.0, -np.inf]  # ties and NaN: the sort's order
+    data[2, 5] = -0.0
+    return model, [data]
+
+
+@pytest.mark.parametrize("pads", [([1, 2], [0, 3]), ([0, -2], [2, -3]), ([2, 4], [-3, -7]), ([0, 0], [0, 0])])
+@pytest.mark.parametrize("k,sort", [(3, "value"), (9, "index"), (0, "none"), (12, "value")])
+def test_post_processing_steps_prepared_give_the_generic_bits(pads: tuple[list[int], list[int]], k: int,
+                                                               sort: str) -> None:
+    """Pad (constant pads, crops included), TopK (constant k), ReduceMax/Min (constant axes),
+    Broadcast (bidirectional to a constant shape) and HardSigmoid (constant alpha, beta)."""
+    model, values = _post_processing_steps(pads, k, sort)
+    kinds = prepared_types(model, values)
+    assert all(kinds[t] for t in ("Pad", "TopK", "ReduceMax", "ReduceMin", "Broadcast", "HardSigmoid")), kinds
+    got = list(assert_same_bits(model, values).values())
+    x = values[0]
+    assert got[0].shape == (3 + pads[0][0] + pads[1][0], 9 + pads[0][1] + pads[1][1])
+    assert got[1].shape == (3, min(k, 9)) and got[3].shape == (min(k, 3), 9) and got[7].shape == (2, 3, 4)
+    if sort == "value":  # rows without NaN: the k largest, largest first
+        assert got[1][1:].tolist() == np.sort(x[1:], axis=1)[:, ::-1][:, :min(k, 9)].tolist()
+    assert got[5].reshape(-1)[1:].tolist() == x[1:].max(axis=1).tolist()

@@ -2,6 +2,7 @@
 per concern. ``overrides`` registers its per-op overrides (graphir.numerics.register), imported on first use:
 
 * ``sigmoid``: Sigmoid f32/f16/bf16 with oneDNN's JIT exp (``exp``: the replayed algorithm);
+* ``softmax``: Softmax f16 computed in f32, rounded once;
 * ``topk``: TopK's heap, bitonic, bubble and horizontal orders among equal values and NaN
   (``topk_order``: the sorts);
 * ``dft``: DFT/IDFT with the plugin's twiddle tables, lanes and FMAs (``dft_kernels``);

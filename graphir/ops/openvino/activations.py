@@ -433,6 +433,9 @@ def _softmax(x: np.ndarray, axis: int, log: bool) -> np.ndarray:
         total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
         return shifted - np.log(total) if log else np.exp(shifted) / total
 
+    if x.dtype == np.float16 and not log:  # each step rounded to f16, as ONNX's reference computes it
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(x), dtype=np.float16)
     return compute_real(x, fn)
 
 
@@ -447,13 +450,14 @@ def prepared_softmax(node: NodeSignature, axis: int, generic: Callable[..., list
         return generic
     dtype = np.dtype(et.numpy_dtype)
     axis %= len(shape)
+    top, add = np.maximum.reduce, np.add.reduce
 
     def softmax(x: np.ndarray) -> list[np.ndarray]:
         if x.dtype != dtype or x.size == 0:
             return [np.array(generic(x)[0], copy=True)]  # (the generic form hands back an empty x itself)
-        exps = np.subtract(x, np.max(x, axis=axis, keepdims=True))
+        exps = np.subtract(x, top(x, axis=axis, keepdims=True))  # np.max and np.sum without their Python layers
         np.exp(exps, out=exps)
-        total = np.sum(exps, axis=axis, keepdims=True)
+        total = add(exps, axis=axis, keepdims=True)
         return [np.divide(exps, total, out=exps)]
 
     return fresh_output(softmax)

@@ -236,9 +236,30 @@ class Mod(BinaryArithmetic):
 
 
 # --- comparison ------------------------------------------------------------------------------
+def _equal_bounds(x: object, y: object) -> int | None:
+    """1 or 0 when the elements' intervals decide equality (two equal known values; disjoint
+    intervals: a length against -1, torch's ``expand`` pattern ``Where(Equal(shape, -1), 1, shape)``),
+    else None (OpenVINO's bounds give the same answer there)."""
+    from graphir.ops.openvino import shape_values as sv
+
+    (a_lo, a_hi), (b_lo, b_hi) = sv.as_interval(x), sv.as_interval(y)  # type: ignore[arg-type]
+    if a_lo == a_hi == b_lo == b_hi:
+        return 1
+    if (a_hi is not None and a_hi < b_lo) or (b_hi is not None and b_hi < a_lo):
+        return 0
+    return None
+
+
+def _not_equal_bounds(x: object, y: object) -> int | None:
+    equal = _equal_bounds(x, y)
+    return None if equal is None else 1 - equal
+
+
 class Equal(BinaryComparison):
     type_name: ClassVar[str] = "Equal"
     ufunc: ClassVar[np.ufunc | None] = np.equal
+    bounds_rule: ClassVar[object] = staticmethod(_equal_bounds)
+    unbounded_is_unknown: ClassVar[bool] = False
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.equal(a, b)
@@ -247,6 +268,8 @@ class Equal(BinaryComparison):
 class NotEqual(BinaryComparison):
     type_name: ClassVar[str] = "NotEqual"
     ufunc: ClassVar[np.ufunc | None] = np.not_equal
+    bounds_rule: ClassVar[object] = staticmethod(_not_equal_bounds)
+    unbounded_is_unknown: ClassVar[bool] = False
 
     def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.not_equal(a, b)

@@ -250,4 +250,7 @@ class Einsum(Op):
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         dtype = np.result_type(*arrays)
+        if dtype.kind == "V":  # bf16/f8 (ml_dtypes), which np.einsum refuses: summed in f32, rounded once
+            wide = [np.asarray(a, dtype=np.float32) for a in arrays]
+            return [np.einsum(self.equation.replace(" ", ""), *wide).astype(dtype)]
         return [np.asarray(np.einsum(self.equation.replace(" ", ""), *arrays), dtype=dtype)]

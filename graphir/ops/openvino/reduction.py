@@ -138,6 +138,9 @@ class _Reduce(Op):
         raise NotImplementedError
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        return self.prepare_generic(node)
+
+    def prepare_generic(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
         """Constant axes normalized once; then what ``evaluate`` does."""
         shape, axes = node.static_shape(node.inputs[0]), node.constants[1]
         if shape is None or axes is None or not shape:
@@ -222,9 +225,32 @@ class ReduceProd(_Reduce):
         return np.prod(_acc(x), axis=axes)
 
 
+def _prepared_extreme(op: _Reduce, node: NodeSignature, ufunc: np.ufunc) -> Callable[..., list[np.ndarray]]:
+    """ReduceMax/Min of a static, non-empty shape over constant axes: the ufunc's reduce called
+    directly (``np.max`` is that reduce behind two Python layers)."""
+    generic = op.prepare_generic(node)
+    shape, axes = node.static_shape(node.inputs[0]), node.constants[1]
+    if generic == op.evaluate or shape is None or axes is None or not all(shape):
+        return generic
+    ax = tuple(normalize_axes(axes, len(shape)))
+    if not ax:
+        return generic
+    keep, reduce = op.keep_dims, ufunc.reduce
+
+    def extreme(x: np.ndarray, axes_value: np.ndarray) -> list[np.ndarray]:
+        if x.shape != shape:
+            return generic(x, axes_value)
+        return [reduce(x, axis=ax, keepdims=keep)]
+
+    return extreme
+
+
 class ReduceMax(_Reduce):
     type_name: ClassVar[str] = "ReduceMax"
     interval_rule: ClassVar[Any] = staticmethod(_interval_max)
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        return _prepared_extreme(self, node, np.maximum)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         if x.size == 0:
@@ -235,6 +261,9 @@ class ReduceMax(_Reduce):
 class ReduceMin(_Reduce):
     type_name: ClassVar[str] = "ReduceMin"
     interval_rule: ClassVar[Any] = staticmethod(_interval_min)
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        return _prepared_extreme(self, node, np.minimum)
 
     def _reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         if x.size == 0:

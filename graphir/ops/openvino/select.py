@@ -63,7 +63,12 @@ class Select(Op):
                 f"{then.element_type}, input 2 ('else') is {other.element_type}"
             )
         shape = self._infer_shape(cond.shape, then.shape, other.shape)
-        return [TensorType(et, shape, self._fold(cond, then, other, et, shape))]
+        value = self._fold(cond, then, other, et, shape)
+        if value is None and cond.value is not None and (then.bounds or other.bounds):
+            picked = self._picked(cond, then, other, et, shape)
+            if picked is not None:
+                return [picked]
+        return [TensorType(et, shape, value)]
 
     def _infer_shape(self, cond: PartialShape, then: PartialShape, other: PartialShape) -> PartialShape:
         spec = self.broadcast_spec
@@ -109,6 +114,27 @@ class Select(Op):
             return self.evaluate(np.asarray(cond.value), np.asarray(then.value), np.asarray(other.value))[0]
         except (ValueError, TypeError):
             return None
+
+    def _picked(self, cond: TensorType, then: TensorType, other: TensorType, et: ElementType,
+                shape: PartialShape) -> TensorType | None:
+        """A known condition over partly known shape values (torch's ``expand`` target
+        ``Where(Equal(shape, -1), 1, shape)``): each element taken from its branch, as OpenVINO's
+        bounds take it (a dim of ``[?,?,2,?,8]`` stays known through the Where)."""
+        from graphir.ops.openvino import shape_values as sv
+
+        first, second = sv.elements(then), sv.elements(other)
+        if (first is None or second is None or not shape.is_static or self.auto_broadcast != "numpy"
+                or not (then.shape.is_static and other.shape.is_static)):
+            return None
+        a: np.ndarray = np.empty(len(first), dtype=np.object_)
+        b: np.ndarray = np.empty(len(second), dtype=np.object_)
+        a[:], b[:] = first, second
+        try:
+            picked = np.where(np.asarray(cond.value, dtype=bool), a.reshape(then.shape.to_shape()),
+                              b.reshape(other.shape.to_shape()))
+        except ValueError:
+            return None
+        return sv.make(et, shape, picked.reshape(-1).tolist())
 
     def evaluate(self, cond: np.ndarray, then: np.ndarray, other: np.ndarray) -> list[np.ndarray]:
         if self.auto_broadcast == "pdpd":

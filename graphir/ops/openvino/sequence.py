@@ -231,6 +231,33 @@ class TopK(Op):
         order = np.argsort(key, axis=axis, kind="stable")  # nan sorts last; ties keep the lower index first
         return self.gathered(x, np.take(order, np.arange(kk_eff), axis=axis))
 
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """A static shape and a constant k: ``evaluate``'s sort, the first k taken by a slice and
+        the values gathered by one index with grids laid out once (``take_along_axis`` builds them
+        per call: a post-processing head's TopK 8 -> 3 us)."""
+        shape, k = node.static_shape(node.inputs[0]), node.constants[1]
+        if shape is None or not shape or k is None or int(np.asarray(k).reshape(-1)[0]) < 0:
+            return self.evaluate
+        axis = self.axis % len(shape)
+        kk = min(int(np.asarray(k).reshape(-1)[0]), shape[axis])
+        first = tuple(slice(0, kk) if i == axis else slice(None) for i in range(len(shape)))
+        grids = tuple(np.arange(n).reshape([-1 if j == i else 1 for j in range(len(shape))])
+                      for i, n in enumerate(shape))
+        before, after = grids[:axis], grids[axis + 1:]
+        idx_dtype = np.dtype(ElementType.parse(self.index_element_type).numpy_dtype)
+        negate, by_index, generic = self.mode == "max", self.sort == "index", self.evaluate
+
+        def topk(x: np.ndarray, k_value: np.ndarray) -> list[np.ndarray]:
+            if x.shape != shape:
+                return generic(x, k_value)
+            key = x.astype(np.float64)
+            order = np.argsort(np.negative(key) if negate else key, axis=axis, kind="stable")[first]
+            if by_index:
+                order = np.sort(order, axis=axis)
+            return [x[before + (order,) + after], order.astype(idx_dtype)]
+
+        return topk
+
     def gathered(self, x: np.ndarray, order: np.ndarray) -> list[np.ndarray]:
         """The outputs for the picked indices ``order`` (sorted by value): re-sorted by index when
         ``sort`` says so, the values gathered, the indices in ``index_element_type``."""

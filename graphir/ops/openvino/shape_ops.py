@@ -717,6 +717,22 @@ class Broadcast3(Op):
             return self.evaluate
         generic, dtype = self.evaluate, np.dtype(node.inputs[0].element_type.numpy_dtype)
         one = dtype.type(1)
+        shape_in, target_value = node.static_shape(node.inputs[0]), node.constants[1]
+        if shape_in is not None and target_value is not None:  # the output shape known: worked out once
+            fixed = tuple(np.asarray(target_value).reshape(-1).tolist())
+            try:
+                out_fixed = np.broadcast_shapes(shape_in, fixed) if all(d >= 0 for d in fixed) else None
+            except ValueError:
+                out_fixed = None  # the run reports it
+            if out_fixed is not None:
+                check_tensor(out_fixed, dtype)
+
+                def broadcast_fixed(x: np.ndarray, target: np.ndarray) -> list[np.ndarray]:
+                    if x.dtype != dtype or x.shape != shape_in:
+                        return generic(x, target)
+                    return [np.multiply(x, one, out=np.empty(out_fixed, dtype))]  # broadcast to out
+
+                return broadcast_fixed
 
         def broadcast(x: np.ndarray, target: np.ndarray) -> list[np.ndarray]:
             shape = tuple(target.reshape(-1).tolist())

@@ -9,6 +9,7 @@ Sqrt); tests/ops/test_unary.py pins each against OpenVINO's reference evaluator.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
@@ -59,11 +60,20 @@ def _to_integer(y: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return out
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function in float64 (scipy when installed, else ``math.erf`` per element)."""
+@functools.cache
+def _scipy_erf() -> Callable[[np.ndarray], np.ndarray] | None:
+    """scipy's erf ufunc, imported on first use (not with graphir), or None without scipy."""
     try:
         from scipy.special import erf as scipy_erf
     except ImportError:  # pragma: no cover - scipy is present where the tests run
+        return None
+    return scipy_erf  # type: ignore[no-any-return]
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function in float64 (scipy when installed, else ``math.erf`` per element)."""
+    scipy_erf = _scipy_erf()
+    if scipy_erf is None:  # pragma: no cover - scipy is present where the tests run
         x64 = np.asarray(x, dtype=np.float64)
         return np.vectorize(math.erf, otypes=[np.float64])(x64) if x64.size else x64
     return scipy_erf(np.asarray(x, dtype=np.float64))
@@ -214,6 +224,7 @@ class Sqrt(UnaryElementwise):
 
 class Erf(UnaryElementwise):
     type_name: ClassVar[str] = "Erf"
+    real_fn: ClassVar[Callable[[np.ndarray], Any] | None] = staticmethod(erf)
 
     def compute(self, x: np.ndarray) -> np.ndarray:
         return compute_real(x, erf, integer="round")

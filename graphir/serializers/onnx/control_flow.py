@@ -132,17 +132,28 @@ def loop(ctx: NodeContext) -> list[Output]:
                    output_descriptions=out_desc, back_edges=back)
 
 
+@translator("Scan", since=8)
+def scan_8(ctx: NodeContext) -> list[Output]:
+    """Scan-8 as OpenVINO's frontend reads it: sequence_lens (input 0) ignored, batch axis 0 kept in the
+    body, the scan axis 1 by default and the input directions in ``directions``."""
+    return _scan(ctx, default_axis=1, first=1, directions="directions")
+
+
 @translator("Scan", since=9)
 def scan(ctx: NodeContext) -> list[Output]:
+    return _scan(ctx, default_axis=0, first=0, directions="scan_input_directions")
+
+
+def _scan(ctx: NodeContext, default_axis: int, first: int, directions: str) -> list[Output]:
     graph = ctx.attr("body")
-    given = [x for x in ctx.inputs if x is not None]
+    given = [x for x in ctx.inputs[first:] if x is not None]
     n_scan = int(ctx.attr("num_scan_inputs"))
     n_state = len(given) - n_scan
     states, scanned = given[:n_state], given[n_state:]
-    in_axes = [int(a) for a in ctx.attr("scan_input_axes", [0] * n_scan)]
-    in_dirs = [int(d) for d in ctx.attr("scan_input_directions", [0] * n_scan)]
+    in_axes = [int(a) for a in ctx.attr("scan_input_axes", [default_axis] * n_scan)]
+    in_dirs = [int(d) for d in ctx.attr(directions, [0] * n_scan)]
     n_out_scan = len(graph.output) - n_state
-    out_axes = [int(a) for a in ctx.attr("scan_output_axes", [0] * n_out_scan)]
+    out_axes = [int(a) for a in ctx.attr("scan_output_axes", [default_axis] * n_out_scan)]
     out_dirs = [int(d) for d in ctx.attr("scan_output_directions", [0] * n_out_scan)]
     declared = list(graph.input)
     slices: list[Output] = []  # a Parameter per scanned input: one part, its axis kept (length 1)

@@ -76,7 +76,19 @@ def bit_shift(ctx: NodeContext) -> Output:
     direction = str(ctx.attr("direction"))
     if direction not in ("LEFT", "RIGHT"):
         raise ctx.error(f"direction '{direction}' is neither LEFT nor RIGHT")
-    return ctx.op("BitwiseLeftShift" if direction == "LEFT" else "BitwiseRightShift", ctx.input(0), ctx.input(1))
+    x, count = ctx.input(0), ctx.input(1)
+    name = "BitwiseLeftShift" if direction == "LEFT" else "BitwiseRightShift"
+    width = x.element_type.bitwidth
+    known = ctx.folded(1)
+    if known is not None and bool(np.all((known >= 0) & (known < width))):
+        return ctx.op(name, x, count)
+    # ONNX defines a count outside [0, width) (OpenVINO's shifts leave it undefined): the sign fill
+    # alone, that is 0, or -1 for a right shift of a negative signed value (a shift by width - 1)
+    in_range = ctx.op("LogicalAnd", ctx.op("GreaterEqual", count, scalar_like(ctx, 0, count)),
+                      ctx.op("Less", count, scalar_like(ctx, width, count)))
+    if direction == "RIGHT" and x.element_type.is_signed:
+        return ctx.op(name, x, ctx.op("Select", in_range, count, scalar_like(ctx, width - 1, count)))
+    return ctx.op("Select", in_range, ctx.op(name, x, count), scalar_like(ctx, 0, x))
 
 
 def _variadic(onnx_name: str, ov_name: str) -> None:

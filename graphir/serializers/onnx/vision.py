@@ -63,6 +63,9 @@ def non_max_suppression(ctx: NodeContext) -> Output:
 @translator("Col2Im", since=18)
 def col2im(ctx: NodeContext) -> Output:
     spatial = 2
+    image = ctx.input(1).partial_shape
+    if image.rank.is_static and image.rank.get_length() == 1 and image[0].is_static and image[0].get_length() != 2:
+        ctx.unsupported(f"a Col2Im of {image[0].get_length()} spatial dims (OpenVINO's Col2Im is 2-D)")
     begin, end = split_pads(ctx, ctx.attr("pads", []), spatial)
     return ctx.op("Col2Im", ctx.input(0), ctx.input(1), ctx.input(2),
                   strides=ints(ctx.attr("strides", [1] * spatial)), dilations=ints(ctx.attr("dilations", [1] * spatial)),
