@@ -697,11 +697,12 @@ def _reraise(node: "Node", args: Sequence[Any], exc: Exception) -> None:
         message = f"{describe_inputs(node, args)}: {levels} nested bodies down: {innermost}"
     else:
         message = describe_failure(node, args, exc)
-    error: EvaluationError
+    error: GraphirError
     if isinstance(exc, ResourceLimitError):
         error = ResourceLimitError(message)
     elif not isinstance(exc, GraphirError) and innermost is None and _has_empty(args):
-        error = EmptyInputError(empty_input_message(node, args, exc))
+        message = empty_input_message(node, args, exc)
+        error = EmptyInputError(message)
     else:
         error = EvaluationError(message)
     setattr(error, "body_levels", levels)  # read when a node with bodies around this one wraps it
