@@ -22,6 +22,7 @@ def outcomes(directory: Path, count: int) -> dict[int, Any]:
     """Case index -> OpenVINO CPU's output shapes (a list), "refused" or "crashed"."""
     out = directory / "openvino.jsonl"
     found: dict[int, Any] = {}
+    crashes: list[int] = []
     start = 0
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     while start < count:
@@ -30,10 +31,12 @@ def outcomes(directory: Path, count: int) -> dict[int, Any]:
         for line in out.read_text().splitlines() if out.exists() else []:
             record = json.loads(line)
             found[record["index"]] = record["outcome"]
+        found.update({i: "crashed" for i in crashes})
         if proc.returncode == 0:
             break
         last = max((i for i in found if i >= start), default=start - 1)
         crashed = last if found.get(last) == "started" else last + 1  # the case the child died on
+        crashes.append(crashed)
         found[crashed] = "crashed"
         start = crashed + 1
     return found
