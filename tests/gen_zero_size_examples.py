@@ -1,5 +1,5 @@
 """Writes tests/fixtures/zero_size/examples.pkl: one small example per registered op class, taken
-from the tests that already run it (run: python tests/gen_zero_size_examples.py; ~10 minutes).
+from the tests that already run it (run: python tests/gen_zero_size_examples.py; 10-20 minutes).
 
 The per-op tests (tests/ops/, the oneDNN and DirectML tests, the numerics-profile grids) build
 small models and run them, or call an op's ``evaluate``, or build nodes to check shape inference.

@@ -2,22 +2,28 @@
 
 For every op class the registry holds (OpenVINO's opsets, oneDNN, DirectML), a one-node model is
 built from the op's example in tests/fixtures/zero_size/examples.pkl (recorded from the tests that
-already run the op: tests/gen_zero_size_examples.py) with one dim of its data input set to 0: the
+already run or infer the op: tests/gen_zero_size_examples.py; for a class no test builds, the
+op with default attributes on f32[2,3,4,5] inputs) with one dim of its data input set to 0: the
 batch (axis 0) and the last axis. Inputs that must agree in that dim are zeroed with it (the first
 of these that shape inference accepts: the same axis of every other input of the same size there,
-numpy's right-aligned way; else the first dim of that size in each other input, as a MatMul's K;
-else the data input alone). The model then runs under both numerics profiles and must give
+numpy's right-aligned way, first without then with dims of 1; else the first dim of that size in
+each other input, as a MatMul's K; else the data input alone). The model then runs under both
+numerics profiles and must give
 
 * outputs of the element types and shapes that shape inference predicted, or
-* a GraphirError whose message names the node, raised on purpose: not a numpy or Python error
-  from inside a kernel wrapped by the run (an EvaluationError caused by a ValueError is a crash in
-  disguise and fails here),
+* a GraphirError whose message names the node, raised on purpose: an EmptyInputError (a kernel
+  that cannot compute outputs with elements from an empty input) or an error of graphir's own,
+  never a numpy or Python error wrapped by the run (an EvaluationError caused by a ValueError is
+  a crash in disguise and fails here),
 
-within a time limit. Ops that the sweep cannot build are listed in :data:`EXCLUDED` with the reason
-as a code the test recomputes, so an exclusion that is no longer needed fails and the list only
-shrinks. Values where a zero-size axis is reduced follow OpenVINO CPU (checked against the real
-runtime below): ReduceSum/Mean/L1/L2 give 0, ReduceProd 1, ReduceMax the lowest value, ReduceMin
-the highest; TopK asked for more elements than an axis of size 0 holds is refused by name.
+within a time limit and without a numpy warning. Ops that the sweep cannot build are listed in
+:data:`EXCLUDED` with the reason as a code the test recomputes, so an exclusion that is no longer
+needed fails and the list only shrinks. Every OpenVINO-opset case is also run by OpenVINO CPU
+(tests/zero_size_openvino.py): where it runs, graphir runs with the same output shapes, except the
+listed refusals (OpenVINO returns uninitialized memory there) and departures. Reductions over an
+empty axis give OpenVINO CPU's values (ReduceSum/L1/L2 0, ReduceProd 1, ReduceMax the lowest
+finite value, ReduceMin the highest; ReduceMean NaN as OpenVINO's reference); TopK asked for more
+elements than an axis holds is refused by name.
 """
 from __future__ import annotations
 
