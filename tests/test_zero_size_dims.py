@@ -495,3 +495,27 @@ def test_an_empty_range_runs(version: str) -> None:
         for first, size in [(np.float32(2), 0), (np.float32(5), 0), (np.float32(0), 2)]:
             (y,) = model.run([first], numerics=profile).values()
             assert y.shape == (size,) and y.dtype == np.float32
+
+
+def test_a_batch_of_0_sequences_runs_through_the_recurrent_sequences() -> None:
+    """The sweep zeroes the batch of an RNN's inputs but not of its sequence lengths (a constant),
+    so shape inference refuses those cases; built whole, a batch of 0 runs."""
+    rng = np.random.default_rng(1)
+
+    def weights(*shape: int) -> np.ndarray:
+        return rng.uniform(-1, 1, shape).astype(np.float32)
+
+    x = opset.parameter([0, 5, 4], "f32", name="x")
+    h = opset.parameter([0, 1, 6], "f32", name="h")
+    lengths = opset.constant(np.zeros(0, np.int32))
+    outs = [*opset.lstm_sequence(x, h, h, lengths, weights(1, 24, 4), weights(1, 24, 6), weights(1, 24),
+                                 hidden_size=6, direction="forward").outputs(),
+            *opset.gru_sequence(x, h, lengths, weights(1, 18, 4), weights(1, 18, 6), weights(1, 18),
+                                hidden_size=6, direction="forward").outputs(),
+            *opset.rnn_sequence(x, h, lengths, weights(1, 6, 4), weights(1, 6, 6), weights(1, 6),
+                                hidden_size=6, direction="forward").outputs()]
+    model = Model(outs, [x.node, h.node])
+    for profile in graphir.numerics.PROFILES:
+        got = [a.shape for a in model.run([np.zeros((0, 5, 4), np.float32), np.zeros((0, 1, 6), np.float32)],
+                                          numerics=profile).values()]
+        assert got == [(0, 1, 5, 6), (0, 1, 6), (0, 1, 6)] + [(0, 1, 5, 6), (0, 1, 6)] * 2  # LSTM, GRU, RNN
