@@ -78,6 +78,13 @@ class EvaluationError(GraphirError):
     """A node failed while running; the message names the node and its inputs."""
 
 
+class EmptyInputError(EvaluationError):
+    """A node whose outputs hold elements but whose kernel cannot compute them from an input with
+    none (a zero-size dim): a ROIAlign over a batch of 0 images, an Interpolate of a width of 0 to 5.
+    Outputs that are themselves empty are never computed (graphir.specialize), so this is the one
+    refusal a zero-size dim meets at run time; the message names the node and the empty input."""
+
+
 class InputError(GraphirError, ValueError):
     """A model input that does not match its Parameter (name, element type or shape)."""
 

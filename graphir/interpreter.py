@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphir.errors import EvaluationError, GraphirError, InputError, ResourceLimitError, UnsupportedOpError
+from graphir.errors import (EmptyInputError, EvaluationError, GraphirError, InputError, ResourceLimitError,
+                             UnsupportedOpError)
 from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_limit
 from graphir.run_guard import check_run
 from graphir.ops.openvino.core import Constant, Parameter, Result
@@ -700,12 +701,39 @@ def _reraise(node: "Node", args: Sequence[Any], exc: Exception) -> None:
         message = f"{describe_inputs(node, args)}: {levels} nested bodies down: {innermost}"
     else:
         message = describe_failure(node, args, exc)
-    error = ResourceLimitError(message) if isinstance(exc, ResourceLimitError) else EvaluationError(message)
+    error: GraphirError
+    if isinstance(exc, ResourceLimitError):
+        error = ResourceLimitError(message)
+    elif not isinstance(exc, GraphirError) and innermost is None and _has_empty(args):
+        message = empty_input_message(node, args, exc)
+        error = EmptyInputError(message)
+    else:
+        error = EvaluationError(message)
     setattr(error, "body_levels", levels)  # read when a node with bodies around this one wraps it
     setattr(error, "innermost", innermost if innermost is not None else message)
     if isinstance(exc, GraphirError):
         raise error from None
     raise error from exc
+
+
+def _has_empty(args: Sequence[Any]) -> bool:
+    return any(type(a) is np.ndarray and a.size == 0 for a in args)
+
+
+def empty_input_message(node: "Node", args: Sequence[Any], exc: Exception) -> str:
+    """A kernel's failure on an input with no elements, said as the refusal it is: the node, the
+    empty input(s), the outputs it was asked for, and what the kernel met."""
+    ports = [f"input {i}{_port_name(node, i)} {a.dtype}{list(a.shape)}"
+             for i, a in enumerate(args) if type(a) is np.ndarray and a.size == 0]
+    wanted = ", ".join(str(t) for t in node.output_types)
+    return (f"{describe_inputs(node, args)}: {' and '.join(ports)} holds no elements, and the op cannot compute "
+            f"its outputs ({wanted}) from it ({type(exc).__name__}: {exc})")
+
+
+def _port_name(node: "Node", index: int) -> str:
+    ports = type(node.op).inputs
+    port = ports[index] if index < len(ports) else ports[-1] if ports and ports[-1].variadic else None
+    return f" ({port.name!r})" if port is not None else ""
 
 
 def describe_inputs(node: "Node", args: Sequence[Any]) -> str:

@@ -132,6 +132,34 @@ def _foldable_at_plan(node: "Node") -> bool:
     return foldable and bool(node.inputs)
 
 
+_SIDE_EFFECT_FREE: dict[type, bool] = {}
+
+
+def _empty_at_plan(node: "Node", types: list["TensorType"]) -> bool:
+    """Whether every output of ``node`` is, for this signature, an empty tensor of a static shape
+    and a numpy element type, and the op has no effect beyond its outputs (no state, no sink): then
+    the step is not run and its outputs are those empty arrays (a zero-size batch or dim runs
+    through every op without its kernel being asked to handle it)."""
+    for t in types:
+        dims = static_dims(t)
+        if dims is None or 0 not in dims or t.element_type.is_dynamic:
+            return False
+    cls = type(node.op)
+    free = _SIDE_EFFECT_FREE.get(cls)
+    if free is None:
+        free = _SIDE_EFFECT_FREE[cls] = bool(cls.runnable and not getattr(cls, "stateful", False)
+                                             and not getattr(cls, "sink", False))
+    return free
+
+
+def _empty_value(t: "TensorType") -> np.ndarray:
+    dims = static_dims(t)
+    assert dims is not None
+    value = np.empty(dims, np.dtype(t.element_type.numpy_dtype))
+    value.flags.writeable = False  # shared by every run of the signature
+    return value
+
+
 def _inferred_value(t: "TensorType") -> np.ndarray | None:
     """The value shape inference knows for an output, when it is exactly what a run computes."""
     value = t.value
@@ -246,6 +274,12 @@ def specialize(plan: "RunPlan", types: "Mapping[tuple[int, int], TensorType]", m
         override = profile_evaluate(node, numerics)
         if override is not None or any(s in overridden for s in ins):
             overridden.update(base + i for i in range(len(outs_types)))
+        if prepare and outs_types and _empty_at_plan(node, outs_types):
+            for i, t in enumerate(outs_types):  # nothing to compute: shape inference knows the empty outputs
+                template[base + i] = _empty_value(t)
+                known[base + i] = True
+                constant[base + i] = False
+            continue
         if prepare and outs_types and _foldable_at_plan(node):
             values: list[Any] | None = None
             shared = all(constant[s] for s in ins)

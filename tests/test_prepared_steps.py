@@ -150,7 +150,10 @@ def test_slice_prepared_gives_the_generic_bits(start: list[int], stop: list[int]
     model = Model([opset.add(y, opset.constant(np.float32(1)))], [x.node])  # writes into the Slice's copy
     values = [rng.standard_normal((6, 7, 16)).astype(np.float32)]
     before = values[0].copy()
-    assert prepared_types(model, values)["Slice"]
+    if y.tensor_type.shape.to_shape().count(0):  # an empty output is not computed at all (graphir.specialize)
+        assert prepared_types(model, values) == {}
+    else:
+        assert prepared_types(model, values)["Slice"]
     (got,) = assert_same_bits(model, values).values()
     index = [slice(None)] * 3
     for i, a in enumerate(axes if axes is not None else range(len(start))):

@@ -42,7 +42,7 @@ def topk(op: Op, inputs: Sequence[TensorType] | None) -> Evaluate:
         k = int(np.asarray(arrays[1]).reshape(-1)[0])
         if k < 0:  # as OpenVINO refuses it
             raise op.fail(f"The value of 'K' must be greater or equal to zero. (got {k})")
-        k = min(k, n)
+        op.check_k(k, n)
         algo = topk_order.algorithm(n, k, innermost=axis == x.ndim - 1, dynamic=dynamic, stable=stable)
         if algo == "horizontal" and not host.has_avx512_core():
             return op.evaluate(x, arrays[1])  # not replayed on this host: the reference order

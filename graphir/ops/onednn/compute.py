@@ -149,6 +149,9 @@ class ReduceMean(_Reduce):
     type_name: ClassVar[str] = "ReduceMean"
 
     def reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        if x.size == 0:  # 0 / 0 over an empty axis, as the OpenVINO ReduceMean (np.mean would warn)
+            with np.errstate(all="ignore"):
+                return x.sum(axis=axes) / x.dtype.type(0)
         return x.mean(axis=axes)
 
 

@@ -150,7 +150,10 @@ class _Slicing:
         return axis
 
     def iterations(self, length: int) -> int:
-        """How many parts of ``length`` the slicing visits (start and end both inclusive)."""
+        """How many parts of ``length`` the slicing visits (start and end both inclusive); none of
+        a zero-size axis (OpenVINO CPU refuses to compile that, graphir runs zero iterations)."""
+        if length == 0:
+            return 0
         start = self.start + length if self.start < 0 else self.start
         end = self.end + length if self.end < 0 else self.end
         return (abs(end - start) + 1) // self.part_size

@@ -16,6 +16,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from graphir.kernels.conv import ConvKernel
 from graphir.ops.base import INDEX, NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.shapes import Dimension, PartialShape
+from graphir.types import ElementType
 
 AutoPad = Literal["explicit", "notset", "same_upper", "same_lower", "valid"]
 
@@ -379,8 +380,8 @@ class ConvolutionBackpropData(_ConvBase):
                     self.pads_begin[i], self.pads_end[i])
                 extra = self.dilations[i] * (k.min - 1) + 1 - pb - pe + op[i]
 
-                def size(n: int) -> int:
-                    return self.strides[i] * (n - 1) + extra
+                def size(n: int) -> int:  # OpenVINO's (n - 1) is a Dimension's: it stops at 0 for n = 0
+                    return self.strides[i] * max(n - 1, 0) + extra
 
                 # a dynamic input length counts as at least 1; a negative length is unknown (OpenVINO)
                 lo = size(max(d.min, 1)) if d.is_dynamic else size(d.min)
@@ -393,6 +394,8 @@ class ConvolutionBackpropData(_ConvBase):
 
     def evaluate(self, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None = None) -> list[np.ndarray]:
         g = self.groups_in_filter
+        if x.size == 0:  # nothing to scatter: zeros of the size shape inference gives
+            return [self._zeros(x, w, output_shape)]
         kernel = w.shape[2 + g:]
         spatial_count = x.ndim - 2
         op = self._out_padding(spatial_count)
@@ -415,6 +418,15 @@ class ConvolutionBackpropData(_ConvBase):
                 out = out[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]
             return [out]
         return [grouped_conv_transpose(x, wg, self.strides, self.dilations, self.pads_begin, self.pads_end, op)]
+
+
+    def _zeros(self, x: np.ndarray, w: np.ndarray, output_shape: np.ndarray | None) -> np.ndarray:
+        et = ElementType.from_numpy(x.dtype)
+        types = [TensorType(et, PartialShape(list(x.shape))), TensorType(et, PartialShape(list(w.shape)))]
+        if output_shape is not None:
+            sizes = np.asarray(output_shape)
+            types.append(TensorType(ElementType.from_numpy(sizes.dtype), PartialShape(list(sizes.shape)), sizes))
+        return np.zeros(self.infer(types)[0].shape.to_shape(), x.dtype)
 
 
 class GroupConvolutionBackpropData(ConvolutionBackpropData):

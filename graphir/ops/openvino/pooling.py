@@ -356,6 +356,8 @@ class _AdaptiveBase(Op):
     def _pool(self, x: np.ndarray, sizes: np.ndarray, reduce: str) -> tuple[np.ndarray, np.ndarray]:
         counts = [int(v) for v in np.asarray(sizes).reshape(-1)]
         spatial = x.shape[2:]
+        if 0 in spatial and x.size == 0 and 0 not in counts:  # the run names the node and the empty input
+            raise ValueError(f"{reduce} pooling of an empty window: data spatial dims {list(spatial)}")
         out = np.empty(x.shape[:2] + tuple(counts), dtype=x.dtype)
         idx = np.empty(x.shape[:2] + tuple(counts), dtype=np.int64)
         bins = [self._bins(n, c) for n, c in zip(spatial, counts)]

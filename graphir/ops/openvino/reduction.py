@@ -214,6 +214,9 @@ class ReduceMean(_Reduce):
         if x.dtype.kind in "iu":
             count = int(np.prod([x.shape[a] for a in axes])) if axes else 1
             return np.sum(x, axis=axes) // max(count, 1)
+        if x.size == 0:  # 0 / 0 as OpenVINO's reference computes it (np.mean would warn)
+            with np.errstate(all="ignore"):
+                return np.sum(_acc(x), axis=axes) / np.float32(0)
         return np.mean(_acc(x), axis=axes)
 
 
@@ -272,10 +275,21 @@ class ReduceMin(_Reduce):
 
 
 def _extreme(dtype: np.dtype, low: bool) -> object:
+    """What ReduceMax (``low``) / ReduceMin give over a zero-size axis: the type's lowest / highest
+    finite value, as OpenVINO's reference and CPU plugin do (``numeric_limits<T>::lowest()``,
+    -3.4028235e38 for f32; measured on OpenVINO 2026.4 CPU: tests/test_zero_size_dims.py)."""
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return info.min if low else info.max
-    return -np.inf if low else np.inf
+    if dtype.kind == "b":
+        return not low
+    try:
+        finfo: Any = np.finfo(dtype)
+    except (TypeError, ValueError):  # bfloat16 and the f8 types: ml_dtypes knows their limits
+        import ml_dtypes
+
+        finfo = ml_dtypes.finfo(dtype)
+    return finfo.min if low else finfo.max
 
 
 class ReduceL1(_Reduce):

@@ -226,10 +226,17 @@ class TopK(Op):
         if kk < 0:  # as OpenVINO refuses it (numpy's slicing would take all but the last -k)
             raise self.fail(f"The value of 'K' must be greater or equal to zero. (got {kk})")
         axis = self.axis % x.ndim
-        kk_eff = min(kk, x.shape[axis])
+        self.check_k(kk, x.shape[axis])
         key = -x.astype(np.float64) if self.mode == "max" else x.astype(np.float64)
         order = np.argsort(key, axis=axis, kind="stable")  # nan sorts last; ties keep the lower index first
-        return self.gathered(x, np.take(order, np.arange(kk_eff), axis=axis))
+        return self.gathered(x, np.take(order, np.arange(kk), axis=axis))
+
+    def check_k(self, k: int, n: int) -> None:
+        """A run refuses ``k`` above the axis's size (over a zero-size axis: any k > 0), as OpenVINO
+        CPU does ("K (5) exceeds the axis dimension (3)"); shape inference gives k elements there, so
+        fewer would contradict it, and OpenVINO CPU returns uninitialized memory for an empty axis."""
+        if k > n:
+            raise self.fail(f"K ({k}) exceeds the axis dimension ({n})")
 
     def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
         """A static shape and a constant k: ``evaluate``'s sort, the first k taken by a slice and
