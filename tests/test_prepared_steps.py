@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from graphir import opset
+from graphir.errors import GraphirError
 from graphir.interpreter import get_plan, _run_unspecialized, specialization
 from graphir.model import Model
 
@@ -501,7 +502,7 @@ def _post_processing_steps(pads: tuple[list[int], list[int]], k: int, sort: str)
                         opset.constant(np.array(-2.5, np.float32)), pad_mode="constant")
     top = opset.make("TopK", x, opset.constant(np.array(k, np.int64)), axis=-1, mode="max", sort=sort,
                      index_element_type="i32")
-    low = opset.make("TopK", x, opset.constant(np.array(k, np.int64)), axis=0, mode="min", sort=sort,
+    low = opset.make("TopK", x, opset.constant(np.array(min(k, 3), np.int64)), axis=0, mode="min", sort=sort,
                      index_element_type="i64")
     biggest = opset.make("ReduceMax", x, opset.constant(np.array([1], np.int64)), keep_dims=True)
     smallest = opset.make("ReduceMin", x, opset.constant(np.array([0, -1], np.int64)), keep_dims=False)
@@ -516,18 +517,33 @@ def _post_processing_steps(pads: tuple[list[int], list[int]], k: int, sort: str)
 
 
 @pytest.mark.parametrize("pads", [([1, 2], [0, 3]), ([0, -2], [2, -3]), ([2, 4], [-3, -7]), ([0, 0], [0, 0])])
-@pytest.mark.parametrize("k,sort", [(3, "value"), (9, "index"), (0, "none"), (12, "value")])
+@pytest.mark.parametrize("k,sort", [(3, "value"), (9, "index"), (0, "none"), (8, "value")])
 def test_post_processing_steps_prepared_give_the_generic_bits(pads: tuple[list[int], list[int]], k: int,
                                                                sort: str) -> None:
     """Pad (constant pads, crops included), TopK (constant k), ReduceMax/Min (constant axes),
     Broadcast (bidirectional to a constant shape) and HardSigmoid (constant alpha, beta)."""
     model, values = _post_processing_steps(pads, k, sort)
     kinds = prepared_types(model, values)
-    assert all(kinds[t] for t in ("Pad", "TopK", "ReduceMax", "ReduceMin", "Broadcast", "HardSigmoid")), kinds
+    # with k = 0 the TopKs' outputs are empty: shape inference gives them and no step runs
+    required = ("Pad", "TopK", "ReduceMax", "ReduceMin", "Broadcast", "HardSigmoid") if k else \
+        ("Pad", "ReduceMax", "ReduceMin", "Broadcast", "HardSigmoid")
+    assert all(kinds[t] for t in required) and ("TopK" in kinds) == (k > 0), kinds
     got = list(assert_same_bits(model, values).values())
     x = values[0]
     assert got[0].shape == (3 + pads[0][0] + pads[1][0], 9 + pads[0][1] + pads[1][1])
-    assert got[1].shape == (3, min(k, 9)) and got[3].shape == (min(k, 3), 9) and got[7].shape == (2, 3, 4)
+    assert got[1].shape == (3, k) and got[3].shape == (min(k, 3), 9) and got[7].shape == (2, 3, 4)
     if sort == "value":  # rows without NaN: the k largest, largest first
-        assert got[1][1:].tolist() == np.sort(x[1:], axis=1)[:, ::-1][:, :min(k, 9)].tolist()
+        assert got[1][1:].tolist() == np.sort(x[1:], axis=1)[:, ::-1][:, :k].tolist()
     assert got[5].reshape(-1)[1:].tolist() == x[1:].max(axis=1).tolist()
+
+
+@pytest.mark.parametrize("prepared", [True, False])
+def test_topk_k_above_the_axis_size_is_refused_prepared_or_not(prepared: bool) -> None:
+    """k above the axis's size is refused by name, as OpenVINO CPU refuses it; the prepared step
+    (static shape, constant k) hands such a k to the generic evaluate, which refuses it."""
+    x = opset.parameter([3, 9] if prepared else "[3,?]", "f32", name="x")
+    top = opset.make("TopK", x, opset.constant(np.array(12, np.int64)), axis=-1, mode="max", sort="value",
+                     index_element_type="i32", name="top12")
+    model = Model([top[0]], [x.node])
+    with pytest.raises(GraphirError, match=r"top12.*K \(12\) exceeds the axis dimension \(9\)"):
+        model.run([np.zeros((3, 9), np.float32)])

@@ -21,8 +21,9 @@ within a time limit and without a numpy warning. Ops that the sweep cannot build
 needed fails and the list only shrinks. Every OpenVINO-opset case is also run by OpenVINO CPU
 (tests/zero_size_openvino.py): where it runs, graphir runs with the same output shapes, except the
 listed refusals (OpenVINO returns uninitialized memory there) and departures. Reductions over an
-empty axis give OpenVINO CPU's values (ReduceSum/L1/L2 0, ReduceProd 1, ReduceMax the lowest
-finite value, ReduceMin the highest; ReduceMean NaN as OpenVINO's reference); TopK asked for more
+empty axis give OpenVINO's reference values (its constant folding) under the reference profile and
+OpenVINO CPU's under openvino-cpu (ReduceSum/L1/L2 0, ReduceProd 1, ReduceMax the lowest finite
+value, ReduceMin +inf, on the CPU f32 the highest finite; ReduceMean NaN as OpenVINO's reference); TopK asked for more
 elements than an axis holds is refused by name.
 """
 from __future__ import annotations
@@ -400,12 +401,25 @@ def test_an_empty_output_is_not_computed_and_a_zero_batch_convolution_runs() -> 
     assert specialization(model, get_plan(model), [x]).steps == []  # no kernel was asked
 
 
-@pytest.mark.parametrize("dtype", ["f32", "i32"])
+def _openvino_folded(ov: Any, builder: Any, x: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """OpenVINO's reference value: the reduction of a Constant, folded by its ConstantFolding pass."""
+    from openvino.passes import ConstantFolding, Manager
+
+    model = ov.Model([builder(ov.opset13.constant(x), axes)], [])
+    manager = Manager()
+    manager.register_pass(ConstantFolding())
+    manager.run_passes(model)
+    folded = model.get_results()[0].input_value(0).get_node()
+    assert folded.get_type_name() == "Constant", folded
+    return np.asarray(folded.get_data())
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "i32"])
 def test_reductions_over_an_empty_axis_give_openvinos_values(ov: Any, dtype: str) -> None:
-    """ReduceSum/L1/L2 0, ReduceProd 1, ReduceMax the lowest finite value, ReduceMin the highest, as
-    OpenVINO CPU computes them (run here); ReduceMean NaN (0 / 0: OpenVINO's reference; the CPU gives 0).
-    (f16 gives its own lowest, -65504, as OpenVINO's reference does; OpenVINO CPU computes f16 in
-    f32 and its lowest becomes -inf on the way back.)"""
+    """The reference profile gives OpenVINO's reference values (its constant folding: ReduceSum/L1/L2
+    0, ReduceProd 1, ReduceMax the lowest finite value, ReduceMin +inf for floats, the highest
+    integer otherwise), the openvino-cpu profile OpenVINO CPU's (run here: f32 ReduceMin 3.4028235e38,
+    f16 ReduceMax -inf). ReduceMean: NaN (0 / 0, OpenVINO's reference; the CPU gives 0)."""
     ops = ov.opset13
     names = ["ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin"] + (["ReduceL1", "ReduceL2"] if dtype != "i32" else [])
     axes = np.array([1], np.int64)
@@ -417,24 +431,20 @@ def test_reductions_over_an_empty_axis_give_openvinos_values(ov: Any, dtype: str
     builders = {"ReduceSum": ops.reduce_sum, "ReduceProd": ops.reduce_prod, "ReduceMax": ops.reduce_max,
                 "ReduceMin": ops.reduce_min, "ReduceL1": ops.reduce_l1, "ReduceL2": ops.reduce_l2}
     compiled = ov.Core().compile_model(ov.Model([builders[n](ov_param, axes) for n in names], [ov_param]), "CPU")
-    theirs = list(compiled([x]).values())
+    expected = {"openvino-cpu": list(compiled([x]).values()),
+                "reference": [_openvino_folded(ov, builders[n], x, axes) for n in names]}
     for profile in graphir.numerics.PROFILES:
         ours = list(model.run([x], numerics=profile).values())
-        for name, a, b in zip(names, ours, theirs):
+        for name, a, b in zip(names, ours, expected[profile]):
             assert a.dtype == np_type and a.shape == (2, 3), name
-            np.testing.assert_array_equal(a, b.astype(np_type), err_msg=name)
+            np.testing.assert_array_equal(a, b.astype(np_type), err_msg=f"{profile}: {name}")
         mean = ours[-1]
         assert (np.isnan(mean).all() if dtype != "i32" else (mean == 0).all()) and mean.shape == (2, 3)
-    lowest = np.finfo(np_type).min if dtype != "i32" else np.iinfo(np.int32).min
-    assert (ours[names.index("ReduceMax")] == lowest).all()
-
-
-def test_f16_reductions_over_an_empty_axis_give_the_types_limits() -> None:
-    axes = np.array([0], np.int64)
-    x = opset.parameter([0, 2], "f16", name="x")
-    model = Model([opset.make("ReduceMax", x, axes), opset.make("ReduceMin", x, axes)], [x.node])
-    high, low = model.run([np.zeros((0, 2), np.float16)]).values()
-    assert high.tolist() == [-65504.0, -65504.0] and low.tolist() == [65504.0, 65504.0]
+    reference = list(model.run([x]).values())
+    if dtype != "i32":  # f16 is folded in f32, whose lowest value is -inf in f16
+        lowest = np.finfo(np_type).min if dtype == "f32" else -np.inf
+        assert (reference[names.index("ReduceMax")] == lowest).all()
+        assert (reference[names.index("ReduceMin")] == np.inf).all()
 
 
 def test_topk_over_an_empty_axis_is_refused_by_name_and_k_0_runs() -> None:

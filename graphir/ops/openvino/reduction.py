@@ -275,21 +275,23 @@ class ReduceMin(_Reduce):
 
 
 def _extreme(dtype: np.dtype, low: bool) -> object:
-    """What ReduceMax (``low``) / ReduceMin give over a zero-size axis: the type's lowest / highest
-    finite value, as OpenVINO's reference and CPU plugin do (``numeric_limits<T>::lowest()``,
-    -3.4028235e38 for f32; measured on OpenVINO 2026.4 CPU: tests/test_zero_size_dims.py)."""
+    """What ReduceMax (``low``) / ReduceMin give over a zero-size axis, as OpenVINO's reference
+    (its constant folding, measured on 2026.4) gives it: ReduceMax the type's lowest finite value
+    (``numeric_limits<T>::lowest()``: -3.4028235e38 for f32; types narrower than f32 are folded in
+    f32, so f16 gets -inf), ReduceMin +inf for a floating type and the highest value otherwise.
+    OpenVINO CPU's f32 ReduceMin (3.4028235e38) is the ``openvino-cpu`` profile's
+    (graphir.numerics.openvino_cpu.empty_reductions)."""
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return info.min if low else info.max
     if dtype.kind == "b":
         return not low
-    try:
-        finfo: Any = np.finfo(dtype)
-    except (TypeError, ValueError):  # bfloat16 and the f8 types: ml_dtypes knows their limits
-        import ml_dtypes
-
-        finfo = ml_dtypes.finfo(dtype)
-    return finfo.min if low else finfo.max
+    if not low:
+        return np.inf
+    if dtype.itemsize >= 4:
+        return np.finfo(dtype).min
+    with np.errstate(over="ignore"):  # folded in f32: f16's lowest becomes -inf, bf16 keeps its range
+        return np.float32(np.finfo(np.float32).min).astype(dtype)
 
 
 class ReduceL1(_Reduce):
