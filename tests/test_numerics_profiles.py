@@ -109,6 +109,26 @@ def test_sigmoid_gives_one_answer_per_profile(dtype: str) -> None:
         assert not np.array_equal(reference, list(model.run([x], numerics="openvino-cpu").values())[0])
 
 
+@pytest.mark.parametrize("builder", ["hswish", "hsigmoid"])
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_hard_activations_give_one_answer_per_profile(builder: str, dtype: str) -> None:
+    """HSwish/HSigmoid: the reference is the spec's formula in f32 (x + 3, clamp, then / 6), the
+    openvino-cpu profile oneDNN's rounding (tests/ops/test_cpu_exp.py compares both with OpenVINO)."""
+    model, _ = _single(getattr(opset, builder), ("[?]", dtype))
+    x = np.concatenate([RNG.standard_normal(5000) * 5, [np.nan, np.inf, -np.inf, -3, 3, 0]]).astype(
+        np.float32 if dtype == "f32" else np.float16)
+    assert assert_profiles_agree(model, [x]) == ["reference", "openvino-cpu"]
+    v = x.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        gate = np.clip(v + np.float32(3), np.float32(0), np.float32(6))
+        want = (v * gate / np.float32(6) if builder == "hswish" else gate / np.float32(6)).astype(x.dtype)
+        reference = list(model.run([x]).values())[0]
+        cpu = list(model.run([x], numerics="openvino-cpu").values())[0]
+    np.testing.assert_array_equal(reference, want)
+    if dtype == "f32":
+        assert not np.array_equal(reference, cpu)
+
+
 @pytest.mark.parametrize("op,shape,axes", [("dft", (4, 12, 2), [1]), ("idft", (3, 16, 7, 2), [0, 2]),
                                            ("dft", (5, 6, 8, 2), [0, 1, 2])])
 def test_dft_gives_one_answer_per_profile(op: str, shape: tuple[int, ...], axes: list[int]) -> None:
