@@ -129,6 +129,23 @@ def test_hard_activations_give_one_answer_per_profile(builder: str, dtype: str) 
         assert not np.array_equal(reference, cpu)
 
 
+@pytest.mark.parametrize("output_type", ["f32", "f16"])
+def test_random_uniform_gives_one_answer_per_profile(output_type: str) -> None:
+    """RandomUniform f32: the reference rounds ``unit * span`` and ``+ min`` apart (OpenVINO's reference
+    evaluator), openvino-cpu once (the plugin's FMA; tests/ops/test_random.py compares both with OpenVINO);
+    other types are the same under both."""
+    dtype = np.float32 if output_type == "f32" else np.float16
+    shape = opset.parameter([2], "i64", name="shape")
+    node = opset.make("RandomUniform", shape, opset.constant(np.array(-5.5, dtype)), opset.constant(np.array(3.25, dtype)),
+                      version="opset8", output_type=output_type, global_seed=150, op_seed=10)
+    model = Model([node], [shape.node])
+    dims = np.array([50, 40], np.int64)
+    assert assert_profiles_agree(model, [dims]) == ["reference", "openvino-cpu"]
+    reference, cpu = (list(model.run([dims], numerics=p).values())[0] for p in graphir.numerics.PROFILES)
+    assert (reference.tobytes() != cpu.tobytes()) == (output_type == "f32")
+    np.testing.assert_allclose(cpu, reference, rtol=0, atol=8.75 * 2.0 ** -22)
+
+
 @pytest.mark.parametrize("op,shape,axes", [("dft", (4, 12, 2), [1]), ("idft", (3, 16, 7, 2), [0, 2]),
                                            ("dft", (5, 6, 8, 2), [0, 1, 2])])
 def test_dft_gives_one_answer_per_profile(op: str, shape: tuple[int, ...], axes: list[int]) -> None:
