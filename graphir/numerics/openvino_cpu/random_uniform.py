@@ -20,6 +20,6 @@ def random_uniform(op: Op, inputs: Sequence[TensorType] | None) -> Evaluate:
         return lambda arrays: op.evaluate(*arrays)
 
     def evaluate(arrays: list[np.ndarray]) -> list[np.ndarray]:
-        return op.generate(*arrays, fused=True)
+        return op.generate(arrays[0], arrays[1], arrays[2], fused=True)
 
     return evaluate
