@@ -23,6 +23,7 @@ import graphir
 import graphir.numerics
 from graphir import opset
 from graphir.errors import GraphirError
+from graphir.kernels import blas_host
 from graphir.model import Model
 from graphir.numerics.openvino_cpu import dft, dft_kernels, host
 from graphir.ops.openvino.fft import DFT, IDFT
@@ -232,7 +233,10 @@ def test_off_the_replays_host_openvino_cpu_gives_the_reference(monkeypatch: pyte
     assert all("not this host" in line for line in graphir.numerics.host_report())
     monkeypatch.setattr(host, "has_avx512_core", lambda: True)
     if dft_kernels.c_library() is not None:
-        assert not any("not this host" in line for line in graphir.numerics.host_report())
+        dft_line, topk_line, conv_line = graphir.numerics.host_report()
+        assert "not this host" not in dft_line and "not this host" not in topk_line
+        # convolutions also need numpy's BLAS to be the one measured (graphir.kernels.blas_host)
+        assert ("not this host" in conv_line) != blas_host.layouts_verified()
         got = graphir.numerics.evaluator(DFT(), "openvino-cpu")([x, axes])[0]
         assert got.tobytes() != DFT().evaluate(x, axes)[0].tobytes()  # the replay: the plugin's twiddles
 
@@ -317,3 +321,17 @@ def test_constant_folding_computes_under_the_runs_profile() -> None:
             got_sig, got_top = outs.values()
             assert got_sig.tobytes() == want_sig.tobytes() and got_top.tolist() == want_top.tolist(), profile
     assert want_top.tolist() == [1, 2, 3, 4, 5, 6, 7, 0]  # the last profile checked: openvino-cpu's heap
+
+
+@pytest.mark.parametrize("cap,avx512", [("AVX2", False), ("avx2_vnni", False), ("SSE41", False), ("AVX512_CORE", True),
+                                        ("avx512_core_amx", True), ("", True)])
+def test_the_replays_host_follows_openvinos_isa_cap(monkeypatch: pytest.MonkeyPatch, cap: str, avx512: bool) -> None:
+    """OpenVINO's CPU plugin runs oneDNN's ISA cap (ONEDNN_MAX_CPU_ISA): a host capped below avx512_core
+    runs the plugin's AVX2 kernels, so the AVX-512 replays are off there (on a CPU that has AVX-512)."""
+    monkeypatch.setattr(host, "cpu_flags", lambda: host.AVX512_CORE)
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", cap)
+    assert host.has_avx512_core() == avx512
+    if not avx512:
+        assert not host.convolution_bits_match()
+        assert all("not this host" in line for line in graphir.numerics.host_report())
