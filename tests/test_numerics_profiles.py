@@ -147,6 +147,34 @@ def test_random_uniform_gives_one_answer_per_profile(output_type: str) -> None:
     np.testing.assert_allclose(cpu, reference, rtol=0, atol=8.75 * 2.0 ** -22)
 
 
+def test_matrix_nms_ties_give_one_answer_per_profile() -> None:
+    """MatrixNms over equal scores of overlapping boxes (each decays by the boxes before it): the
+    reference takes them by index, openvino-cpu in libstdc++'s std::partial_sort order (the CPU plugin's;
+    tests/ops/test_detection_*.py compare it with OpenVINO), which decays other boxes."""
+    boxes = opset.parameter([1, 12, 4], "f32", name="boxes")
+    scores = opset.parameter([1, 1, 12], "f32", name="scores")
+    model = Model(opset.matrix_nms(boxes, scores, sort_result_type="score", nms_top_k=8, output_type="i32").outputs(),
+                  [boxes.node, scores.node])
+    corners = np.arange(12, dtype=np.float32)[:, None] + np.array([0, 0, 5, 5], np.float32)  # each overlaps the next
+    values = [corners[None], np.full((1, 1, 12), 0.5, np.float32)]
+    assert assert_profiles_agree(model, values) == ["reference", "openvino-cpu"]
+    reference = list(model.run(values).values())[1].reshape(-1).tolist()
+    cpu = list(model.run(values, numerics="openvino-cpu").values())[1].reshape(-1).tolist()
+    assert sorted(reference) == list(range(8))  # the first 8 by index, box 0 undecayed first
+    assert reference[0] == 0 and cpu != reference
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_proposal_ties_give_one_answer_per_profile(seed: int) -> None:
+    """Proposal-4 over tied scores (quarters): one answer per profile by every way of running."""
+    from tests.ops.test_detection_more import _proposal_case
+
+    attrs, probs, deltas, info = _proposal_case(np.random.default_rng(80 + seed))
+    params = [opset.parameter(list(x.shape), "f32", name=f"p{i}") for i, x in enumerate((probs, deltas, info))]
+    model = Model(opset.make("Proposal", *params, version="opset4", **attrs), [p.node for p in params])
+    assert assert_profiles_agree(model, [probs, deltas, info]) == ["reference", "openvino-cpu"]
+
+
 @pytest.mark.parametrize("op,shape,axes", [("dft", (4, 12, 2), [1]), ("idft", (3, 16, 7, 2), [0, 2]),
                                            ("dft", (5, 6, 8, 2), [0, 1, 2])])
 def test_dft_gives_one_answer_per_profile(op: str, shape: tuple[int, ...], axes: list[int]) -> None:
