@@ -6,9 +6,9 @@ bits (``graphir.numerics.openvino_cpu.host.convolution_bits_match``, in ``graphi
 Elsewhere the order differs and the bits are compared within :data:`ROUNDING` units of
 ``eps * sum |x| |w|`` per output (``magnitude``: the same convolution of ``|x|`` and ``|w|``).
 
-Measured (tests/test_conv_kernel.py, test_conv_banded.py and test_conv_columns.py's OpenVINO cases: 13
-layers, 1.2 M outputs): 0 with numpy on OpenBLAS SkylakeX whether OpenVINO runs its avx512_core or
-(ONEDNN_MAX_CPU_ISA=AVX2) avx2 kernels; with OPENBLAS_CORETYPE=Haswell (numpy's kernels of an AVX2
+Measured 2026-11-29 (tests/test_conv_kernel.py, test_conv_banded.py and test_conv_columns.py's OpenVINO
+cases: 17 layers, 1.7 M outputs): 0 with numpy on OpenBLAS SkylakeX whether OpenVINO runs its avx512_core
+or (ONEDNN_MAX_CPU_ISA=AVX2) avx2 kernels; with OPENBLAS_CORETYPE=Haswell (numpy's kernels of an AVX2
 host) up to 2.70 (a 256-channel transposed convolution), 0.9-1.7 on depthwise layers, 6-67% of
 outputs differing in the last bits. ROUNDING is that worst case with a margin of 2.
 """
