@@ -202,3 +202,24 @@ def test_banded_depthwise_bits_equal_openvino_cpu(ov, shape: tuple[int, ...], k:
     got = kernel(x, kernel.weights(w))
     want = openvino_depthwise(ov, x, w, stride, k // 2 * dilation, dilation)
     assert_matches_openvino(got, want, kernel(np.abs(x), kernel.weights(np.abs(w))))
+
+
+@pytest.mark.parametrize("blas", [("openblas", "Haswell"), ("openblas", "Zen"), None])
+def test_another_blas_takes_the_plain_layouts(monkeypatch: pytest.MonkeyPatch, blas: tuple[str, str] | None) -> None:
+    """On a BLAS the layouts were not verified on (OpenBLAS's Haswell or Zen kernels, an unknown one) no
+    layer takes the band, the phased layout or the chunked skipping product, on any host: the plain
+    layouts compute it, with the former bits, and the host report says the convolutions are not replayed."""
+    import graphir.numerics
+    from graphir.kernels import blas_host
+
+    monkeypatch.setattr(blas_host, "numpy_blas", lambda: blas)
+    rng = np.random.default_rng(16)
+    for shape, k, stride in (((1, 96, 7, 7), 5, 1), ((1, 40, 28, 28), 5, 2), ((1, 24, 20, 20), 3, 1)):
+        x = rng.standard_normal(shape, dtype=np.float32)
+        w = rng.standard_normal((shape[1], 1, 1, k, k), dtype=np.float32)
+        kernel = _layer(x, (k, k), stride)
+        assert kernel.banded is None and kernel.phased is None
+        assert kernel(x, kernel.weights(w)).tobytes() == _former(kernel, x, w).tobytes()
+    aspp = ConvKernel((1, 960, 16, 16), np.dtype(np.float32), (1, 256, 960, 3, 3), [1, 1], [36, 36], [36, 36], [36, 36])
+    assert aspp.skipping is None
+    assert "not this host" in graphir.numerics.host_report()[-1]
