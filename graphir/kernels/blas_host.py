@@ -1,4 +1,5 @@
-"""Which BLAS numpy runs on, for the convolution layouts whose bits depend on it.
+"""Which BLAS numpy runs on, for the convolution layouts (and MatMul's flattened stacks) whose bits
+depend on it.
 
 The phased and banded depthwise layouts and the chunked product that leaves out padding taps give
 the plain columns layout's bits only where numpy's BLAS sums a product's inner dimension in the order
@@ -6,7 +7,8 @@ they assume: OpenBLAS's SkylakeX kernels (0.3.31, the ones numpy 2 wheels pick o
 there the layouts were verified and, with OpenVINO's avx512 kernels, give OpenVINO CPU's bits:
 tests/test_conv_*.py). On OpenBLAS's Haswell kernels (an AVX2 host, or ``OPENBLAS_CORETYPE=Haswell``)
 the banded layout matched on 0 of the corpus shapes and the phased one differed from the plain
-layout in the last bits of random layers, so elsewhere the plain layout is computed (the same
+layout in the last bits of random layers (and a stack of matrices flattened into one product
+differed from numpy's stacked product: graphir.ops.openvino.matmul), so elsewhere the plain layout is computed (the same
 arithmetic, the BLAS's own order). The kernel's name comes from threadpoolctl (what
 ``numpy.show_runtime`` reports); without it the BLAS counts as unknown."""
 from __future__ import annotations
