@@ -5,7 +5,10 @@ phases over full phase rows (:class:`PhasedDepthwise`) instead of one window cop
 output pixel. Both feed the same BLAS product, tap by tap in the same order, so every output must
 keep its bits: checked on random shapes, strides, dilations and paddings, on real torchvision
 exports run end to end, and against OpenVINO's CPU plugin (whose depthwise kernel sums the taps
-in the same order with fused multiply-adds: equal bits, not a tolerance).
+in the same order with fused multiply-adds: equal bits, not a tolerance, where numpy's BLAS is
+OpenBLAS SkylakeX). The phased layout is used only with that BLAS (graphir.kernels.blas_host):
+elsewhere every layer keeps the plain layout (asserted), and the OpenVINO comparison is within the
+measured cross-ISA rounding (tests/conv_host.py).
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import graphir
 from graphir.interpreter import _run_unspecialized
 from graphir.kernels import conv
 from graphir.kernels.conv import ConvKernel
+from tests.conv_host import LAYOUTS, assert_matches_openvino
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -36,6 +40,7 @@ def _both(x: np.ndarray, w: np.ndarray, strides: list[int], dilations: list[int]
     kernel = ConvKernel(x.shape, x.dtype, w.shape, strides, dilations, begin, end)
     if kernel.phased is None:
         return None
+    assert LAYOUTS, "the phased layout on a BLAS it was not verified on"
     weights = kernel.weights(w)
     phased = kernel(x, weights)
     kernel.phased = None  # the plain layout: one window copy per tap and output pixel
@@ -59,7 +64,7 @@ def test_phased_depthwise_keeps_the_plain_layouts_bits_on_random_layers() -> Non
         used += 1
         assert pair[0].shape == pair[1].shape
         assert pair[0].tobytes() == pair[1].tobytes(), (x.shape, w.shape, strides, dilations, begin, end)
-    assert used > 150
+    assert used > 150 if LAYOUTS else used == 0
 
 
 @pytest.mark.parametrize("shape, k, stride", [((1, 32, 112, 112), 3, 1), ((1, 144, 56, 56), 5, 2),
@@ -70,8 +75,9 @@ def test_phased_depthwise_on_mobilenet_and_efficientnet_layers(shape: tuple[int,
     x = rng.standard_normal(shape, dtype=np.float32)
     w = rng.standard_normal((shape[1], 1, 1, k, k), dtype=np.float32)
     pair = _both(x, w, [stride, stride], [1, 1], [k // 2] * 2, [k // 2] * 2)
-    assert pair is not None
-    assert pair[0].tobytes() == pair[1].tobytes()
+    assert (pair is not None) == LAYOUTS
+    if pair is not None:
+        assert pair[0].tobytes() == pair[1].tobytes()
 
 
 @pytest.mark.parametrize("name", ["torchvision/mobilenet_v3_small.xml", "torchvision/lraspp_mobilenet_v3_small.xml"])
@@ -88,7 +94,7 @@ def test_real_exports_run_with_the_same_bits_in_either_layout(name: str, monkeyp
     model = _reread(name, shape)
     x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     phased = model.run([x])
-    assert sum(k.phased is not None for k in built) >= 5
+    assert sum(k.phased is not None for k in built) >= 5 if LAYOUTS else not any(k.phased for k in built)
     monkeypatch.setattr(conv, "PhasedDepthwise", lambda *a: None)
     plain = _reread(name, shape).run([x])
     for key in phased:
@@ -109,10 +115,10 @@ def test_phased_depthwise_bits_equal_openvino_cpu(ov, shape: tuple[int, ...], k:
     w = rng.standard_normal((shape[1], 1, 1, k, k), dtype=np.float32)
     pad = k // 2 * dilation
     kernel = ConvKernel(x.shape, x.dtype, w.shape, [stride] * 2, [dilation] * 2, [pad] * 2, [pad] * 2)
-    assert kernel.phased is not None
+    assert (kernel.phased is not None) == LAYOUTS
     got = kernel(x, kernel.weights(w))
     want = openvino_depthwise(ov, x, w, stride, pad, dilation)
-    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert_matches_openvino(got, want, kernel(np.abs(x), kernel.weights(np.abs(w))))
 
 
 def openvino_depthwise(ov, x: np.ndarray, w: np.ndarray, stride: int, pad: int, dilation: int) -> np.ndarray:  # noqa: ANN001
@@ -133,8 +139,9 @@ def openvino_depthwise(ov, x: np.ndarray, w: np.ndarray, stride: int, pad: int, 
 def test_tiling_transposed_convolution_bits_equal_openvino_cpu(ov, n: int, ci: int, co: int, size: int, k: int) -> None:
     """Kernel == stride (Mask R-CNN's 2x2 stride-2 mask upsampling) runs as one product per image
     past OpenBLAS's small sizes; OpenVINO's deconvolution gives the same bits (the zero-dilated
-    im2col it replaced matched OpenVINO on 11% of the Mask R-CNN layer's outputs). The last case
-    is below the size and keeps the general path, which matches there."""
+    im2col it replaced matched OpenVINO on 11% of the Mask R-CNN layer's outputs), where numpy's
+    BLAS is OpenBLAS SkylakeX; elsewhere within the measured cross-ISA rounding (tests/conv_host.py).
+    The last case is below the size and keeps the general path, which matches there."""
     from openvino import opset13 as ops
 
     from graphir import opset
@@ -160,7 +167,10 @@ def test_tiling_transposed_convolution_bits_equal_openvino_cpu(ov, n: int, ci: i
                                                                   "INFERENCE_NUM_THREADS": 1})
     want = compiled([x])[0]
     assert got.tobytes() == generic.tobytes()
-    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    p_abs = opset.parameter([n, ci, size, size], "f32")
+    absolute = Model([opset.make("ConvolutionBackpropData", p_abs, opset.constant(np.abs(w)), strides=[k, k],
+                                 pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1])], [p_abs.node])
+    assert_matches_openvino(got, want, list(absolute.run([np.abs(x)]).values())[0])
 
 
 @pytest.mark.parametrize("shape, k", [((1, 16, 128, 128), 3), ((1, 8, 20, 20), 7)])

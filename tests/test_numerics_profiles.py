@@ -23,6 +23,7 @@ import graphir
 import graphir.numerics
 from graphir import opset
 from graphir.errors import GraphirError
+from graphir.kernels import blas_host
 from graphir.model import Model
 from graphir.numerics.openvino_cpu import dft, dft_kernels, host
 from graphir.ops.openvino.fft import DFT, IDFT
@@ -107,6 +108,71 @@ def test_sigmoid_gives_one_answer_per_profile(dtype: str) -> None:
     np.testing.assert_array_equal(reference, (1 / (1 + np.exp(-x.astype(np.float64)))).astype(x.dtype))
     if dtype == "f32":  # oneDNN's exp rounds differently from the correctly rounded logistic
         assert not np.array_equal(reference, list(model.run([x], numerics="openvino-cpu").values())[0])
+
+
+@pytest.mark.parametrize("builder", ["hswish", "hsigmoid"])
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_hard_activations_give_one_answer_per_profile(builder: str, dtype: str) -> None:
+    """HSwish/HSigmoid: the reference is the spec's formula in f32 (x + 3, clamp, then / 6), the
+    openvino-cpu profile oneDNN's rounding (tests/ops/test_cpu_exp.py compares both with OpenVINO)."""
+    model, _ = _single(getattr(opset, builder), ("[?]", dtype))
+    x = np.concatenate([RNG.standard_normal(5000) * 5, [np.nan, np.inf, -np.inf, -3, 3, 0]]).astype(
+        np.float32 if dtype == "f32" else np.float16)
+    assert assert_profiles_agree(model, [x]) == ["reference", "openvino-cpu"]
+    v = x.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        gate = np.clip(v + np.float32(3), np.float32(0), np.float32(6))
+        want = (v * gate / np.float32(6) if builder == "hswish" else gate / np.float32(6)).astype(x.dtype)
+        reference = list(model.run([x]).values())[0]
+        cpu = list(model.run([x], numerics="openvino-cpu").values())[0]
+    np.testing.assert_array_equal(reference, want)
+    if dtype == "f32":
+        assert not np.array_equal(reference, cpu)
+
+
+@pytest.mark.parametrize("output_type", ["f32", "f16"])
+def test_random_uniform_gives_one_answer_per_profile(output_type: str) -> None:
+    """RandomUniform f32: the reference rounds ``unit * span`` and ``+ min`` apart (OpenVINO's reference
+    evaluator), openvino-cpu once (the plugin's FMA; tests/ops/test_random.py compares both with OpenVINO);
+    other types are the same under both."""
+    dtype = np.float32 if output_type == "f32" else np.float16
+    shape = opset.parameter([2], "i64", name="shape")
+    node = opset.make("RandomUniform", shape, opset.constant(np.array(-5.5, dtype)), opset.constant(np.array(3.25, dtype)),
+                      version="opset8", output_type=output_type, global_seed=150, op_seed=10)
+    model = Model([node], [shape.node])
+    dims = np.array([50, 40], np.int64)
+    assert assert_profiles_agree(model, [dims]) == ["reference", "openvino-cpu"]
+    reference, cpu = (list(model.run([dims], numerics=p).values())[0] for p in graphir.numerics.PROFILES)
+    assert (reference.tobytes() != cpu.tobytes()) == (output_type == "f32")
+    np.testing.assert_allclose(cpu, reference, rtol=0, atol=8.75 * 2.0 ** -22)
+
+
+def test_matrix_nms_ties_give_one_answer_per_profile() -> None:
+    """MatrixNms over equal scores of overlapping boxes (each decays by the boxes before it): the
+    reference takes them by index, openvino-cpu in libstdc++'s std::partial_sort order (the CPU plugin's;
+    tests/ops/test_detection_*.py compare it with OpenVINO), which decays other boxes."""
+    boxes = opset.parameter([1, 12, 4], "f32", name="boxes")
+    scores = opset.parameter([1, 1, 12], "f32", name="scores")
+    model = Model(opset.matrix_nms(boxes, scores, sort_result_type="score", nms_top_k=8, output_type="i32").outputs(),
+                  [boxes.node, scores.node])
+    corners = np.arange(12, dtype=np.float32)[:, None] + np.array([0, 0, 5, 5], np.float32)  # each overlaps the next
+    values = [corners[None], np.full((1, 1, 12), 0.5, np.float32)]
+    assert assert_profiles_agree(model, values) == ["reference", "openvino-cpu"]
+    reference = list(model.run(values).values())[1].reshape(-1).tolist()
+    cpu = list(model.run(values, numerics="openvino-cpu").values())[1].reshape(-1).tolist()
+    assert sorted(reference) == list(range(8))  # the first 8 by index, box 0 undecayed first
+    assert reference[0] == 0 and cpu != reference
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_proposal_ties_give_one_answer_per_profile(seed: int) -> None:
+    """Proposal-4 over tied scores (quarters): one answer per profile by every way of running."""
+    from tests.ops.test_detection_more import _proposal_case
+
+    attrs, probs, deltas, info = _proposal_case(np.random.default_rng(80 + seed))
+    params = [opset.parameter(list(x.shape), "f32", name=f"p{i}") for i, x in enumerate((probs, deltas, info))]
+    model = Model(opset.make("Proposal", *params, version="opset4", **attrs), [p.node for p in params])
+    assert assert_profiles_agree(model, [probs, deltas, info]) == ["reference", "openvino-cpu"]
 
 
 @pytest.mark.parametrize("op,shape,axes", [("dft", (4, 12, 2), [1]), ("idft", (3, 16, 7, 2), [0, 2]),
@@ -195,7 +261,10 @@ def test_off_the_replays_host_openvino_cpu_gives_the_reference(monkeypatch: pyte
     assert all("not this host" in line for line in graphir.numerics.host_report())
     monkeypatch.setattr(host, "has_avx512_core", lambda: True)
     if dft_kernels.c_library() is not None:
-        assert not any("not this host" in line for line in graphir.numerics.host_report())
+        dft_line, topk_line, conv_line = graphir.numerics.host_report()
+        assert "not this host" not in dft_line and "not this host" not in topk_line
+        # convolutions also need numpy's BLAS to be the one measured (graphir.kernels.blas_host)
+        assert ("not this host" in conv_line) != blas_host.layouts_verified()
         got = graphir.numerics.evaluator(DFT(), "openvino-cpu")([x, axes])[0]
         assert got.tobytes() != DFT().evaluate(x, axes)[0].tobytes()  # the replay: the plugin's twiddles
 
@@ -295,3 +364,17 @@ def test_f16_softmax_rounds_each_step_under_reference_and_once_under_openvino_cp
     assert per_step.dtype == np.float16 and not np.array_equal(per_step, once)
     np.testing.assert_array_equal(list(model.run([x]).values())[0], per_step)
     np.testing.assert_array_equal(list(model.run([x], numerics="openvino-cpu").values())[0], once)
+
+
+@pytest.mark.parametrize("cap,avx512", [("AVX2", False), ("avx2_vnni", False), ("SSE41", False), ("AVX512_CORE", True),
+                                        ("avx512_core_amx", True), ("", True)])
+def test_the_replays_host_follows_openvinos_isa_cap(monkeypatch: pytest.MonkeyPatch, cap: str, avx512: bool) -> None:
+    """OpenVINO's CPU plugin runs oneDNN's ISA cap (ONEDNN_MAX_CPU_ISA): a host capped below avx512_core
+    runs the plugin's AVX2 kernels, so the AVX-512 replays are off there (on a CPU that has AVX-512)."""
+    monkeypatch.setattr(host, "cpu_flags", lambda: host.AVX512_CORE)
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", cap)
+    assert host.has_avx512_core() == avx512
+    if not avx512:
+        assert not host.convolution_bits_match()
+        assert all("not this host" in line for line in graphir.numerics.host_report())

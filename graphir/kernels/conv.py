@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
+from graphir.kernels import blas_host
 from graphir.kernels.banded import BandedDepthwise
 from graphir.kernels.blas_order import ChunkedProduct
 from graphir.kernels.columns import TapColumns
@@ -98,9 +99,11 @@ class ConvKernel:
             self.strategy = "grouped"
         # OpenBLAS's gemv (0.3.31) sums in tap order with FMAs, as oneDNN's depthwise kernel does,
         # for 6 to 36 taps and 2 to 16,384 outputs per channel: there both layouts give the same
-        # bits (outside, its order depends on the sizes: the plain layout is kept)
+        # bits (outside, its order depends on the sizes: the plain layout is kept); on other BLAS
+        # kernels it is not known to (graphir.kernels.blas_host): the plain layout
+        verified = blas_host.layouts_verified()
         self.phased = None
-        if (self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2 and not self.crop
+        if (verified and self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2 and not self.crop
                 and 6 <= kernel[0] * kernel[1] <= 36 and 2 <= self.out_spatial[0] * self.out_spatial[1]
                 and (self.strides == [1, 1] or self.out_spatial[0] * self.out_spatial[1] <= PHASED_MAX_STRIDED_OUTPUT)):
             phased = PhasedDepthwise(self, spatial)
@@ -115,10 +118,11 @@ class ConvKernel:
                         and all(d == 1 for d in self.dilations) and all(o > 0 for o in self.out_spatial))
         if self.strategy in ("im2col", "depthwise") and self.phased is None and not self.patches:
             self.columns = TapColumns(spatial, kernel, self.strides, self.dilations, self.begin, self.out_spatial)
-            if self.strategy == "im2col" and self.ct == np.float32 and self.columns.empty_taps * 3 >= self.columns.all_taps:
+            if (verified and self.strategy == "im2col" and self.ct == np.float32
+                    and self.columns.empty_taps * 3 >= self.columns.all_taps):
                 self._skip_empty_taps(spatial)
         self.banded: BandedDepthwise | None = None
-        if (banded and self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2 and not self.crop
+        if (banded and verified and self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2 and not self.crop
                 and 6 <= kernel[0] * kernel[1] <= 36 and 2 <= self.out_spatial[1] <= BANDED_MAX_WIDTH
                 and self.out_spatial[0] >= 2):
             layout = BandedDepthwise(x_shape, groups, kernel, self.strides, self.dilations, self.begin, self.end,

@@ -61,6 +61,32 @@ def test_hard_activation_f32_bits_equal_openvino_cpu(ov, op_type: str, opset: st
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
+@pytest.mark.parametrize("builder", ["hswish", "hsigmoid"])
+def test_hard_activations_reference_profile_is_openvinos_reference_bit_for_bit(ov, builder: str) -> None:
+    """The reference profile (the default) computes the spec's ``x * min(max(x + 3, 0), 6) / 6`` as
+    OpenVINO's reference evaluator does (f32, and f16 through f32): every bit, NaN payloads included,
+    on every kind of f32; the CPU plugin's rounding (the openvino-cpu profile) differs on many."""
+    from openvino import opset13 as ops
+
+    from graphir import opset
+    from graphir.model import Model
+    from tests.ops.ov_diff import reference
+
+    x = _random_bits()
+    p = opset.parameter([x.size], "f32")
+    model = Model([getattr(opset, builder)(p)], [p.node])
+    want = reference(ov, getattr(ops, builder), [x])[0]
+    with np.errstate(all="ignore"):
+        got = list(model.run([x]).values())[0]
+        cpu = list(model.run([x], numerics="openvino-cpu").values())[0]
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert np.count_nonzero(cpu.view(np.uint32) != got.view(np.uint32)) > 1000
+    half = x[np.isfinite(x) & (np.abs(x) < 60000)].astype(np.float16)
+    p16 = opset.parameter([half.size], "f16")
+    got16 = list(Model([getattr(opset, builder)(p16)], [p16.node]).run([half]).values())[0]
+    np.testing.assert_array_equal(got16.view(np.uint16), reference(ov, getattr(ops, builder), [half])[0].view(np.uint16))
+
+
 def _random_bits() -> np.ndarray:
     """Every kind of f32: random bit patterns (NaN payloads, subnormals, infinities) and SPECIAL."""
     rng = np.random.default_rng(11)
@@ -77,7 +103,7 @@ def _hswish_where(v: np.ndarray) -> np.ndarray:  # the former formulation (np.wh
 
 
 def _hsigmoid_where(v: np.ndarray) -> np.ndarray:
-    from graphir.ops.openvino.activations import _SIXTH_DOWN
+    from graphir.numerics.openvino_cpu.hard_activations import SIXTH_DOWN as _SIXTH_DOWN
 
     f = np.float32
     shifted = (v + f(3)).astype(f)
@@ -86,12 +112,23 @@ def _hsigmoid_where(v: np.ndarray) -> np.ndarray:
     return (shifted * _SIXTH_DOWN).astype(f)
 
 
-@pytest.mark.parametrize("name, reference", [("_hswish_f32", _hswish_where), ("_hsigmoid_f32", _hsigmoid_where),
+def _cpu_into(into):  # noqa: ANN001, ANN202
+    def fn(v: np.ndarray) -> np.ndarray:
+        out = np.empty_like(v)
+        into(v, out)
+        return out
+
+    return fn
+
+
+@pytest.mark.parametrize("name, reference", [("hswish_into", _hswish_where), ("hsigmoid_into", _hsigmoid_where),
                                              ("_swish", lambda v: v / (1.0 + np.exp(-1.0 * v))),
                                              ("_swish_beta", lambda v: v / (1.0 + np.exp(-0.7 * v)))])
 def test_in_place_activations_keep_the_bits_of_their_plain_numpy_form(name: str, reference) -> None:  # noqa: ANN001
-    """HSwish/HSigmoid/Swish run in one buffer (clip, fmax for x86's minps/maxps); the bits are
-    those of the plain formulation (which the OpenVINO tests above pin down) on every kind of f32."""
+    """HSwish/HSigmoid (the openvino-cpu profile's) and Swish run in one buffer (clip, fmax for x86's
+    minps/maxps); the bits are those of the plain formulation (which the OpenVINO tests above pin
+    down) on every kind of f32."""
+    from graphir.numerics.openvino_cpu import hard_activations
     from graphir.ops.openvino import activations
 
     x = _random_bits()
@@ -100,7 +137,7 @@ def test_in_place_activations_keep_the_bits_of_their_plain_numpy_form(name: str,
     elif name == "_swish":
         fn = lambda v: activations._swish(v, 1.0)  # noqa: E731
     else:
-        fn = getattr(activations, name)
+        fn = _cpu_into(getattr(hard_activations, name))
     with np.errstate(all="ignore"):
         got, want = fn(x), reference(x)
         assert got.dtype == want.dtype == np.float32

@@ -128,7 +128,7 @@ def test_proposal_shapes(ov, version: str, shapes: tuple[str, ...]) -> None:
 
 def test_stl_partial_sort_matches_libstdcxx() -> None:
     """The order GCC's std::partial_sort leaves equal keys in (compiled and run with g++ 12 on these values)."""
-    from graphir.ops.openvino.detection_nms import stl_partial_sort
+    from graphir.numerics.openvino_cpu.stl_sort import stl_partial_sort
 
     scores = [1.0, 0.625, 0.75, 0.5, 0.25, 0.375, 1.0, 0.25, 1.0, 0.75, 0.375]
     assert stl_partial_sort([0, 1, 2, 3, 5, 6, 8, 9, 10], 3, lambda a, b: scores[a] > scores[b]) == [8, 0, 6, 3, 5, 1, 2, 9, 10]
@@ -138,7 +138,7 @@ def test_stl_sort_matches_libstdcxx() -> None:
     """GCC's std::sort (introsort: 35 items take the partition path) on keys with many equal values,
     compared by key only: the item order g++ 12's libstdc++ gave (compiled and run on these keys;
     200 such arrays of 0-69 items matched when this was written)."""
-    from graphir.ops.openvino.detection_nms import stl_sort
+    from graphir.numerics.openvino_cpu.stl_sort import stl_sort
 
     keys = [0, 0, 1, 3, 1, 2, 0, 2, 3, 1, 3, 0, 1, 2, 0, 3, 1, 2, 3, 0, 2, 0, 0, 0, 2, 2, 3, 3, 2, 3, 1, 2, 3, 3, 3]
     got = stl_sort(list(range(len(keys))), lambda a, b: keys[a] > keys[b])
@@ -256,7 +256,8 @@ def test_proposal_values_match_openvino_cpu(ov, seed: int) -> None:
         want_rois, want_probs = result[0], result[1]
         gr_params = [opset.parameter(list(x.shape), "f32") for x in (probs, deltas, info)]
         outs = opset.make("Proposal", *gr_params, version="opset4", **attrs)
-        got_rois, got_probs = Model(outs, [p.node for p in gr_params]).run([probs, deltas, info]).values()
+        got_rois, got_probs = Model(outs, [p.node for p in gr_params]).run([probs, deltas, info],
+                                                                           numerics="openvino-cpu").values()
         np.testing.assert_allclose(got_rois, want_rois, rtol=1e-5, atol=1e-4, err_msg=str(attrs))
         post = attrs["post_nms_topn"]
         for image in range(probs.shape[0]):

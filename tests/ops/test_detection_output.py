@@ -68,7 +68,7 @@ def test_detection_output_tied_scores_match_openvino_cpu(ov, version: str, seed:
     """Confidences drawn from {0, .25, .5, .75, 1} over up to 24 priors: keep_top_k then cuts among
     equal scores. The CPU plugin collects the kept boxes class by class and std::sort's them by
     score, the lower prior first among equal scores; equal score and prior (two classes) stay in
-    libstdc++'s introsort order (graphir replays it: detection_nms.stl_sort)."""
+    libstdc++'s introsort order (the openvino-cpu profile replays it: graphir.numerics.openvino_cpu.stl_sort)."""
     rng = np.random.default_rng(90 + seed)
     for _ in range(20):
         n, p, c = int(rng.integers(1, 3)), int(rng.integers(8, 25)), int(rng.integers(2, 4))

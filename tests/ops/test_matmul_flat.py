@@ -1,10 +1,13 @@
 """A stack of f32 matrices times one 2-D matrix runs as one flattened BLAS product
-(graphir.ops.openvino.matmul.matmul) only where that gives numpy's stacked product bit for bit."""
+(graphir.ops.openvino.matmul.matmul) only where that gives numpy's stacked product bit for bit: with
+numpy on OpenBLAS's SkylakeX kernels (graphir.kernels.blas_host); on other BLAS kernels (Haswell: the
+flattened product differs) it is not flattened, which the same bit-for-bit assertions check there."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from graphir.kernels import blas_host
 from graphir.ops.openvino.matmul import FLAT_MIN_MACS, matmul
 
 
@@ -32,7 +35,28 @@ def test_flattened_product_keeps_the_stacked_bits_on_random_sizes() -> None:
         b = rng.standard_normal((k, n), dtype=np.float32)
         flattened += m * k * n >= FLAT_MIN_MACS
         assert matmul(a, b).tobytes() == np.matmul(a, b).tobytes(), (a.shape, b.shape)
-    assert flattened >= 10
+    assert flattened >= 10  # sizes that are flattened where numpy's BLAS is the verified one
+
+
+def test_another_blas_is_not_flattened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a BLAS the flattening was not verified on, matmul is numpy's stacked product: the flattened
+    product (what the verified BLAS runs) is not called."""
+    calls: list[tuple[int, ...]] = []
+    plain = np.matmul
+
+    def counting(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        calls.append(x.shape)
+        return plain(x, y)
+
+    a = np.ones((1, 14, 14, 384), np.float32)
+    b = np.ones((384, 1536), np.float32)
+    for blas, flattened in ((("openblas", "Haswell"), False), (None, False), (("openblas", "SkylakeX"), True)):
+        monkeypatch.setattr(blas_host, "numpy_blas", lambda blas=blas: blas)
+        monkeypatch.setattr(np, "matmul", counting)
+        calls.clear()
+        matmul(a, b)
+        monkeypatch.setattr(np, "matmul", plain)
+        assert calls == [(196, 384) if flattened else (1, 14, 14, 384)], blas
 
 
 def test_single_rows_and_small_matrices_keep_numpys_own_product() -> None:

@@ -8,9 +8,9 @@ position ties; shapes, axis, k, mode, sort, stable and static/dynamic shapes are
 algorithm runs: bubble (k <= 6, stable, dynamic non-innermost), the k == 1 horizontal reduction
 (static innermost, axis long and short of the 16 lanes), heap (innermost, k > 6 or dynamic) and the
 bitonic network (static, not innermost, large k). Every index output must equal OpenVINO's, except the
-horizontal reduction's on a host without AVX-512, where the profile does not replay it (its 16 lanes are
-AVX-512's) and gives the reference order: there the values must equal OpenVINO's and the indices the
-reference's.
+horizontal reduction's on a host without AVX-512 (or with ONEDNN_MAX_CPU_ISA capping OpenVINO below it),
+where the profile does not replay it (its 16 lanes are AVX-512's) and gives the reference order: there
+the indices must be the reference's and the values OpenVINO's on rows without NaN.
 """
 from __future__ import annotations
 
@@ -58,7 +58,10 @@ def _same_where_replayed(ov, attrs: dict, inputs: list, x: np.ndarray, k: int, *
     np.testing.assert_array_equal(got[1], want[1])
     ov_values = reference(ov, factory("opset11", "TopK", attrs), [x, np.int64(k)])
     assert ov_values is not None
-    np.testing.assert_array_equal(got[0], ov_values[0])
+    # NaN's place: OpenVINO's reference comparison is unspecified with NaN, graphir's reference puts it
+    # last; rows without NaN have the same values everywhere
+    clean = ~np.isnan(x).any(axis=axis, keepdims=True)
+    np.testing.assert_array_equal(np.where(clean, got[0], 0), np.where(clean, ov_values[0], 0))
     return got
 
 

@@ -44,6 +44,13 @@ def _blocked(fn: _Into, v: np.ndarray, out: np.ndarray) -> None:
         fn(flat_v[start:start + ACTIVATION_BLOCK], flat_out[start:start + ACTIVATION_BLOCK])
 
 
+def blocked_into(fn: _Into, v: np.ndarray) -> np.ndarray:
+    """``fn(v, out)`` into a new array a block at a time (:func:`_blocked`)."""
+    out = np.empty(v.shape, v.dtype)
+    _blocked(fn, np.ascontiguousarray(v), out)
+    return out
+
+
 def prepared_f32_activation(node: NodeSignature, fn: _Into, generic: Callable[..., list[np.ndarray]]
                             ) -> Callable[..., list[np.ndarray]]:
     """An f32 activation's prepared evaluate: ``fn(v, out)`` in blocks into a new array, or into
@@ -241,9 +248,10 @@ def _swish_into(v: np.ndarray, beta: float, out: np.ndarray) -> None:
 
 
 class HSwish(UnaryElementwise):
-    """HSwish-4: ``x * min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
-    plugin computes it (oneDNN's hardswish: ``x * clamp(x * (1/6) + 0.5, 0, 1)`` in f32, three
-    roundings; equal on 200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly."""
+    """HSwish-4: ``x * min(max(x + 3, 0), 6) / 6``, as OpenVINO's reference computes it: in f32 for
+    f32/f16/bf16 (four roundings: add, clamp, multiply, divide), f64 exactly. OpenVINO CPU's
+    rounding (oneDNN's hardswish) is the ``openvino-cpu`` numerics profile's
+    (graphir.numerics.openvino_cpu.hard_activations)."""
 
     type_name: ClassVar[str] = "HSwish"
     version: ClassVar[str] = "opset4"
@@ -263,29 +271,27 @@ class HSwish(UnaryElementwise):
 
 
 def _hswish_f32(v: np.ndarray) -> np.ndarray:
-    """In place in one output buffer (four passes, no ``where``, the same bits). x86's minps
-    gives the gate 1 where it is NaN, ``clip`` keeps the NaN: either way ``v * gate`` is v's NaN
-    (v is NaN exactly when the gate is; a product of two NaNs is its first operand's); the sum is
-    never -0.0. ``clip`` is one pass (numpy's fmin/maximum with a scalar cost 1.5x an add each)."""
-    gate = np.empty_like(v)
-    _hswish_into(v, gate)
-    return gate
+    """``v * clip(v + 3, 0, 6) / 6`` in ``v``'s precision (``clip`` keeps a NaN, as std::max/min
+    of OpenVINO's reference do when the NaN comes first)."""
+    out = np.empty_like(v)
+    _hswish_into(v, out)
+    return out
 
 
 def _hswish_into(v: np.ndarray, out: np.ndarray) -> None:
     """:func:`_hswish_f32` into ``out`` (``v`` itself too: then the gate takes a scratch buffer)."""
-    f = np.float32
+    f = v.dtype.type
     gate = np.empty_like(v) if np.may_share_memory(v, out) else out
-    np.multiply(v, f(1 / 6), out=gate)
-    np.add(gate, f(0.5), out=gate)
-    np.clip(gate, f(0), f(1), out=gate)
+    np.add(v, f(3), out=gate)
+    np.clip(gate, f(0), f(6), out=gate)
     np.multiply(v, gate, out=out)
+    np.divide(out, f(6), out=out)
 
 
 class HSigmoid(UnaryElementwise):
-    """HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
-    plugin computes it: ``clamp(x + 3, 0, 6)`` times 0x3e2aaaaa (1/6 rounded down) in f32 (equal on
-    200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly."""
+    """HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``, as OpenVINO's reference computes it: in f32 for
+    f32/f16/bf16, f64 exactly. OpenVINO CPU's rounding (times 1/6 rounded down) is the
+    ``openvino-cpu`` numerics profile's (graphir.numerics.openvino_cpu.hard_activations)."""
 
     type_name: ClassVar[str] = "HSigmoid"
     version: ClassVar[str] = "opset5"
@@ -304,24 +310,19 @@ class HSigmoid(UnaryElementwise):
         return compute_real(x, _hsigmoid_f32)
 
 
-#: the f32 constant OpenVINO's CPU HSigmoid multiplies by (one ulp under the nearest f32 to 1/6)
-_SIXTH_DOWN = np.array(0x3e2aaaaa, np.uint32).view(np.float32)[()]
-
-
 def _hsigmoid_f32(v: np.ndarray) -> np.ndarray:
-    """In place in one output buffer (no ``where``), the same bits."""
-    shifted = np.empty_like(v)
-    _hsigmoid_into(v, shifted)
-    return shifted
+    """``clip(v + 3, 0, 6) / 6`` in ``v``'s precision, in one output buffer."""
+    out = np.empty_like(v)
+    _hsigmoid_into(v, out)
+    return out
 
 
 def _hsigmoid_into(v: np.ndarray, out: np.ndarray) -> None:
     """:func:`_hsigmoid_f32` into ``out`` (``v`` itself too: ``v`` is read by the first pass only)."""
-    f = np.float32
+    f = v.dtype.type
     np.add(v, f(3), out=out)
-    np.fmax(out, f(0), out=out)  # x86 maxps: NaN takes the constant
-    np.minimum(out, f(6), out=out)
-    np.multiply(out, _SIXTH_DOWN, out=out)
+    np.clip(out, f(0), f(6), out=out)
+    np.divide(out, f(6), out=out)
 
 
 class SoftPlus(UnaryElementwise):

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from graphir.ops.base import Op, Port, TensorType, types
+from graphir.ops.openvino.tie_order import STABLE, TieOrder
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -375,121 +376,6 @@ class NonMaxSuppression9(NonMaxSuppression5):
     version: ClassVar[str] = "opset9"
 
 
-# --- libstdc++'s std::partial_sort, whose order among equal keys the CPU plugin's MatrixNms keeps --------
-def _adjust_heap(a: list, hole: int, length: int, value: object, less) -> None:  # noqa: ANN001
-    top = second = hole
-    while second < (length - 1) // 2:
-        second = 2 * (second + 1)
-        if less(a[second], a[second - 1]):
-            second -= 1
-        a[hole] = a[second]
-        hole = second
-    if length % 2 == 0 and second == (length - 2) // 2:
-        second = 2 * (second + 1)
-        a[hole] = a[second - 1]
-        hole = second - 1
-    parent = (hole - 1) // 2
-    while hole > top and less(a[parent], value):
-        a[hole] = a[parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    a[hole] = value
-
-
-def stl_partial_sort(a: list, middle: int, less) -> list:  # noqa: ANN001
-    """``std::partial_sort(a, a + middle, a + len(a), less)`` as GCC's libstdc++ does it (heap select,
-    then heap sort): the first ``middle`` items sorted, equal items in the order that gives."""
-    a = list(a)
-    n = len(a)
-    if middle < 1:
-        return a
-    if middle > 1:  # make_heap
-        parent = (middle - 2) // 2
-        while True:
-            _adjust_heap(a, parent, middle, a[parent], less)
-            if parent == 0:
-                break
-            parent -= 1
-    for i in range(middle, n):
-        if less(a[i], a[0]):
-            value = a[i]
-            a[i] = a[0]
-            _adjust_heap(a, 0, middle, value, less)
-    end = middle
-    while end > 1:  # sort_heap
-        end -= 1
-        value = a[end]
-        a[end] = a[0]
-        _adjust_heap(a, 0, end, value, less)
-    return a
-
-
-def _linear_insert(a: list, i: int, less) -> None:  # noqa: ANN001
-    value = a[i]
-    while less(value, a[i - 1]):
-        a[i] = a[i - 1]
-        i -= 1
-    a[i] = value
-
-
-def stl_sort(a: list, less) -> list:  # noqa: ANN001
-    """``std::sort(a, a + len(a), less)`` as GCC's libstdc++ does it (introsort: median-of-three
-    pivots, partitions down to 16 items, heap sort past 2 log2(n) levels, then insertion sort),
-    so that items ``less`` calls equal end in the order it gives them."""
-    a = list(a)
-    threshold = 16
-
-    def median_to_first(first: int, x: int, y: int, z: int) -> None:
-        if less(a[x], a[y]):
-            pick = y if less(a[y], a[z]) else (z if less(a[x], a[z]) else x)
-        else:
-            pick = x if less(a[x], a[z]) else (z if less(a[y], a[z]) else y)
-        a[first], a[pick] = a[pick], a[first]
-
-    def partition(lo: int, hi: int, pivot: int) -> int:
-        while True:
-            while less(a[lo], a[pivot]):
-                lo += 1
-            hi -= 1
-            while less(a[pivot], a[hi]):
-                hi -= 1
-            if not lo < hi:
-                return lo
-            a[lo], a[hi] = a[hi], a[lo]
-            lo += 1
-
-    def introsort(lo: int, hi: int, depth: int) -> None:
-        while hi - lo > threshold:
-            if depth == 0:
-                a[lo:hi] = stl_partial_sort(a[lo:hi], hi - lo, less)
-                return
-            depth -= 1
-            median_to_first(lo, lo + 1, lo + (hi - lo) // 2, hi - 1)
-            cut = partition(lo + 1, hi, lo)
-            introsort(cut, hi, depth)
-            hi = cut
-
-    def insertion(lo: int, hi: int) -> None:
-        for i in range(lo + 1, hi):
-            if less(a[i], a[lo]):
-                value = a[i]
-                a[lo + 1:i + 1] = a[lo:i]
-                a[lo] = value
-            else:
-                _linear_insert(a, i, less)
-
-    n = len(a)
-    if n > 1:
-        introsort(0, n, 2 * (n.bit_length() - 1))
-        if n > threshold:
-            insertion(0, threshold)
-            for i in range(threshold, n):
-                _linear_insert(a, i, less)
-        else:
-            insertion(0, n)
-    return a
-
-
 # --- MulticlassNms / MatrixNms -----------------------------------------------------------------
 def pair_iou(a: np.ndarray, b: np.ndarray, normalized: bool) -> float:
     """IoU of two (x1, y1, x2, y2) boxes; unnormalized boxes count the end pixel (+1)."""
@@ -570,7 +456,7 @@ class _MulticlassBase(Op):
     #: the CPU plugin's MatrixNms orders each image's boxes by score whatever sort_result_type says
     _batch_sorted_by_score: ClassVar[bool] = False
 
-    def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
+    def _per_class(self, boxes: np.ndarray, scores: np.ndarray, ties: TieOrder) -> list[tuple[float, int]]:
         raise NotImplementedError
 
     def _candidates(self, scores: np.ndarray) -> np.ndarray:
@@ -580,8 +466,10 @@ class _MulticlassBase(Op):
         idx = idx[np.argsort(-scores[idx], kind="stable")]
         return idx if self.nms_top_k < 0 else idx[:self.nms_top_k]
 
-    def _run(self, images: list[tuple[np.ndarray, np.ndarray, int]], out_dtype: np.dtype) -> list[np.ndarray]:
-        """``images``: (boxes ``[M, 4]`` or per class ``[C, M, 4]``, scores ``[C, M]``, flat index base)."""
+    def _run(self, images: list[tuple[np.ndarray, np.ndarray, int]], out_dtype: np.dtype,
+             ties: TieOrder = STABLE) -> list[np.ndarray]:
+        """``images``: (boxes ``[M, 4]`` or per class ``[C, M, 4]``, scores ``[C, M]``, flat index base);
+        ``ties``: the order among equal scores where the op sorts with it (MatrixNms)."""
         results = []
         for b, (boxes, scores, base) in enumerate(images):
             found: list[tuple[Any, ...]] = []
@@ -589,7 +477,7 @@ class _MulticlassBase(Op):
                 if c == self.background_class:
                     continue
                 own = boxes[c] if boxes.ndim == 3 else boxes
-                found.extend((score, c, i, b, base, own[i]) for score, i in self._per_class(own, scores[c]))
+                found.extend((score, c, i, b, base, own[i]) for score, i in self._per_class(own, scores[c], ties))
             if self._batch_sorted_by_score:
                 found.sort(key=lambda t: (-t[0], t[1], t[2]))
                 if self.keep_top_k >= 0:
@@ -618,10 +506,14 @@ class _MulticlassBase(Op):
         return [out.astype(out_dtype), index, np.array([len(r) for r in results], idx)]
 
     def evaluate(self, boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+        return self.evaluate_with(STABLE, boxes, scores, *rest)
+
+    def evaluate_with(self, ties: TieOrder, boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray) -> list[np.ndarray]:
+        """:meth:`evaluate` with ``ties`` ordering equal scores (graphir.ops.openvino.tie_order)."""
         dtype = np.asarray(boxes).dtype
         b = np.asarray(boxes, np.float32)
         s = np.asarray(scores, np.float32)
-        return self._run([(b[n], s[n], n * b.shape[1]) for n in range(b.shape[0])], dtype)
+        return self._run([(b[n], s[n], n * b.shape[1]) for n in range(b.shape[0])], dtype, ties)
 
 
 class MulticlassNms(_MulticlassBase):
@@ -635,7 +527,7 @@ class MulticlassNms(_MulticlassBase):
     iou_threshold: float = 0.0
     nms_eta: float = 1.0
 
-    def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
+    def _per_class(self, boxes: np.ndarray, scores: np.ndarray, ties: TieOrder) -> list[tuple[float, int]]:
         threshold = float(self.iou_threshold)
         with_eta = 0 <= self.nms_eta < 1
         floor = np.float32(self.score_threshold)
@@ -707,10 +599,10 @@ class MatrixNms(_MulticlassBase):
     gaussian_sigma: float = 2.0
     post_threshold: float = 0.0
 
-    def _per_class(self, boxes: np.ndarray, scores: np.ndarray) -> list[tuple[float, int]]:
+    def _per_class(self, boxes: np.ndarray, scores: np.ndarray, ties: TieOrder) -> list[tuple[float, int]]:
         candidates = [int(i) for i in np.nonzero(scores > np.float32(self.score_threshold))[0]]
         top = len(candidates) if self.nms_top_k < 0 else min(self.nms_top_k, len(candidates))
-        order = stl_partial_sort(candidates, top, lambda a, b: scores[a] > scores[b])[:top]
+        order = ties.partial_sort(candidates, top, lambda a, b: bool(scores[a] > scores[b]))[:top]
         n = len(order)
         if n == 0:
             return []

@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.ops.base import Op, Port, TensorType
-from graphir.ops.openvino.detection_nms import stl_sort
+from graphir.ops.openvino.tie_order import STABLE, TieOrder
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -122,6 +122,12 @@ class DetectionOutput(Op):
         return out
 
     def evaluate(self, loc: np.ndarray, conf: np.ndarray, proposals: np.ndarray, *aux: np.ndarray) -> list[np.ndarray]:
+        return self.evaluate_with(STABLE, loc, conf, proposals, *aux)
+
+    def evaluate_with(self, ties: TieOrder, loc: np.ndarray, conf: np.ndarray, proposals: np.ndarray,
+                      *aux: np.ndarray) -> list[np.ndarray]:
+        """:meth:`evaluate` with ``ties`` ordering the keep_top_k cut's equal (score, prior) pairs
+        (graphir.ops.openvino.tie_order: the reference keeps class order)."""
         dtype = np.asarray(loc).dtype
         f = np.float32
         batch = loc.shape[0]
@@ -174,9 +180,9 @@ class DetectionOutput(Op):
                 total += len(kept)
             if self.keep_top_k and self.keep_top_k[0] > -1 and total > self.keep_top_k[0]:
                 pairs = [(confs[n, i, c], c, i) for c, kept in found.items() for i in kept]
-                # the CPU plugin: class by class, then std::sort by score, lower prior first among
-                # equal scores (equal prior and score: libstdc++'s introsort order; measured)
-                pairs = stl_sort(pairs, lambda x, y: x[0] > y[0] or (x[0] == y[0] and x[2] < y[2]))
+                # class by class, then by score, lower prior first among equal scores (equal prior and
+                # score: ``ties``; OpenVINO CPU's std::sort gives libstdc++'s introsort order, measured)
+                pairs = ties.sort(pairs, lambda x, y: x[0] > y[0] or (x[0] == y[0] and x[2] < y[2]))
                 found = {}
                 for _, c, i in pairs[:self.keep_top_k[0]]:
                     found.setdefault(c, []).append(i)

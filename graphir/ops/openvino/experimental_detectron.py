@@ -13,6 +13,7 @@ import numpy as np
 
 from graphir.ops.base import Op, Port, TensorType
 from graphir.ops.openvino.roi import roi_align
+from graphir.ops.openvino.tie_order import STABLE, TieOrder
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -310,10 +311,15 @@ class ExperimentalDetectronDetectionOutput(Op):
                 TensorType(et, PartialShape([n]))]
 
     def evaluate(self, rois: np.ndarray, deltas: np.ndarray, scores: np.ndarray, im_info: np.ndarray) -> list[np.ndarray]:
+        return self.evaluate_with(STABLE, rois, deltas, scores, im_info)
+
+    def evaluate_with(self, ties: TieOrder, rois: np.ndarray, deltas: np.ndarray, scores: np.ndarray,
+                      im_info: np.ndarray) -> list[np.ndarray]:
         """As OpenVINO's CPU plugin: boxes of non-positive size are skipped, refined boxes are only
         clipped at 0, per-class deltas are used even with ``class_agnostic_box_regression``, and the
-        detections stay in class order unless more than ``max_detections_per_image`` need a cut."""
-        from graphir.ops.openvino.detection_nms import stl_partial_sort
+        detections stay in class order unless more than ``max_detections_per_image`` need a cut (by
+        score, lower box first; equal (score, box) pairs in ``ties``'s order: the reference keeps
+        class order, OpenVINO CPU's std::partial_sort libstdc++'s)."""
 
         dtype = np.asarray(rois).dtype
         f = np.float32
@@ -336,7 +342,7 @@ class ExperimentalDetectronDetectionOutput(Op):
             found.extend((float(sc[i, c]), c, i) for i in kept[:self.post_nms_count])
         n = self.max_detections_per_image
         if len(found) > n:
-            found = stl_partial_sort(found, n, lambda a, b: a[0] > b[0] or (a[0] == b[0] and a[2] < b[2]))[:n]
+            found = ties.partial_sort(found, n, lambda a, b: a[0] > b[0] or (a[0] == b[0] and a[2] < b[2]))[:n]
         out_boxes, out_classes, out_scores = np.zeros((n, 4), np.float32), np.zeros(n, np.int32), np.zeros(n, np.float32)
         for i, (score, c, r) in enumerate(found):
             out_boxes[i], out_classes[i], out_scores[i] = refined[r, c], c, score

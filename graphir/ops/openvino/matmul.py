@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.broadcast import broadcast_merge
+from graphir.kernels import blas_host
 from graphir.kernels.once import once_per_key
 from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.shapes import Dimension, PartialShape
@@ -17,16 +18,20 @@ from graphir.types import ElementType
 #: per-matrix multiply-accumulates from which a stack of f32 matrices times one 2-D B is one
 #: product: OpenBLAS (0.3.31, SkylakeX) takes its small-matrix kernels up to 100^3, whose rounding
 #: depends on the sizes; above them (with 2+ rows and columns: no gemv) the stacked and the
-#: flattened products give the same bits (tests/ops/test_matmul_flat.py), the latter 1.5-4x faster
+#: flattened products give the same bits (tests/ops/test_matmul_flat.py), the latter 1.5-4x faster.
+#: With OpenBLAS's Haswell kernels (an AVX2 host) they do not: the flattening is used only on the BLAS
+#: it was verified on (graphir.kernels.blas_host)
 FLAT_MIN_MACS = 1 << 21
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)``; a stack ``a [..., M, K]`` times a 2-D ``b [K, N]`` runs as one
     ``[prod(...) * M, K] @ [K, N]`` product when each of its matrices is past OpenBLAS's small sizes
-    (numpy calls BLAS once per matrix of the stack: swin_t's [1,14,14,384] x [384,1536] 4.8 -> 1.3 ms)."""
+    (numpy calls BLAS once per matrix of the stack: swin_t's [1,14,14,384] x [384,1536] 4.8 -> 1.3 ms)
+    and numpy's BLAS is the one that was verified to give the stacked product's bits that way."""
     if (b.ndim == 2 and a.ndim >= 3 and a.dtype == np.float32 and b.dtype == np.float32
-            and a.shape[-2] >= 2 and b.shape[1] >= 2 and a.shape[-2] * a.shape[-1] * b.shape[1] >= FLAT_MIN_MACS):
+            and a.shape[-2] >= 2 and b.shape[1] >= 2 and a.shape[-2] * a.shape[-1] * b.shape[1] >= FLAT_MIN_MACS
+            and blas_host.layouts_verified()):
         return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + (b.shape[1],))
     return np.matmul(a, b)
 

@@ -115,8 +115,10 @@ def _modulo(x: np.ndarray, lo: int, hi: int, bits: int) -> np.ndarray:
     return v.astype(np.int64)
 
 
-def words_to_values(words: np.ndarray, dtype: np.dtype, lo: float, hi: float, alignment: str) -> np.ndarray:
-    """``[calls, 4]`` words to the flat values of one output type, as OpenVINO converts them."""
+def words_to_values(words: np.ndarray, dtype: np.dtype, lo: float, hi: float, alignment: str,
+                    fused: bool = False) -> np.ndarray:
+    """``[calls, 4]`` words to the flat values of one output type, as OpenVINO converts them
+    (``fused``: see :func:`uniform`)."""
     dtype = np.dtype(dtype)
     wide = dtype.itemsize > 4
     if alignment == "pytorch":
@@ -135,7 +137,7 @@ def words_to_values(words: np.ndarray, dtype: np.dtype, lo: float, hi: float, al
     if dtype.name == "bfloat16":  # every ov::bfloat16 operation rounds its float result
         span = _bf16_op(np.asarray(hi, dtype), np.asarray(lo, dtype), "-")
         return _bf16_op(_bf16_op(unit, span, "*"), np.asarray(lo, dtype), "+")
-    if dtype == np.float32:  # OpenVINO's CPU plugin fuses the multiply-add: one rounding
+    if dtype == np.float32 and fused:  # OpenVINO's CPU plugin fuses the multiply-add: one rounding
         span32 = np.float32(np.float32(hi) - np.float32(lo))
         return (unit.astype(np.float64) * np.float64(span32) + np.float64(np.float32(lo))).astype(np.float32)
     span = (np.asarray(hi, dtype) - np.asarray(lo, dtype)).astype(dtype)
@@ -168,8 +170,9 @@ def _pytorch_values(words: np.ndarray, dtype: np.dtype, lo: float, hi: float) ->
 
 
 def uniform(count: int, dtype: np.dtype, lo: float, hi: float, global_seed: int, op_seed: int,
-            alignment: str) -> np.ndarray:
-    """``count`` values of RandomUniform as OpenVINO produces them for these seeds."""
+            alignment: str, fused: bool = False) -> np.ndarray:
+    """``count`` values of RandomUniform as OpenVINO produces them for these seeds (``fused``: f32's
+    ``unit * span + min`` rounded once, as the CPU plugin computes it; else twice, as the reference)."""
     dtype = np.dtype(dtype)
     if alignment == "pytorch":
         per_call = 2 if dtype.itemsize > 4 and not (dtype == np.int64 and int(lo) <= 0xFFFFFFFF  # type: ignore
@@ -180,7 +183,7 @@ def uniform(count: int, dtype: np.dtype, lo: float, hi: float, global_seed: int,
         per_call = 2 if dtype.itemsize > 4 else 4
         calls = -(-count // per_call)
         words = philox_words(calls, global_seed, op_seed)
-    return words_to_values(words, dtype, lo, hi, alignment)[:count]
+    return words_to_values(words, dtype, lo, hi, alignment, fused)[:count]
 
 
 def seed_seq_words(seeds: list[int], count: int) -> np.ndarray:

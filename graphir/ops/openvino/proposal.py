@@ -13,18 +13,18 @@ from typing import ClassVar
 import numpy as np
 
 from graphir.ops.base import Op, Port, TensorType
-from graphir.ops.openvino.detection_nms import stl_partial_sort
+from graphir.ops.openvino.tie_order import STABLE, TieOrder
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
 
-def _best_first(scores: np.ndarray, count: int) -> list[int]:
-    """The first ``count`` indices after ``std::partial_sort`` by score, descending, as libstdc++
-    orders equal scores (a plain sort when every score differs)."""
-    if len(np.unique(scores)) == len(scores):
+def _best_first(scores: np.ndarray, count: int, ties: TieOrder) -> list[int]:
+    """The first ``count`` indices by score, descending, equal scores in ``ties``'s order (a plain
+    sort when every score differs)."""
+    if ties is STABLE or len(np.unique(scores)) == len(scores):
         return [int(i) for i in np.argsort(-scores.astype(np.float64), kind="stable")[:count]]
     values = scores.tolist()
-    return stl_partial_sort(list(range(len(values))), count, lambda a, b: values[a] > values[b])[:count]
+    return ties.partial_sort(list(range(len(values))), count, lambda a, b: values[a] > values[b])[:count]
 
 
 class Proposal(Op):
@@ -161,9 +161,10 @@ class Proposal(Op):
             dead[j[f(self.nms_thresh) < iou]] = True
         return keep
 
-    def _run(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per image: proposals, the ``pre_nms_topn`` best by libstdc++'s ``std::partial_sort``
-        (its order among equal scores), NMS, the kept rows; when fewer than ``post_nms_topn``
+    def _run(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray,
+             ties: TieOrder = STABLE) -> tuple[np.ndarray, np.ndarray]:
+        """Per image: proposals, the ``pre_nms_topn`` best (equal scores in ``ties``'s order: the
+        reference by index, OpenVINO CPU libstdc++'s ``std::partial_sort``'s), NMS, the kept rows; when fewer than ``post_nms_topn``
         survive, the rest is 0 and the first unused row starts with -1 (the plugin's end marker)."""
         f = np.float32
         offset = f(0) if self._tensorflow else f(1)
@@ -178,7 +179,7 @@ class Proposal(Op):
         for n in range(batch):
             found = self._proposals(np.asarray(probs[n], np.float32), np.asarray(deltas[n], np.float32),
                                     (img_h, img_w, scale_h, scale_w))
-            order = _best_first(found[:, 4], min(len(found), self.pre_nms_topn))
+            order = _best_first(found[:, 4], min(len(found), self.pre_nms_topn), ties)
             top = found[order]
             kept = top[self._nms(top[:, :4], offset)]
             boxes = kept[:, :4].copy()
@@ -196,7 +197,11 @@ class Proposal(Op):
         return rois, scores
 
     def evaluate(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> list[np.ndarray]:
-        rois, _ = self._run(probs, deltas, info)
+        return self.evaluate_with(STABLE, probs, deltas, info)
+
+    def evaluate_with(self, ties: TieOrder, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> list[np.ndarray]:
+        """:meth:`evaluate` with ``ties`` ordering equal scores (graphir.ops.openvino.tie_order)."""
+        rois, _ = self._run(probs, deltas, info, ties)
         return [rois.astype(np.asarray(probs).dtype)]
 
 
@@ -211,7 +216,7 @@ class Proposal4(Proposal):
         rows = batch * self.post_nms_topn
         return [TensorType(et, PartialShape([rows, 5])), TensorType(et, PartialShape([rows]))]
 
-    def evaluate(self, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> list[np.ndarray]:
-        rois, scores = self._run(probs, deltas, info)
+    def evaluate_with(self, ties: TieOrder, probs: np.ndarray, deltas: np.ndarray, info: np.ndarray) -> list[np.ndarray]:
+        rois, scores = self._run(probs, deltas, info, ties)
         dtype = np.asarray(probs).dtype
         return [rois.astype(dtype), scores.astype(dtype)]

@@ -2,8 +2,9 @@
 Multinomial-13 (streams in :mod:`graphir.ops.openvino.philox`).
 
 RandomUniform follows OpenVINO's definition (its reference evaluator, bit for bit, both
-alignments), and for f32 the CPU plugin's fused multiply-add (the two differ by 1 ulp in some f32
-values; the CPU computes f16/bf16/f64/i64 through its f32/i32 streams, which graphir does not copy).
+alignments); the CPU plugin's fused multiply-add for f32 (1 ulp from the reference in some values)
+is the ``openvino-cpu`` numerics profile's (graphir.numerics.openvino_cpu.random_uniform). The CPU
+computes f16/bf16/f64/i64 through its f32/i32 streams, which graphir does not copy.
 Multinomial follows the CPU plugin, the only implementation OpenVINO 2026.4 has (no evaluate): it
 draws ``float(mt19937()) / float(mt19937.max())`` from ``std::mt19937`` seeded by
 ``std::seed_seq{global_seed, op_seed}``, not from the Philox stream the specification describes.
@@ -82,13 +83,17 @@ class RandomUniform(Op):
         return [TensorType(et, shape)]
 
     def evaluate(self, shape: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[np.ndarray]:
+        return self.generate(shape, lo, hi)
+
+    def generate(self, shape: np.ndarray, lo: np.ndarray, hi: np.ndarray, fused: bool = False) -> list[np.ndarray]:
+        """The values; ``fused``: f32's multiply-add rounded once (OpenVINO CPU), else the reference's."""
         dims = tuple(int(v) for v in np.asarray(shape).reshape(-1))
         dtype = ElementType.parse(self.output_type).numpy_dtype
         check_tensor(dims, np.float64)  # the generator works in up to 64 bits an item
         count = int(np.prod(dims, dtype=np.int64))
         g, o = _seeds(self.global_seed, self.op_seed)
         low, high = np.asarray(lo, dtype).reshape(-1)[0], np.asarray(hi, dtype).reshape(-1)[0]
-        values = philox.uniform(count, dtype, low, high, g, o, self.alignment)
+        values = philox.uniform(count, dtype, low, high, g, o, self.alignment, fused)
         return [np.asarray(values, dtype=dtype).reshape(dims)]
 
 
