@@ -2784,9 +2784,9 @@ def hard_sigmoid(
 def hsigmoid(data: TensorLike, name: str | None = None) -> Output:
     """HSigmoid-opset5 (``openvino::HSigmoid-opset5``).
 
-    HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
-    plugin computes it: ``clamp(x + 3, 0, 6)`` times 0x3e2aaaaa (1/6 rounded down) in f32 (equal on
-    200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly.
+    HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``, as OpenVINO's reference computes it: in f32 for
+    f32/f16/bf16, f64 exactly. OpenVINO CPU's rounding (times 1/6 rounded down) is the
+    ``openvino-cpu`` numerics profile's (graphir.numerics.openvino_cpu.hard_activations).
 
     Inputs:
         arg: any type
@@ -2801,9 +2801,10 @@ def hsigmoid(data: TensorLike, name: str | None = None) -> Output:
 def hswish(data: TensorLike, name: str | None = None) -> Output:
     """HSwish-opset4 (``openvino::HSwish-opset4``).
 
-    HSwish-4: ``x * min(max(x + 3, 0), 6) / 6``. Real types below f64 round as OpenVINO's CPU
-    plugin computes it (oneDNN's hardswish: ``x * clamp(x * (1/6) + 0.5, 0, 1)`` in f32, three
-    roundings; equal on 200,000 inputs, tests/ops/test_cpu_exp.py); f64 exactly.
+    HSwish-4: ``x * min(max(x + 3, 0), 6) / 6``, as OpenVINO's reference computes it: in f32 for
+    f32/f16/bf16 (four roundings: add, clamp, multiply, divide), f64 exactly. OpenVINO CPU's
+    rounding (oneDNN's hardswish) is the ``openvino-cpu`` numerics profile's
+    (graphir.numerics.openvino_cpu.hard_activations).
 
     Inputs:
         arg: any type
