@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphir.errors import (EmptyInputError, EvaluationError, GraphirError, InputError, ResourceLimitError,
-                             UnsupportedOpError)
+from graphir.errors import (EmptyInputError, EvaluationError, GraphirError, InputError, OpDefinitionError,
+                             ResourceLimitError, UnsupportedOpError)
 from graphir.limits import max_tensor_bytes as tensor_limit_in_force, tensor_limit
 from graphir.run_guard import check_run
 from graphir.ops.openvino.core import Constant, Parameter, Result
@@ -731,9 +731,10 @@ def empty_input_message(node: "Node", args: Sequence[Any], exc: Exception) -> st
 
 
 def _port_name(node: "Node", index: int) -> str:
-    ports = type(node.op).inputs
-    port = ports[index] if index < len(ports) else ports[-1] if ports and ports[-1].variadic else None
-    return f" ({port.name!r})" if port is not None else ""
+    try:
+        return f" ({type(node.op).input_port(index).name!r})"
+    except OpDefinitionError:  # more arguments than ports (a stateful step's store)
+        return ""
 
 
 def describe_inputs(node: "Node", args: Sequence[Any]) -> str:

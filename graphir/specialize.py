@@ -132,9 +132,6 @@ def _foldable_at_plan(node: "Node") -> bool:
     return foldable and bool(node.inputs)
 
 
-_SIDE_EFFECT_FREE: dict[type, bool] = {}
-
-
 def _empty_at_plan(node: "Node", types: list["TensorType"]) -> bool:
     """Whether every output of ``node`` is, for this signature, an empty tensor of a static shape
     and a numpy element type, and the op has no effect beyond its outputs (no state, no sink): then
@@ -144,12 +141,8 @@ def _empty_at_plan(node: "Node", types: list["TensorType"]) -> bool:
         dims = static_dims(t)
         if dims is None or 0 not in dims or t.element_type.is_dynamic:
             return False
-    cls = type(node.op)
-    free = _SIDE_EFFECT_FREE.get(cls)
-    if free is None:
-        free = _SIDE_EFFECT_FREE[cls] = bool(cls.runnable and not getattr(cls, "stateful", False)
-                                             and not getattr(cls, "sink", False))
-    return free
+    cls = type(node.op)  # reached only for empty outputs: no per-class cache needed
+    return bool(cls.runnable and not getattr(cls, "stateful", False) and not getattr(cls, "sink", False))
 
 
 def _empty_value(t: "TensorType") -> np.ndarray:

@@ -294,3 +294,29 @@ def test_an_override_of_nothing_is_an_error_and_withdrawing_one_restores_the_bui
             type_name: ClassVar[str] = "NoSuchRelu"
             version: ClassVar[str] = "opset1"
     assert find("openvino", "NoSuchRelu") is None
+
+
+def test_a_named_version_is_never_the_nearest_of_a_numbered_one() -> None:
+    """A class registered only under a named version (an extension's ``my_ext``) is found by that
+    exact version or as the newest, never as the nearest of ``opset1`` (the registry numbered a
+    named version 0, so every opset found it)."""
+    from typing import ClassVar
+
+    from graphir.ops.base import Op, Port
+    from graphir.ops.registry import find, registered_exactly, unregister
+
+    class NamedOnly(Op):
+        type_name: ClassVar[str] = "GraphirTestNamedOnly"
+        version: ClassVar[str] = "named_ext"
+        inputs: ClassVar[tuple[Port, ...]] = (Port("x"),)
+        outputs: ClassVar[tuple[Port, ...]] = (Port("y"),)
+
+    try:
+        assert find("openvino", "GraphirTestNamedOnly", "opset1") is None
+        assert find("openvino", "GraphirTestNamedOnly", "opset17") is None
+        assert find("openvino", "GraphirTestNamedOnly", "named_ext") is NamedOnly
+        assert find("openvino", "GraphirTestNamedOnly") is NamedOnly
+        assert registered_exactly("openvino", "GraphirTestNamedOnly", "named_ext") is NamedOnly
+        assert registered_exactly("openvino", "GraphirTestNamedOnly", "opset1") is None
+    finally:
+        unregister(NamedOnly)

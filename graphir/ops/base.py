@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from graphir.errors import InferenceError, OpDefinitionError
-from graphir.ops.frozen import FREEZABLE_FIELDS, freezable_fields, freeze_fields, freeze_state
+from graphir.ops.frozen import freezable_fields, freeze_fields, freeze_state
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
@@ -241,9 +241,7 @@ class Op(BaseModel):
             raise _attribute_error(type(self), exc) from None
         # attribute values are immutable copies (lists, dicts, arrays; see graphir.ops.frozen):
         # after every validator, since a subclass's may fill in a list (pooling's dilations)
-        names = FREEZABLE_FIELDS.get(type(self))
-        if names is None:
-            names = freezable_fields(type(self))
+        names = freezable_fields(type(self))
         if names:
             freeze_fields(self.__dict__, names)
 

@@ -132,9 +132,6 @@ class FrozenDict(_Frozen, dict[Any, Any]):
         return hash(frozenset(self.items()))
 
 
-#: the types :func:`freeze` changes; anything else is kept as it is (scalars, enums, shapes, bodies)
-#: but for a frozen pydantic model holding such values (a DirectML tensor desc)
-MUTABLE = frozenset((list, dict, tuple, np.ndarray, FrozenList, FrozenDict))
 _NESTED = frozenset((list, dict, tuple, np.ndarray))
 _PLAIN = frozenset((int, float, bool, str, type(None)))
 
@@ -180,6 +177,7 @@ def freeze_state(state: dict[str, Any]) -> None:
     """Freeze every value of a field dict in place (a frozen model's own ``__dict__``)."""
     freeze_fields(state, tuple(state))
 
+
 #: annotations whose values are immutable as pydantic gives them (no freezing needed)
 _IMMUTABLE_ANNOTATIONS = frozenset((int, float, bool, str, bytes, type(None), PartialShape))
 #: per op class, the fields that may hold a value freeze changes (filled by freezable_fields)
@@ -211,21 +209,13 @@ def freezable_fields(cls: type[BaseModel]) -> tuple[str, ...]:
 
 
 def freeze_fields(state: dict[str, Any], names: tuple[str, ...]) -> None:
-    """Freeze the values of ``names`` in an op's field dict in place (the op's own ``__dict__``).
-    Every op built passes here: lists of numbers, the common case, are frozen without a further call."""
+    """Freeze the values of ``names`` in an op's field dict in place (the op's own ``__dict__``);
+    values already immutable (numbers, strings, frozen lists) are passed over without a call."""
     for name in names:
         value = state[name]
         kind = type(value)
         if kind in _PLAIN or kind is FrozenList:
             continue
-        if kind is list:
-            frozen = FrozenList(value)
-            for item in frozen:
-                if type(item) not in _PLAIN:
-                    frozen = freeze(value)
-                    break
-        else:
-            frozen = freeze(value)
-            if frozen is value:
-                continue
-        state[name] = frozen
+        frozen = freeze(value)
+        if frozen is not value:
+            state[name] = frozen

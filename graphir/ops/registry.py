@@ -137,6 +137,10 @@ def unregister(cls: type["Op"]) -> None:
             _ALIASES.pop((cls.dialect, alias), None)
 
 
+#: a numbered version ("opset8", "1"), as opposed to a named one
+_NUMBERED = re.compile(r"[A-Za-z_]*\d+")
+
+
 def version_number(version: str) -> int:
     m = re.search(r"(\d+)$", version)
     return int(m.group(1)) if m else 0
@@ -199,19 +203,26 @@ def find(dialect: str, type_name: str, version: str | None = None) -> type["Op"]
     return found
 
 
+def registered_exactly(dialect: str, type_name: str, version: str) -> type["Op"] | None:
+    """The class registered under exactly (dialect, type, version), ``type_name`` possibly a
+    serialized spelling; no nearest-version resolution (an extension's named version)."""
+    return _REGISTRY.get((dialect, canonical_type_name(dialect, type_name), version))
+
+
 def _resolve(dialect: str, name: str, version: str | None) -> type["Op"] | None:
     if version is not None and (dialect, name, version) in _REGISTRY:
         return _REGISTRY[(dialect, name, version)]
-    candidates = [(version_number(v), cls) for (d, t, v), cls in _REGISTRY.items() if d == dialect and t == name]
+    candidates = [(version_number(v), v, cls) for (d, t, v), cls in _REGISTRY.items() if d == dialect and t == name]
     if not candidates:
         return None
     if version is None:
-        return max(candidates, key=lambda c: c[0])[1]
-    if not re.fullmatch(r"[A-Za-z_]*\d+", version):
-        return None
+        return max(candidates, key=lambda c: c[0])[2]
+    if not _NUMBERED.fullmatch(version):
+        return None  # a named version (an extension's "my_ext") is only ever its own key
     wanted = version_number(version)
-    eligible = [c for c in candidates if c[0] <= wanted]
-    return max(eligible, key=lambda c: c[0])[1] if eligible else None
+    # the newest numbered version not above it (a named version is not a number: never a nearest)
+    eligible = [c for c in candidates if c[0] <= wanted and _NUMBERED.fullmatch(c[1])]
+    return max(eligible, key=lambda c: c[0])[2] if eligible else None
 
 
 def all_ops(dialect: str | None = None) -> list[type["Op"]]:

@@ -25,7 +25,7 @@ from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.frozen import FrozenList
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
-from graphir.ops.registry import _REGISTRY, find
+from graphir.ops.registry import _REGISTRY, find, registered_exactly
 from graphir.serializers.ir_attributes import MAX_ATTRIBUTE_CHARS, _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
 from graphir.serializers.ir_parser import MANY_ATTRIBUTES, element_attributes
@@ -1297,25 +1297,9 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
             other = _types_by_lower_name().get(type_name.lower())
             if other is not None and other != type_name:
                 cls = find("openvino", other, wanted)
-        if cls is not None and not _OPSET.fullmatch(cls.version):
-            cls = None  # only an extension's class (the registry's nearest version, numbered 0): no opset has it
-    else:
-        cls = _extension_op(type_name, version)
+    else:  # an extension's layer: the class registered for that exact version, if any
+        cls = registered_exactly("openvino", type_name, version)
     _FOUND[key] = (len(_REGISTRY), find, cls)
-    return cls
-
-
-def _extension_op(type_name: str, version: str) -> "type[Op] | None":
-    """The class registered for an extension layer (a version that is not ``opsetN``: a user's
-    ``class MyOp(Op)`` with ``version = "my_ext"``): that exact (type, version) key, or the type an
-    IR spelling of it names; None (an opaque layer) when nobody registered one. No nearest-version
-    resolution: an extension's version is a name, not a number."""
-    from graphir.ops.registry import _ALIASES
-
-    cls = _REGISTRY.get(("openvino", type_name, version))
-    if cls is None:
-        alias = _ALIASES.get(("openvino", type_name))
-        cls = _REGISTRY.get(("openvino", alias, version)) if alias is not None else None
     return cls
 
 
