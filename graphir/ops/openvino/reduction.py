@@ -214,9 +214,8 @@ class ReduceMean(_Reduce):
         if x.dtype.kind in "iu":
             count = int(np.prod([x.shape[a] for a in axes])) if axes else 1
             return np.sum(x, axis=axes) // max(count, 1)
-        if x.size == 0:  # 0 / 0 as OpenVINO's reference computes it (np.mean would warn)
-            with np.errstate(all="ignore"):
-                return np.sum(_acc(x), axis=axes) / np.float32(0)
+        if x.size == 0:  # OpenVINO's reference returns the sum (zeros) of an empty input undivided
+            return np.sum(_acc(x), axis=axes)
         return np.mean(_acc(x), axis=axes)
 
 
