@@ -59,6 +59,8 @@ class LayerError:
     size: int
     cosine: float
     note: str = ""  # e.g. the shapes differ
+    #: why it differs, where the comparison can tell: TIE_ORDER for indices whose values agree
+    cause: str = ""
 
     @property
     def passed(self) -> bool:
@@ -87,6 +89,14 @@ class Comparison:
     def failed(self) -> bool:
         return self.first_failure is not None
 
+    @property
+    def roots(self) -> list[LayerError]:
+        """The layers past tolerance fed only by layers within it (or not compared): where a
+        difference starts; every other failure is downstream of one of them."""
+        by_key = {e.layer: e for e in self.layers}
+        return [e for e in self.layers if not e.passed
+                and all(k not in by_key or by_key[k].passed for k in self.feeds.get(e.layer, []))]
+
     def errors_of_inputs(self, layer: LayerError) -> list[LayerError | str]:
         """The records of the layers feeding ``layer`` (the key alone when not compared)."""
         by_key = {e.layer: e for e in self.layers}
@@ -101,6 +111,7 @@ class Comparison:
                 **_record(first),
                 "inputs": [_record(e) if isinstance(e, LayerError) else {"layer": e, "compared": False}
                            for e in self.errors_of_inputs(first)]},
+            "roots": [e.layer for e in self.roots],
             "layers": [_record(e) for e in self.layers],
             "unmatched": self.unmatched,
         }
@@ -127,13 +138,41 @@ class Comparison:
         lines.append(f"first past tolerance: {first.layer} ({first.type}) max abs {first.max_abs:.3g}, "
                      f"{first.mismatches}/{first.size} elements, cosine {first.cosine:.6f}"
                      + (f" [{first.note}]" if first.note else ""))
+        if first.cause:
+            lines.append(f"  {_CAUSES[first.cause]}")
         for e in self.errors_of_inputs(first):
             if isinstance(e, LayerError):
                 lines.append(f"  fed by {e.layer} ({e.type}): max abs {e.max_abs:.3g}, "
                              f"{'ok' if e.passed else 'past tolerance'}")
             else:
                 lines.append(f"  fed by {e} (not compared)")
+        roots = self.roots
+        if len(roots) > 1 or roots and roots[0] is not first:
+            shown = ", ".join(f"{e.layer} ({e.type}{', ' + e.cause if e.cause else ''})" for e in roots[:5])
+            lines.append(f"{len(roots)} layers start a difference (fed only by layers within tolerance): {shown}"
+                         + (", ..." if len(roots) > 5 else ""))
+        if roots and all(e.cause == TIE_ORDER for e in roots):
+            lines.append("every difference is downstream of an order among tied values: no layer computes values "
+                         "past tolerance from inputs within it (layers after a tie cannot be judged on these inputs)")
         return "\n".join(lines)
+
+
+#: LayerError.cause of an index output (TopK's port 1) whose values output is within tolerance
+TIE_ORDER = "tie order"
+_CAUSES = {TIE_ORDER: "its values (port 0) are within tolerance: the indices of equal or near-equal values are "
+                      "in another order (a tie; near-ties depend on summation order), not a wrong computation"}
+#: op types whose output 1 holds the indices of the values on output 0
+_INDEX_OUTPUTS = {"TopK"}
+
+
+def _mark_tie_order(layers: Sequence[LayerError]) -> None:
+    """Mark index outputs that differ while the values they index agree: an order among ties."""
+    values = {(e.name, e.port): e for e in layers}
+    for e in layers:
+        if e.type in _INDEX_OUTPUTS and e.port == 1 and not e.passed and not e.note:
+            sibling = values.get((e.name, 0))
+            if sibling is not None and sibling.passed:
+                e.cause = TIE_ORDER
 
 
 def _record(e: LayerError) -> dict[str, Any]:
@@ -146,7 +185,8 @@ def _record(e: LayerError) -> dict[str, Any]:
 
 def _row(e: LayerError) -> list[Any]:
     return [e.layer, e.type, "x".join(map(str, e.shape)) or "scalar", f"{e.max_abs:.3g}", f"{e.max_rel:.3g}",
-            f"{e.mismatches}/{e.size}", f"{e.cosine:.6f}", e.note or ("" if e.passed else "FAIL")]
+            f"{e.mismatches}/{e.size}", f"{e.cosine:.6f}",
+            e.note or ("" if e.passed else "FAIL (tie order)" if e.cause == TIE_ORDER else "FAIL")]
 
 
 def layer_error(key: str, node: "Node", actual: Any, expected: Any, rtol: float, atol: float) -> LayerError:
@@ -226,8 +266,11 @@ def compare(model: ModelLike, reference: "ModelLike | None" = None, *, engine: s
     keys: list[tuple[str, int, int]] = []  # (name, port, bytes)
     for node in order:
         if is_layer(node) and node.id not in folded and (wanted is None or node.name in wanted):
+            read = [bool(typed.consumers(node.output(i))) for i in range(len(node.output_types))]
+            if node.type_name in _INDEX_OUTPUTS and len(read) > 1 and read[1]:
+                read[0] = True  # the values tell an order among ties from a wrong index
             for i, t in enumerate(node.output_types):
-                if typed.consumers(node.output(i)):  # an output nothing reads may not be computed
+                if read[i]:  # an output nothing reads may not be computed
                     keys.append((node.name, i, tensor_bytes(t)))
     result = Comparison(reference="", rtol=rtol, atol=atol, inputs=values)
     result.feeds = _feeds(order, folded)
@@ -314,6 +357,7 @@ def _compare_chunks(model: "Model", feeds: dict[str, np.ndarray], keys: Sequence
             expected.clear()
     finally:
         bar.close()
+    _mark_tie_order(found)
     result.layers = found
     result.unmatched = missing
 

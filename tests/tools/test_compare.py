@@ -175,3 +175,46 @@ def test_the_run_observer_sees_each_executed_layer_once_with_its_outputs() -> No
     last = model.get_results()[0].input_value(0).node
     assert names[-1] == last.name and np.array_equal(kept[last.name], next(iter(plain.values())))
     assert seen[0][1] == [(1, 8, 10, 10)]
+
+
+def _tie_model(bias: list[float], scale: float = 2.0) -> "graphir.Model":
+    """x + bias -> TopK(k=2) -> indices converted to f32 -> Multiply by ``scale``, by fixed names."""
+    from graphir import opset
+
+    x = opset.parameter([1, 4], "f32", name="x")
+    shifted = opset.add(x, opset.constant(np.array([bias], np.float32)), name="shift")
+    top = opset.topk(shifted, np.int64(2), 1, "max", "value", name="top")
+    as_f32 = opset.convert(top.output(1), "f32", name="as_f32")
+    scaled = opset.multiply(as_f32, opset.constant(np.float32(scale)), name="scaled")
+    return graphir.Model([top.output(0), scaled], [x.node])
+
+
+def test_indices_of_near_equal_values_are_marked_as_a_tie_not_as_the_fault() -> None:
+    """Two models whose values agree within tolerance but whose near-tied maximum falls on another
+    element: TopK's indices differ, its values do not; the comparison calls it a tie, the root of
+    every difference downstream."""
+    x = {"x": np.array([[1.0, 3.0, 3.0, 0.0]], np.float32)}
+    result = compare(_tie_model([0.0, 0.0, 1e-6, 0.0]), _tie_model([0.0, 1e-6, 0.0, 0.0]), inputs=x, progress=False)
+    by_layer = {e.layer: e for e in result.layers}
+    assert by_layer["top:0"].passed
+    indices = by_layer["top:1"]
+    assert not indices.passed and indices.cause == "tie order" and indices.max_abs == 1
+    assert not by_layer["scaled"].passed and by_layer["scaled"].cause == ""
+    assert [e.layer for e in result.roots] == ["top:1"]
+    summary = result.summary()
+    assert "its values (port 0) are within tolerance" in summary
+    assert "every difference is downstream of an order among tied values" in summary
+    assert "FAIL (tie order)" in result.table()
+    assert result.to_dict()["roots"] == ["top:1"]
+
+
+def test_a_wrong_value_after_a_tie_is_a_second_root_and_no_tie_claim_is_made() -> None:
+    x = {"x": np.array([[1.0, 3.0, 3.0, 0.0]], np.float32)}
+    result = compare(_tie_model([0.0, 0.0, 1e-6, 0.0], scale=2.0), _tie_model([0.0, 0.0, 1e-6, 0.0], scale=3.0),
+                     inputs=x, progress=False)
+    assert [e.layer for e in result.roots] == ["scaled"] and result.roots[0].cause == ""
+    assert "tied values" not in result.summary()
+    # a wrong value directly on TopK's values is not a tie either
+    shifted = compare(_tie_model([0.0, 0.0, 1e-6, 0.0]), _tie_model([0.0, 0.5, 0.0, 0.0]), inputs=x, progress=False)
+    by_layer = {e.layer: e for e in shifted.layers}
+    assert not by_layer["top:0"].passed and by_layer["top:1"].cause == ""
