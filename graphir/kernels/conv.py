@@ -31,6 +31,7 @@ from graphir.kernels import blas_host
 from graphir.kernels.banded import BandedDepthwise
 from graphir.kernels.blas_order import ChunkedProduct
 from graphir.kernels.columns import TapColumns
+from graphir.kernels.taps import TapDepthwise
 
 #: bytes of depthwise columns built at a time (measured on 2-D MobileNet/EfficientNet layers:
 #: 512 KiB-2 MiB alike, 1 MiB best; all channels at once was up to 1.7x slower)
@@ -56,6 +57,12 @@ SKIP_MIN_MACS = 1 << 24
 #: 480x14x14 3x3 265 -> 205, 96x28x28 5x5/2 200 -> 125; 28-wide outputs were slower (240x28x28 3x3
 #: 417 -> 580: the band's zeros outweigh the copies saved)
 BANDED_MAX_WIDTH = 16
+#: with ``taps=True`` (the reference profile), 2-D depthwise layers of at most this many outputs per
+#: channel are a tap-by-tap numpy sum (:class:`graphir.kernels.taps.TapDepthwise`) rather than one
+#: BLAS product per channel and image. Measured on MobileNetV3-small's layers (batch 2, 1 thread):
+#: 72x4x4 5x5/2 86 -> 15 us, 64x4x4 5x5 46 -> 32, 24x16x16 3x3/2 67 -> 37; from 32x32 outputs the
+#: products win (144x56x56 3x3 1.2 -> 4.4 ms)
+TAPS_MAX_OUTPUT = 256
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -69,7 +76,10 @@ class ConvKernel:
     """``x [N, G*Ci, D...]`` convolved with ``w [G, Co, Ci, K...]`` -> ``[N, G*Co, O...]``."""
 
     def __init__(self, x_shape: Sequence[int], x_dtype: np.dtype, w_shape: Sequence[int], strides: Sequence[int],
-                 dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int], banded: bool = True) -> None:
+                 dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int], banded: bool = True,
+                 taps: bool = False) -> None:
+        """``taps``: small depthwise layers as a tap-by-tap sum (the reference profile's order, the same
+        bits on every host); without it they are BLAS products (OpenVINO CPU's bits on OpenBLAS SkylakeX)."""
         self.out_dtype = np.dtype(x_dtype)
         self.ct = compute_dtype(self.out_dtype)
         n, c = int(x_shape[0]), int(x_shape[1])
@@ -97,6 +107,12 @@ class ConvKernel:
             self.strategy = "depthwise"
         else:
             self.strategy = "grouped"
+        self.tap_sum: TapDepthwise | None = None
+        if (taps and self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2
+                and 0 < self.out_spatial[0] * self.out_spatial[1] <= TAPS_MAX_OUTPUT):
+            self.tap_sum = TapDepthwise(x_shape, kernel, self.strides, self.dilations, self.begin, self.end,
+                                        self.out_spatial)
+            self.strategy = "taps"
         # OpenBLAS's gemv (0.3.31) sums in tap order with FMAs, as oneDNN's depthwise kernel does,
         # for 6 to 36 taps and 2 to 16,384 outputs per channel: there both layouts give the same
         # bits (outside, its order depends on the sizes: the plain layout is kept); on other BLAS
@@ -159,6 +175,8 @@ class ConvKernel:
             return np.ascontiguousarray(kept.reshape(self.co, -1))
         if self.strategy in ("pointwise", "im2col"):
             return np.ascontiguousarray(w.reshape(self.co, -1))
+        if self.tap_sum is not None:
+            return self.tap_sum.weights(w)
         if self.strategy == "depthwise":
             laid_out = np.ascontiguousarray(w.reshape(self.groups, 1, -1))
             return laid_out if self.banded is None else BandedWeights(laid_out, self.banded.weights(w))
@@ -171,6 +189,8 @@ class ConvKernel:
             if any(s != 1 for s in self.strides):
                 x = x[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in self.strides)]
             return self._finish(self._per_image(w, x.reshape(x.shape[0], x.shape[1], -1)))
+        if self.tap_sum is not None:
+            return self.tap_sum(x, w).astype(self.out_dtype, copy=False)
         if isinstance(w, BandedWeights):
             assert self.banded is not None
             out = np.empty(self.out_shape, np.float32)

@@ -1,0 +1,129 @@
+"""Depthwise convolutions on small maps as a tap-by-tap sum in plain numpy (the reference profile's).
+
+A depthwise layer (one input and one output channel per group) computed through BLAS is one small
+product per channel and image: on maps of a few outputs (MobileNetV3's 2x2 to 16x16 layers) the
+per-call cost of those products is most of the layer. Here the whole batch is three numpy passes
+over channels-last data (``C`` innermost, so every inner loop runs over the channels):
+
+* the input, padded with zeros, laid out ``[N, Hp, Wp, C]`` (one copy);
+* ``Q[t, n, oh, ow, c] = window(t)[n, oh, ow, c] * w[t, c]``: one multiply over a strided view of
+  every tap's window (``t`` in kernel order ``(i, j)``, row by row);
+* ``out = ((0 + Q[0]) + Q[1]) + ... + Q[T-1]``: ``np.add.reduce`` over ``t`` from an initial ``+0``.
+
+So every output is OpenVINO's reference convolution's sum: the products in tap order, each
+product and each sum rounded to f32 (no fused multiply-adds), from ``+0``. Padding taps add
+``+-0`` to a sum that started at ``+0`` and so is never ``-0`` (round to nearest): they change
+nothing while the filters are finite. Elementwise IEEE arithmetic in a fixed order: the same bits
+on every host, whatever its SIMD width or BLAS (numpy's reduction over the leading axis of a
+C-contiguous ``[T, M]`` array with ``M >= 2`` adds row after row: tests/test_conv_taps.py checks it
+against an explicit loop). Blocks of images keep ``Q`` within :data:`TAPS_BLOCK_BYTES`; they do not
+change any sum.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+#: bytes of products (``Q``) computed at a time: a block of images, or of output rows of one image
+TAPS_BLOCK_BYTES = 1 << 19
+
+
+class TapDepthwise:
+    """The tap-by-tap sum of one 2-D f32 depthwise convolution's static shapes (``x [N, C, H, W]``,
+    filters ``[C, 1, 1, kh, kw]``, output ``[N, C, oh, ow]``).
+
+    Channels go innermost (``[N, H, W, C]``, two transposing copies) when there are at least as many
+    as output columns, else the data stays ``[N, C, H, W]`` (output columns innermost): the same
+    products and sums either way. Taps that read only padding are left out (their products are
+    ``+-0``: the same bits, and on 2x2 maps with 5x5 filters 16 of 25 taps)."""
+
+    def __init__(self, x_shape: Sequence[int], kernel: Sequence[int], strides: Sequence[int],
+                 dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int],
+                 out_spatial: Sequence[int]) -> None:
+        self.n, self.c, self.h, self.w = (int(d) for d in x_shape)
+        (self.kh, self.kw), (self.sy, self.sx) = (int(k) for k in kernel), (int(s) for s in strides)
+        (self.dy, self.dx), (self.by, self.bx) = (int(d) for d in dilations), (int(b) for b in pads_begin)
+        self.oh, self.ow = (int(o) for o in out_spatial)
+        #: the taps (rows, columns of the filter) that read some input: a box
+        self.tap_rows = _reading(self.kh, self.dy, self.sy, self.by, self.h, self.oh)
+        self.tap_cols = _reading(self.kw, self.dx, self.sx, self.bx, self.w, self.ow)
+        # the padded rows and columns the windows read (negative pads crop: the input's slice)
+        self.hp = (self.oh - 1) * self.sy + (self.kh - 1) * self.dy + 1
+        self.wp = (self.ow - 1) * self.sx + (self.kw - 1) * self.dx + 1
+        self.place = [_placement(self.by, self.h, self.hp), _placement(self.bx, self.w, self.wp)]
+        self.channels_last = self.c >= self.ow
+        #: the blocked axis after the images: output rows (channels last) or channels
+        self.inner = self.oh if self.channels_last else self.c
+        taps = (self.tap_rows.stop - self.tap_rows.start) * (self.tap_cols.stop - self.tap_cols.start)
+        image = taps * self.oh * self.ow * self.c * 4
+        #: images per block, or (one image at a time) rows/channels per block
+        self.images = max(1, min(self.n, TAPS_BLOCK_BYTES // max(image, 1)))
+        self.part = self.inner if image <= TAPS_BLOCK_BYTES else max(1, self.inner * TAPS_BLOCK_BYTES // image)
+
+    def weights(self, w: np.ndarray) -> np.ndarray:
+        """Filters ``[C, 1, 1, kh, kw]`` laid out for the products: ``[kh', kw', 1, 1, 1, C]`` (channels
+        last) or ``[kh', kw', 1, C, 1, 1]``, over the taps that read input (f32)."""
+        taps = np.asarray(w, np.float32).reshape(self.c, self.kh, self.kw)[:, self.tap_rows, :][:, :, self.tap_cols]
+        shape = (self.tap_rows.stop - self.tap_rows.start, self.tap_cols.stop - self.tap_cols.start) + ((1, 1, 1, self.c) if self.channels_last else (1, self.c, 1, 1))
+        return np.ascontiguousarray(taps.transpose(1, 2, 0)).reshape(shape)
+
+    def __call__(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        n, c, oh, ow, last = x.shape[0], self.c, self.oh, self.ow, self.channels_last
+        (row_to, row_from), (col_to, col_from) = self.place
+        inside = x[:, :, row_from, col_from]
+        if last:
+            padded = np.empty((n, self.hp, self.wp, c), np.float32)
+            target = padded[:, row_to, col_to, :]
+            inside = inside.transpose(0, 2, 3, 1)
+        else:
+            padded = np.empty((n, c, self.hp, self.wp), np.float32)
+            target = padded[:, :, row_to, col_to]
+        if target.shape != padded.shape:
+            padded.fill(0)
+        target[...] = inside
+        out = np.empty((n, oh, ow, c) if last else (n, c, oh, ow), np.float32)
+        item, rows, cols = padded.itemsize, self.tap_rows, self.tap_cols
+        if last:
+            across, down, pixel = c * item, self.wp * c * item, c * item
+            steps = (self.sy * down, self.sx * pixel, item)  # output row, column, channel
+        else:
+            across, down = item, self.wp * item
+            steps = (self.hp * self.wp * item, self.sy * down, self.sx * item)  # channel, output row, column
+        taps = (self.dy * down, self.dx * across)
+        first_tap = rows.start * self.dy * down + cols.start * self.dx * across
+        block = (rows.stop - rows.start, cols.stop - cols.start, self.images)
+        full = (oh, ow, c) if last else (c, oh, ow)
+        products = np.empty(block + (self.part,) + full[1:], np.float32)
+        zero, part = np.float32(0), self.part
+        for first in range(0, n, self.images):
+            count = min(self.images, n - first)
+            for start in range(0, self.inner, part):
+                size = min(part, self.inner - start)
+                offset = first_tap + first * padded.strides[0] + start * steps[0]
+                base = padded.reshape(-1)[offset // item:]
+                windows = as_strided(base, block[:2] + (count, size) + full[1:],
+                                     taps + (padded.strides[0],) + steps, writeable=False)
+                q = products[:, :, :count, :size]
+                if count != self.images or size != part:
+                    q = np.empty(q.shape, np.float32)
+                np.multiply(windows, w if last or size == self.c else w[:, :, :, start:start + size], out=q)
+                np.add.reduce(q.reshape(block[0] * block[1], -1), axis=0, initial=zero,
+                              out=out[first:first + count, start:start + size].reshape(-1))
+        return np.ascontiguousarray(out.transpose(0, 3, 1, 2)) if last else out
+
+
+def _reading(k: int, dilation: int, stride: int, pad: int, size: int, out: int) -> slice:
+    """Along one axis: the filter taps that read input at some output position (a range)."""
+    reads = [t for t in range(k) if any(0 <= o * stride + t * dilation - pad < size for o in range(out))]
+    return slice(reads[0], reads[-1] + 1) if reads else slice(0, 1)
+
+
+def _placement(pad: int, size: int, room: int) -> tuple[slice, slice]:
+    """Along one axis: the padded slots ``[0, room)`` that hold input (target) and the input they
+    hold (source); a negative pad crops the input."""
+    first = max(pad, 0)
+    source = max(-pad, 0)
+    count = max(0, min(room - first, size - source))
+    return slice(first, first + count), slice(source, source + count)
