@@ -63,11 +63,19 @@ class TapDepthwise:
         self.part = self.inner if image <= TAPS_BLOCK_BYTES else max(1, self.inner * TAPS_BLOCK_BYTES // image)
 
     def weights(self, w: np.ndarray) -> np.ndarray:
-        """Filters ``[C, 1, 1, kh, kw]`` laid out for the products: ``[kh', kw', 1, 1, 1, C]`` (channels
-        last) or ``[kh', kw', 1, C, 1, 1]``, over the taps that read input (f32)."""
+        """Filters ``[C, 1, 1, kh, kw]`` laid out for the products over the taps that read input (f32):
+        ``[kh', kw', 1, 1, 1, C]`` (channels last; ``[kh', kw', 1, 1, ow, C]`` at stride 1) or
+        ``[kh', kw', 1, C, 1, 1]``."""
         taps = np.asarray(w, np.float32).reshape(self.c, self.kh, self.kw)[:, self.tap_rows, :][:, :, self.tap_cols]
-        shape = (self.tap_rows.stop - self.tap_rows.start, self.tap_cols.stop - self.tap_cols.start) + ((1, 1, 1, self.c) if self.channels_last else (1, self.c, 1, 1))
-        return np.ascontiguousarray(taps.transpose(1, 2, 0)).reshape(shape)
+        box = (self.tap_rows.stop - self.tap_rows.start, self.tap_cols.stop - self.tap_cols.start)
+        laid_out = np.ascontiguousarray(taps.transpose(1, 2, 0))
+        if not self.channels_last:
+            return laid_out.reshape(box + (1, self.c, 1, 1))
+        if self.sx != 1:
+            return laid_out.reshape(box + (1, 1, 1, self.c))
+        # stride 1: a window row's columns and channels are contiguous; filters repeated along the
+        # row let numpy multiply each window row in one inner loop (1.2x on 4x4 maps)
+        return np.ascontiguousarray(np.broadcast_to(laid_out[:, :, None, None, None, :], box + (1, 1, self.ow, self.c)))
 
     def __call__(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
         n, c, oh, ow, last = x.shape[0], self.c, self.oh, self.ow, self.channels_last
