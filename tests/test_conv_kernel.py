@@ -94,7 +94,7 @@ def test_real_exports_run_with_the_same_bits_in_either_layout(name: str, monkeyp
     model = _reread(name, shape)
     x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     # the phased layout is a BLAS layout: every depthwise layer's under openvino-cpu (the reference
-    # sums layers of up to TAPS_MAX_OUTPUT outputs tap by tap, graphir.kernels.taps)
+    # sums small layers tap by tap: graphir.kernels.taps)
     phased = model.run([x], numerics="openvino-cpu")
     assert sum(k.phased is not None for k in built) >= 5 if LAYOUTS else not any(k.phased for k in built)
     monkeypatch.setattr(conv, "PhasedDepthwise", lambda *a: None)

@@ -54,6 +54,8 @@ def _same_bits(got: np.ndarray, want: np.ndarray) -> bool:
 
 
 def test_tap_sums_are_the_reference_loops_bits_on_random_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(conv, "TAPS_MAX_WORK", 10**9)  # every size: the bits, not the choice
+    monkeypatch.setattr(conv, "TAPS_MAX_WORK_STRIDED", 10**9)
     rng = np.random.default_rng(7)
     used = {"channels last": 0, "channels first": 0, "blocked": 0}
     for trial in range(260):
@@ -73,8 +75,7 @@ def test_tap_sums_are_the_reference_loops_bits_on_random_layers(monkeypatch: pyt
         monkeypatch.setattr(taps, "TAPS_BLOCK_BYTES", 64 if blocked else 1 << 19)
         kernel = ConvKernel(x.shape, x.dtype, w.shape, strides, dilations, begin, end, taps=True)
         if kernel.tap_sum is None:
-            assert (c == 1 or min(kernel.out_spatial) <= 0  # one channel: a plain convolution's product
-                    or kernel.out_spatial[0] * kernel.out_spatial[1] > conv.TAPS_MAX_OUTPUT)
+            assert c == 1 or min(kernel.out_spatial) <= 0  # one channel: a plain convolution's product
             continue
         got = kernel(x, kernel.weights(w))
         want = _loop(x, w, strides, dilations, begin, kernel.out_spatial)
@@ -113,7 +114,7 @@ def _depthwise_model(shape: tuple[int, ...], w: np.ndarray, stride: int, pad: in
     return Model([y], [p.node])
 
 
-@pytest.mark.parametrize("shape, k, stride", [((2, 72, 4, 4), 5, 2), ((1, 64, 4, 4), 5, 1), ((2, 8, 32, 32), 3, 2),
+@pytest.mark.parametrize("shape, k, stride", [((2, 72, 4, 4), 5, 2), ((1, 64, 4, 4), 5, 1), ((2, 24, 16, 16), 3, 2),
                                               ((1, 144, 2, 2), 5, 1)])
 def test_reference_sums_taps_and_openvino_cpu_keeps_the_blas_products(shape: tuple[int, ...], k: int, stride: int) -> None:
     rng = np.random.default_rng(2)
@@ -133,14 +134,28 @@ def test_reference_sums_taps_and_openvino_cpu_keeps_the_blas_products(shape: tup
     assert reference.tobytes() != cpu.tobytes()  # the FMAs' rounding differs somewhere on 1,000+ outputs
 
 
-def test_layers_past_the_size_keep_the_blas_products() -> None:
-    x = np.zeros((1, 16, 20, 20), np.float32)
-    kernel = ConvKernel(x.shape, x.dtype, (16, 1, 1, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], taps=True)
-    assert kernel.tap_sum is None and kernel.strategy == "depthwise"  # 400 outputs per channel
-    small = ConvKernel((1, 16, 16, 16), x.dtype, (16, 1, 1, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], taps=True)
-    assert small.strategy == "taps"
-    f64 = ConvKernel((1, 16, 8, 8), np.dtype(np.float64), (16, 1, 1, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1], taps=True)
+@pytest.mark.parametrize("size, k, stride, summed", [(4, 5, 1, True), (7, 3, 1, False), (8, 3, 1, False),
+                                                     (16, 3, 2, True), (14, 3, 2, True), (16, 5, 2, False),
+                                                     (56, 3, 1, False)])
+def test_layers_past_the_work_keep_the_blas_products(size: int, k: int, stride: int, summed: bool) -> None:
+    """Taps times outputs per channel: up to 400 (600 strided) as tap sums, the products past that."""
+    f32 = np.dtype(np.float32)
+    kernel = ConvKernel((1, 16, size, size), f32, (16, 1, 1, k, k), [stride] * 2, [1, 1], [k // 2] * 2, [k // 2] * 2,
+                        taps=True)
+    assert (kernel.tap_sum is not None) == summed and kernel.strategy == ("taps" if summed else "depthwise")
+    blas = ConvKernel((1, 16, size, size), f32, (16, 1, 1, k, k), [stride] * 2, [1, 1], [k // 2] * 2, [k // 2] * 2)
+    assert blas.tap_sum is None  # without taps=True (openvino-cpu, transposed convolutions): never
+
+
+def test_only_f32_and_half_precision_layers_sum_taps() -> None:
+    shapes = ((1, 16, 4, 4), (16, 1, 1, 3, 3), [1, 1], [1, 1], [1, 1], [1, 1])
+    f64 = ConvKernel(shapes[0], np.dtype(np.float64), *shapes[1:], taps=True)  # type: ignore[arg-type]
     assert f64.tap_sum is None  # f64 keeps its products in f64
+    f16 = ConvKernel(shapes[0], np.dtype(np.float16), *shapes[1:], taps=True)  # type: ignore[arg-type]
+    x = np.random.default_rng(1).standard_normal(shapes[0]).astype(np.float16)
+    w = np.random.default_rng(2).standard_normal(shapes[1]).astype(np.float16)
+    want = _loop(x.astype(np.float32), w.astype(np.float32), [1, 1], [1, 1], [1, 1], (4, 4)).astype(np.float16)
+    assert f16.tap_sum is not None and f16(x, f16.weights(w)).tobytes() == want.tobytes()
 
 
 def test_mobilenet_v3_small_export_under_both_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -156,7 +171,7 @@ def test_mobilenet_v3_small_export_under_both_profiles(monkeypatch: pytest.Monke
     x = np.random.default_rng(0).standard_normal((2, 3, 64, 64), dtype=np.float32)
     reference = model.run([x])
     summed = sum(k.tap_sum is not None for k in built)
-    assert summed == 11  # every depthwise layer of this 64x64 export (2x2 to 16x16 outputs)
+    assert summed == 9  # of its 11 depthwise layers (64x64 input: 2x2 to 16x16 outputs)
     built.clear()
     cpu = model.run([x], numerics="openvino-cpu")
     assert built and not any(k.tap_sum is not None for k in built)

@@ -57,12 +57,14 @@ SKIP_MIN_MACS = 1 << 24
 #: 480x14x14 3x3 265 -> 205, 96x28x28 5x5/2 200 -> 125; 28-wide outputs were slower (240x28x28 3x3
 #: 417 -> 580: the band's zeros outweigh the copies saved)
 BANDED_MAX_WIDTH = 16
-#: with ``taps=True`` (the reference profile), 2-D depthwise layers of at most this many outputs per
-#: channel are a tap-by-tap numpy sum (:class:`graphir.kernels.taps.TapDepthwise`) rather than one
-#: BLAS product per channel and image. Measured on MobileNetV3-small's layers (batch 2, 1 thread):
-#: 72x4x4 5x5/2 86 -> 15 us, 64x4x4 5x5 46 -> 32, 24x16x16 3x3/2 67 -> 37; from 32x32 outputs the
-#: products win (144x56x56 3x3 1.2 -> 4.4 ms)
-TAPS_MAX_OUTPUT = 256
+#: with ``taps=True`` (the reference profile), 2-D depthwise layers of at most this many taps times
+#: outputs per channel are a tap-by-tap numpy sum (:class:`graphir.kernels.taps.TapDepthwise`) rather
+#: than one BLAS product per channel and image (strided layers: ``TAPS_MAX_WORK_STRIDED``). Measured
+#: per layer, 1 thread, batch 1 and 2, 16-672 channels: 4x4 maps with 5x5 filters (400) 0.63-1.01 of
+#: the products' time, 72x4x4 5x5/2 (100) 0.57, 24x16x16 3x3/2 (576) 0.44-0.58, 14x14 3x3/2 (441)
+#: 0.35-0.84; 7x7 stride 1 (441-1,225) 0.8-2.1 and 14x14 (1,764+) 1.1-6.3: the products win there
+TAPS_MAX_WORK = 400
+TAPS_MAX_WORK_STRIDED = 600
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -108,8 +110,9 @@ class ConvKernel:
         else:
             self.strategy = "grouped"
         self.tap_sum: TapDepthwise | None = None
+        work = int(np.prod(kernel)) * int(np.prod(self.out_spatial))
         if (taps and self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2
-                and 0 < self.out_spatial[0] * self.out_spatial[1] <= TAPS_MAX_OUTPUT):
+                and 0 < work <= (TAPS_MAX_WORK if self.strides == [1, 1] else TAPS_MAX_WORK_STRIDED)):
             self.tap_sum = TapDepthwise(x_shape, kernel, self.strides, self.dilations, self.begin, self.end,
                                         self.out_spatial)
             self.strategy = "taps"
