@@ -55,7 +55,7 @@ def _same_bits(got: np.ndarray, want: np.ndarray) -> bool:
 
 def test_tap_sums_are_the_reference_loops_bits_on_random_layers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(conv, "TAPS_MAX_WORK", 10**9)  # every size: the bits, not the choice
-    monkeypatch.setattr(conv, "TAPS_MAX_WORK_STRIDED", 10**9)
+    monkeypatch.setattr(conv, "TAPS_MAX_WORK_FEW_CHANNELS", 10**9)
     rng = np.random.default_rng(7)
     used = {"channels last": 0, "channels first": 0, "blocked": 0}
     for trial in range(260):
@@ -134,16 +134,16 @@ def test_reference_sums_taps_and_openvino_cpu_keeps_the_blas_products(shape: tup
     assert reference.tobytes() != cpu.tobytes()  # the FMAs' rounding differs somewhere on 1,000+ outputs
 
 
-@pytest.mark.parametrize("size, k, stride, summed", [(4, 5, 1, True), (7, 3, 1, False), (8, 3, 1, False),
-                                                     (16, 3, 2, True), (14, 3, 2, True), (16, 5, 2, False),
-                                                     (56, 3, 1, False)])
-def test_layers_past_the_work_keep_the_blas_products(size: int, k: int, stride: int, summed: bool) -> None:
-    """Taps times outputs per channel: up to 400 (600 strided) as tap sums, the products past that."""
-    f32 = np.dtype(np.float32)
-    kernel = ConvKernel((1, 16, size, size), f32, (16, 1, 1, k, k), [stride] * 2, [1, 1], [k // 2] * 2, [k // 2] * 2,
-                        taps=True)
+@pytest.mark.parametrize("channels, size, k, stride, summed", [
+    (16, 4, 5, 1, True), (16, 8, 3, 1, True), (16, 14, 3, 1, False), (24, 16, 3, 2, True), (24, 16, 5, 2, False),
+    (8, 32, 3, 2, True), (8, 64, 3, 2, False), (32, 32, 3, 2, False), (16, 56, 3, 1, False)])
+def test_layers_past_the_work_keep_the_blas_products(channels: int, size: int, k: int, stride: int, summed: bool) -> None:
+    """Taps times outputs per channel: up to 600 as tap sums (2,400 strided with fewer channels than
+    output columns), the products past that."""
+    f32, x_shape, w_shape = np.dtype(np.float32), (1, channels, size, size), (channels, 1, 1, k, k)
+    kernel = ConvKernel(x_shape, f32, w_shape, [stride] * 2, [1, 1], [k // 2] * 2, [k // 2] * 2, taps=True)
     assert (kernel.tap_sum is not None) == summed and kernel.strategy == ("taps" if summed else "depthwise")
-    blas = ConvKernel((1, 16, size, size), f32, (16, 1, 1, k, k), [stride] * 2, [1, 1], [k // 2] * 2, [k // 2] * 2)
+    blas = ConvKernel(x_shape, f32, w_shape, [stride] * 2, [1, 1], [k // 2] * 2, [k // 2] * 2)
     assert blas.tap_sum is None  # without taps=True (openvino-cpu, transposed convolutions): never
 
 
@@ -171,7 +171,7 @@ def test_mobilenet_v3_small_export_under_both_profiles(monkeypatch: pytest.Monke
     x = np.random.default_rng(0).standard_normal((2, 3, 64, 64), dtype=np.float32)
     reference = model.run([x])
     summed = sum(k.tap_sum is not None for k in built)
-    assert summed == 9  # of its 11 depthwise layers (64x64 input: 2x2 to 16x16 outputs)
+    assert summed == 11  # every depthwise layer of this 64x64 export (2x2 to 16x16 outputs)
     built.clear()
     cpu = model.run([x], numerics="openvino-cpu")
     assert built and not any(k.tap_sum is not None for k in built)
