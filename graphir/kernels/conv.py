@@ -14,6 +14,10 @@ out the filters for it (:meth:`ConvKernel.weights`), then each call does numpy w
   2-D f32 layers with 6 taps or more build those columns from the input's stride phases
   (:class:`PhasedDepthwise`: a few strided copies instead of one per tap and output row, a
   block of channels at a time so the columns stay in cache; the same bits, 1.1-2x faster);
+* **taps** (``taps=True``: the reference profile; small 2-D depthwise layers, :data:`TAPS_MAX_WORK`):
+  a tap-by-tap numpy sum over the whole batch (:class:`graphir.kernels.taps.TapDepthwise`: OpenVINO's
+  reference order without fused multiply-adds, the same bits on every host); under openvino-cpu these
+  stay depthwise BLAS products (graphir.numerics.openvino_cpu.depthwise);
 * **grouped** (anything else): one ``einsum`` over a window view.
 
 The op's generic ``evaluate`` builds the same kernel per call, so a specialized run and a generic

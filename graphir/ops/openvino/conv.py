@@ -1,9 +1,11 @@
 """OpenVINO convolutions: ``Convolution-1``, ``GroupConvolution-1``, ``ConvolutionBackpropData-1``,
 ``GroupConvolutionBackpropData-1``, plus the sliding-window arithmetic that pooling shares.
 
-Evaluation is graphir.kernels.conv's (pointwise products, im2col, depthwise tap sums, grouped
-einsum); a run plan prepares the kernel and the filters' layout once per input signature. A
-transposed convolution is a convolution of the stride-dilated input with the flipped filters.
+Evaluation is graphir.kernels.conv's (pointwise products, im2col, depthwise products, small
+depthwise layers as tap sums, grouped einsum); a run plan prepares the kernel and the filters'
+layout once per input signature. The openvino-cpu profile computes every depthwise layer as BLAS
+products (:meth:`Convolution.blas_evaluate`). A transposed convolution is a convolution of the
+stride-dilated input with the flipped filters.
 """
 from __future__ import annotations
 
