@@ -19,7 +19,7 @@ import graphir
 from graphir.interpreter import execute
 from graphir.kernels import banded, conv
 from graphir.kernels.conv import ConvKernel
-from tests.conv_host import LAYOUTS, assert_matches_openvino
+from tests.conv_host import LAYOUTS, assert_matches_openvino, built_kernels
 from tests.test_conv_columns import _former
 from tests.test_conv_kernel import openvino_depthwise
 
@@ -168,14 +168,7 @@ def test_real_exports_run_with_the_same_bits_with_and_without_the_band(name: str
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     shape = [1, 3, 224, 224] if "lraspp" not in name else [1, 3, 160, 192]
     x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
-    built: list[ConvKernel] = []
-    plain_init = ConvKernel.__init__
-
-    def counting(self: ConvKernel, *args: object, **kwargs: object) -> None:
-        plain_init(self, *args, **kwargs)  # type: ignore[arg-type]
-        built.append(self)
-
-    monkeypatch.setattr(ConvKernel, "__init__", counting)
+    built = built_kernels(monkeypatch)
     model = graphir.read_model(FIXTURES / name)
     model.reshape([shape])
     # the band is a BLAS layout: the openvino-cpu profile's (the reference sums small depthwise

@@ -21,7 +21,7 @@ from graphir.interpreter import execute
 from graphir.kernels import conv, taps
 from graphir.kernels.conv import ConvKernel
 from graphir.model import Model
-from tests.conv_host import ROUNDING
+from tests.conv_host import ROUNDING, built_kernels
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -159,14 +159,7 @@ def test_only_f32_and_half_precision_layers_sum_taps() -> None:
 
 
 def test_mobilenet_v3_small_export_under_both_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
-    built: list[ConvKernel] = []
-    plain_init = ConvKernel.__init__
-
-    def counting(self: ConvKernel, *args: object, **kwargs: object) -> None:
-        plain_init(self, *args, **kwargs)  # type: ignore[arg-type]
-        built.append(self)
-
-    monkeypatch.setattr(ConvKernel, "__init__", counting)
+    built = built_kernels(monkeypatch)
     model = graphir.read_model(FIXTURES / "onnx" / "mobilenet_v3_small.onnx")
     x = np.random.default_rng(0).standard_normal((2, 3, 64, 64), dtype=np.float32)
     reference = model.run([x])
