@@ -218,3 +218,22 @@ def test_another_blas_takes_the_plain_layouts(monkeypatch: pytest.MonkeyPatch, b
     aspp = ConvKernel((1, 960, 16, 16), np.dtype(np.float32), (1, 256, 960, 3, 3), [1, 1], [36, 36], [36, 36], [36, 36])
     assert aspp.skipping is None
     assert "not this host" in graphir.numerics.host_report()[-1]
+
+
+@pytest.mark.parametrize("first", [np.float32, np.float16])
+def test_half_precision_layers_take_the_band_and_keep_their_type(first: type) -> None:
+    """The band computes in f32 and is checked once per shape in f32: an f16 layer takes it whether
+    an f32 layer of that shape came first or not, and returns f16 (the f32 result rounded)."""
+    rng = np.random.default_rng(21)
+    shape, k = (1, 40, 9, 11), (3, 5)  # a shape of its own: the check's cache starts empty here
+    x = rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
+    w = rng.standard_normal((shape[1], 1, 1, *k), dtype=np.float32).astype(np.float16)
+    kernels = {}
+    for dtype in (first, np.float16 if first is np.float32 else np.float32):
+        kernels[dtype] = ConvKernel(shape, np.dtype(dtype), w.shape, [1, 1], [1, 1], [1, 2], [1, 2])
+    half, single = kernels[np.float16], kernels[np.float32]
+    assert (half.banded is not None) == (single.banded is not None) == LAYOUTS
+    got = half(x, half.weights(w))
+    assert got.dtype == np.float16
+    want = single(x.astype(np.float32), single.weights(w.astype(np.float32))).astype(np.float16)
+    assert got.tobytes() == want.tobytes()

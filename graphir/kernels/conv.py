@@ -159,8 +159,10 @@ class ConvKernel:
             self.banded = layout if layout.ok else None
 
     def _reference_with(self, channels: int) -> Any:
-        """This depthwise layer with ``channels`` channels in the columns layout: ``(x, w) -> out``."""
-        kernel = ConvKernel((1, channels, *self.spatial), self.out_dtype, (channels, 1, 1, *self.kernel), self.strides,
+        """This depthwise layer with ``channels`` channels in the columns layout: ``(x, w) -> out``, in f32
+        (what the band computes whatever the layer's element type: an f16 layer's check, rounded to f16,
+        would fail where the f32 one passed, and the check is cached by shape)"""
+        kernel = ConvKernel((1, channels, *self.spatial), self.ct, (channels, 1, 1, *self.kernel), self.strides,
                             self.dilations, self.begin, self.end, banded=False)
         return lambda x, w: kernel(x, kernel.weights(w))
 
@@ -208,7 +210,7 @@ class ConvKernel:
             assert self.banded is not None
             out = np.empty(self.out_shape, np.float32)
             if x.dtype == np.float32 and self.banded(x, w.band, out):
-                return out
+                return out if self.out_dtype == np.float32 else out.astype(self.out_dtype)  # f16/bf16 layers
             w = w.taps
         if self.phased is not None:
             return self._depthwise_phased(x, w)
