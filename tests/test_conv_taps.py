@@ -55,9 +55,9 @@ def _same_bits(got: np.ndarray, want: np.ndarray) -> bool:
 
 def test_tap_sums_are_the_reference_loops_bits_on_random_layers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(conv, "TAPS_MAX_WORK", 10**9)  # every size: the bits, not the choice
-    monkeypatch.setattr(conv, "TAPS_MAX_WORK_FEW_CHANNELS", 10**9)
+    monkeypatch.setattr(conv, "TAPS_MAX_WORK_STRIDED", 10**9)
     rng = np.random.default_rng(7)
-    used = {"channels last": 0, "channels first": 0, "blocked": 0}
+    used = {"channels last": 0, "channels first": 0, "blocked": 0, "filters per channel": 0}
     for trial in range(260):
         c = int(rng.integers(1, 40)) if trial % 2 else int(rng.integers(1, 6))  # fewer channels than columns too
         h, wd = int(rng.integers(1, 12)), int(rng.integers(1, 17))
@@ -73,6 +73,7 @@ def test_tap_sums_are_the_reference_loops_bits_on_random_layers(monkeypatch: pyt
         w = rng.standard_normal((c, 1, 1, kh, kw), dtype=np.float32)
         blocked = trial % 3 == 0
         monkeypatch.setattr(taps, "TAPS_BLOCK_BYTES", 64 if blocked else 1 << 19)
+        monkeypatch.setattr(taps, "TAPS_TILE_BYTES", 0 if trial % 4 == 1 else 1 << 20)  # filters per channel
         kernel = ConvKernel(x.shape, x.dtype, w.shape, strides, dilations, begin, end, taps=True)
         if kernel.tap_sum is None:
             assert c == 1 or min(kernel.out_spatial) <= 0  # one channel: a plain convolution's product
@@ -82,6 +83,7 @@ def test_tap_sums_are_the_reference_loops_bits_on_random_layers(monkeypatch: pyt
         assert _same_bits(got, want), (x.shape, w.shape, strides, dilations, begin, end)
         used["channels last" if kernel.tap_sum.channels_last else "channels first"] += 1
         used["blocked"] += blocked and kernel.tap_sum.part < kernel.tap_sum.inner
+        used["filters per channel"] += not kernel.tap_sum.tiled
     assert min(used.values()) >= 30, used
 
 
@@ -135,11 +137,10 @@ def test_reference_sums_taps_and_openvino_cpu_keeps_the_blas_products(shape: tup
 
 
 @pytest.mark.parametrize("channels, size, k, stride, summed", [
-    (16, 4, 5, 1, True), (16, 8, 3, 1, True), (16, 14, 3, 1, False), (24, 16, 3, 2, True), (24, 16, 5, 2, False),
-    (8, 32, 3, 2, True), (8, 64, 3, 2, False), (32, 32, 3, 2, False), (16, 56, 3, 1, False)])
+    (16, 4, 5, 1, True), (16, 7, 3, 1, True), (16, 7, 5, 1, False), (16, 14, 3, 1, False), (24, 16, 3, 2, True),
+    (24, 16, 5, 2, True), (8, 32, 3, 2, True), (8, 64, 3, 2, False), (32, 32, 3, 2, True), (16, 56, 3, 1, False)])
 def test_layers_past_the_work_keep_the_blas_products(channels: int, size: int, k: int, stride: int, summed: bool) -> None:
-    """Taps times outputs per channel: up to 600 as tap sums (2,400 strided with fewer channels than
-    output columns), the products past that."""
+    """Taps times outputs per channel: up to 1,000 as tap sums (2,400 strided), the products past that."""
     f32, x_shape, w_shape = np.dtype(np.float32), (1, channels, size, size), (channels, 1, 1, k, k)
     kernel = ConvKernel(x_shape, f32, w_shape, [stride] * 2, [1, 1], [k // 2] * 2, [k // 2] * 2, taps=True)
     assert (kernel.tap_sum is not None) == summed and kernel.strategy == ("taps" if summed else "depthwise")

@@ -63,14 +63,14 @@ SKIP_MIN_MACS = 1 << 24
 BANDED_MAX_WIDTH = 16
 #: with ``taps=True`` (the reference profile), 2-D depthwise layers of at most this many taps times
 #: outputs per channel are a tap-by-tap numpy sum (:class:`graphir.kernels.taps.TapDepthwise`) rather
-#: than one BLAS product per channel and image. Measured per layer (1 thread, batch 1 and 2, 16-672
-#: channels), tap sum / products: 4x4 maps with 5x5 filters (work 400) 0.6-0.8, 72x4x4 5x5/2 (100)
-#: 0.2, 24x16x16 3x3/2 (576) 0.4, 7x7 3x3 (441) 0.7-1.07, 24x8x8 3x3 (576) 0.75; 14x14 3x3 (1,764)
-#: 1.6, 16x16 3x3 (2,304) 1.25, 672x7x7 5x5 (1,225) 1.2: the products win there
-TAPS_MAX_WORK = 600
-#: strided layers with fewer channels than output columns (summed channels-first, their output
-#: columns innermost): 8x32x32 3x3/2 (2,304) 0.6 of the products' time; 8x64x64 3x3/2 (9,216) 1.6
-TAPS_MAX_WORK_FEW_CHANNELS = 2400
+#: than one BLAS product per channel and image. Measured per layer (1 thread, batch 1 and 2, 8-672
+#: channels), tap sum / products: 7x7 3x3 (work 441) 0.59-0.86, 24x8x8 3x3 (576) 0.59, 4x4 5x5
+#: (400) 0.4-0.6; 7x7 5x5 (1,225) 0.97-1.05, 14x14 3x3 (1,764) 1.2, 14x14 5x5 (4,900) 1.8
+TAPS_MAX_WORK = 1000
+#: the same for strided layers (their products' columns are strided copies): 28x28 3x3/2 (1,764)
+#: 0.87-0.89, 32x32 3x3/2 (2,304) 0.89, 16x16 5x5/2 (1,600) 0.95, 72x4x4 5x5/2 (100) 0.16;
+#: 64x64 3x3/2 (9,216) 1.05
+TAPS_MAX_WORK_STRIDED = 2400
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -120,9 +120,8 @@ class ConvKernel:
                                if self.strategy == "pointwise" and any(s != 1 for s in self.strides) else None)
         self.tap_sum: TapDepthwise | None = None
         work = int(np.prod(kernel)) * int(np.prod(self.out_spatial))
-        few_channels = self.strides != [1, 1] and len(self.out_spatial) == 2 and groups < self.out_spatial[1]
         if (taps and self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2
-                and 0 < work <= (TAPS_MAX_WORK_FEW_CHANNELS if few_channels else TAPS_MAX_WORK)):
+                and 0 < work <= (TAPS_MAX_WORK if self.strides == [1, 1] else TAPS_MAX_WORK_STRIDED)):
             self.tap_sum = TapDepthwise(x_shape, kernel, self.strides, self.dilations, self.begin, self.end,
                                         self.out_spatial)
             self.strategy = "taps"

@@ -6,8 +6,10 @@ per-call cost of those products is most of the layer. Here the whole batch is th
 over channels-last data (``C`` innermost, so every inner loop runs over the channels):
 
 * the input, padded with zeros, laid out ``[N, Hp, Wp, C]`` (one copy);
-* ``Q[t, n, oh, ow, c] = window(t)[n, oh, ow, c] * w[t, c]``: one multiply over a strided view of
-  every tap's window (``t`` in kernel order ``(i, j)``, row by row);
+* ``Q[t, n, oh, ow, c] = window(t)[n, oh, ow, c] * w[t, c]``: every tap's window (``t`` in kernel
+  order ``(i, j)``, row by row) gathered from a strided view into ``Q`` (one copy), then one
+  multiply by the filters laid out as ``Q`` is (repeated over the output positions: the multiply's
+  inner loop runs over a tap's whole window, not over the channels only: 1.3-1.5x faster);
 * ``out = ((0 + Q[0]) + Q[1]) + ... + Q[T-1]``: ``np.add.reduce`` over ``t`` from an initial ``+0``.
 
 So every output is OpenVINO's reference convolution's sum: the products in tap order, each
@@ -27,6 +29,9 @@ import numpy as np
 
 #: bytes of products (``Q``) computed at a time: a block of images, or of output rows of one image
 TAPS_BLOCK_BYTES = 1 << 19
+#: bytes of filters repeated over a block's output positions a layer may keep; past them the
+#: multiply reads the windows and the per-channel filters directly (the same products)
+TAPS_TILE_BYTES = 1 << 21
 
 
 class TapDepthwise:
@@ -60,22 +65,22 @@ class TapDepthwise:
         #: images per block, or (one image at a time) rows/channels per block
         self.images = max(1, min(self.n, TAPS_BLOCK_BYTES // max(image, 1)))
         self.part = self.inner if image <= TAPS_BLOCK_BYTES else max(1, self.inner * TAPS_BLOCK_BYTES // image)
+        box = (self.tap_rows.stop - self.tap_rows.start, self.tap_cols.stop - self.tap_cols.start)
+        #: the filters as one image's block of products is laid out (channels first: every channel)
+        self.tile_shape = box + ((1, 1, self.ow, self.c) if self.channels_last else (1, self.c, 1, self.ow))
+        self.tiled = int(np.prod(self.tile_shape)) * 4 <= TAPS_TILE_BYTES
         self._plan()
 
     def weights(self, w: np.ndarray) -> np.ndarray:
         """Filters ``[C, 1, 1, kh, kw]`` laid out for the products over the taps that read input (f32):
-        ``[kh', kw', 1, 1, 1, C]`` (channels last; ``[kh', kw', 1, 1, ow, C]`` at stride 1) or
-        ``[kh', kw', 1, C, 1, 1]``."""
+        :attr:`tile_shape` (repeated over the output positions), or per channel, ``[kh', kw', 1, 1, 1, C]``
+        (channels last) or ``[kh', kw', 1, C, 1, 1]``, when that would take more than
+        :data:`TAPS_TILE_BYTES`."""
         taps = np.asarray(w, np.float32).reshape(self.c, self.kh, self.kw)[:, self.tap_rows, :][:, :, self.tap_cols]
         box = (self.tap_rows.stop - self.tap_rows.start, self.tap_cols.stop - self.tap_cols.start)
         laid_out = np.ascontiguousarray(taps.transpose(1, 2, 0))
-        if not self.channels_last:
-            return laid_out.reshape(box + (1, self.c, 1, 1))
-        if self.sx != 1:
-            return laid_out.reshape(box + (1, 1, 1, self.c))
-        # stride 1: a window row's columns and channels are contiguous; filters repeated along the
-        # row let numpy multiply each window row in one inner loop (1.2x on 4x4 maps)
-        return np.ascontiguousarray(np.broadcast_to(laid_out[:, :, None, None, None, :], box + (1, 1, self.ow, self.c)))
+        compact = laid_out.reshape(box + ((1, 1, 1, self.c) if self.channels_last else (1, self.c, 1, 1)))
+        return np.ascontiguousarray(np.broadcast_to(compact, self.tile_shape)) if self.tiled else compact
 
     def _plan(self) -> None:
         """The buffers' shapes and each block's window view (offset, shape, strides), worked out once."""
@@ -121,8 +126,13 @@ class TapDepthwise:
         for offset, shape, strides, partial, images, inner in self.blocks:
             windows = np.ndarray(shape, f32, padded, offset, strides)
             q = np.empty(shape, np.float32) if partial else products
-            np.multiply(windows, w if self.channels_last or inner.stop - inner.start == self.c else w[:, :, :, inner],
-                        out=q)
+            size = inner.stop - inner.start
+            filters = w if self.channels_last or size == self.c else w[:, :, :, inner]
+            if self.tiled:
+                np.copyto(q, windows)
+                np.multiply(q, filters, out=q)
+            else:
+                np.multiply(windows, filters, out=q)
             np.add.reduce(q.reshape(taps, -1), axis=0, initial=zero, out=out[images, inner].reshape(-1))
         return np.ascontiguousarray(out.transpose(0, 3, 1, 2)) if self.channels_last else out
 
