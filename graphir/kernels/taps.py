@@ -8,8 +8,8 @@ over channels-last data (``C`` innermost, so every inner loop runs over the chan
 * the input, padded with zeros, laid out ``[N, Hp, Wp, C]`` (one copy);
 * ``Q[t, n, oh, ow, c] = window(t)[n, oh, ow, c] * w[t, c]``: every tap's window (``t`` in kernel
   order ``(i, j)``, row by row) gathered from a strided view into ``Q`` (one copy), then one
-  multiply by the filters laid out as ``Q`` is (repeated over the output positions: the multiply's
-  inner loop runs over a tap's whole window, not over the channels only: 1.3-1.5x faster);
+  multiply by the filters repeated along an output row (the multiply's inner loop runs over a whole
+  row of a tap's window, not over the channels only: 1.3-1.5x faster);
 * ``out = ((0 + Q[0]) + Q[1]) + ... + Q[T-1]``: ``np.add.reduce`` over ``t`` from an initial ``+0``.
 
 So every output is OpenVINO's reference convolution's sum: the products in tap order, each
@@ -29,9 +29,9 @@ import numpy as np
 
 #: bytes of products (``Q``) computed at a time: a block of images, or of output rows of one image
 TAPS_BLOCK_BYTES = 1 << 19
-#: bytes of filters repeated over a block's output positions a layer may keep; past them the
-#: multiply reads the windows and the per-channel filters directly (the same products)
-TAPS_TILE_BYTES = 1 << 21
+#: bytes of filters repeated along an output row a layer may keep; past them the multiply reads
+#: the windows and the per-channel filters directly (the same products)
+TAPS_TILE_BYTES = 1 << 20
 
 
 class TapDepthwise:
@@ -66,14 +66,14 @@ class TapDepthwise:
         self.images = max(1, min(self.n, TAPS_BLOCK_BYTES // max(image, 1)))
         self.part = self.inner if image <= TAPS_BLOCK_BYTES else max(1, self.inner * TAPS_BLOCK_BYTES // image)
         box = (self.tap_rows.stop - self.tap_rows.start, self.tap_cols.stop - self.tap_cols.start)
-        #: the filters as one image's block of products is laid out (channels first: every channel)
+        #: the filters repeated along a row of products: ``[kh', kw', 1, 1, ow, C]`` or ``[kh', kw', 1, C, 1, ow]``
         self.tile_shape = box + ((1, 1, self.ow, self.c) if self.channels_last else (1, self.c, 1, self.ow))
         self.tiled = int(np.prod(self.tile_shape)) * 4 <= TAPS_TILE_BYTES
         self._plan()
 
     def weights(self, w: np.ndarray) -> np.ndarray:
         """Filters ``[C, 1, 1, kh, kw]`` laid out for the products over the taps that read input (f32):
-        :attr:`tile_shape` (repeated over the output positions), or per channel, ``[kh', kw', 1, 1, 1, C]``
+        :attr:`tile_shape` (repeated along an output row), or per channel, ``[kh', kw', 1, 1, 1, C]``
         (channels last) or ``[kh', kw', 1, C, 1, 1]``, when that would take more than
         :data:`TAPS_TILE_BYTES`."""
         taps = np.asarray(w, np.float32).reshape(self.c, self.kh, self.kw)[:, self.tap_rows, :][:, :, self.tap_cols]
