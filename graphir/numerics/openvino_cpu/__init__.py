@@ -16,8 +16,8 @@ and holds the plan-level fusions a run plan applies under this profile:
 
 ``host`` reads the CPU's flags for the replays that depend on the ISA; each says which host it
 matches (:func:`host_report`) and computes the reference elsewhere. Convolutions are computed alike
-under both profiles (graphir.kernels.conv) but for small depthwise layers; their bits equal OpenVINO CPU's only where numpy's BLAS
-sums as oneDNN's kernels do (OpenBLAS SkylakeX with OpenVINO's avx512 kernels:
+under both profiles (graphir.kernels.conv) but for small depthwise layers; their bits equal OpenVINO
+CPU's only where numpy's BLAS sums as oneDNN's kernels do (OpenBLAS SkylakeX with OpenVINO's avx512 kernels:
 graphir.kernels.blas_host, :func:`host.convolution_bits_match`), which the report says too.
 """
 from __future__ import annotations
