@@ -15,8 +15,10 @@ outputs differing in the last bits. ROUNDING is that worst case with a margin of
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from graphir.kernels import blas_host
+from graphir.kernels.conv import ConvKernel
 from graphir.numerics.openvino_cpu import host
 
 #: whether graphir's BLAS-order layouts (banded, phased, chunked skipping) are used on this host
@@ -36,3 +38,16 @@ def assert_matches_openvino(got: np.ndarray, want: np.ndarray, magnitude: np.nda
     bound = ROUNDING * np.finfo(np.float32).eps * magnitude.astype(np.float64)
     excess = np.abs(got.astype(np.float64) - want) - bound
     assert (excess <= 0).all(), f"{int((excess > 0).sum())} outputs beyond {ROUNDING} eps * sum|x||w|"
+
+
+def built_kernels(monkeypatch: pytest.MonkeyPatch) -> list[ConvKernel]:
+    """The list every :class:`ConvKernel` built from now on (in this test) is appended to."""
+    built: list[ConvKernel] = []
+    plain_init = ConvKernel.__init__
+
+    def counting(self: ConvKernel, *args: object, **kwargs: object) -> None:
+        plain_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        built.append(self)
+
+    monkeypatch.setattr(ConvKernel, "__init__", counting)
+    return built

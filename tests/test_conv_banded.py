@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import graphir
-from graphir.interpreter import _run_unspecialized
+from graphir.interpreter import execute
 from graphir.kernels import banded, conv
 from graphir.kernels.conv import ConvKernel
-from tests.conv_host import LAYOUTS, assert_matches_openvino
+from tests.conv_host import LAYOUTS, assert_matches_openvino, built_kernels
 from tests.test_conv_columns import _former
 from tests.test_conv_kernel import openvino_depthwise
 
@@ -168,23 +168,18 @@ def test_real_exports_run_with_the_same_bits_with_and_without_the_band(name: str
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     shape = [1, 3, 224, 224] if "lraspp" not in name else [1, 3, 160, 192]
     x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
-    built: list[ConvKernel] = []
-    plain_init = ConvKernel.__init__
-
-    def counting(self: ConvKernel, *args: object, **kwargs: object) -> None:
-        plain_init(self, *args, **kwargs)  # type: ignore[arg-type]
-        built.append(self)
-
-    monkeypatch.setattr(ConvKernel, "__init__", counting)
+    built = built_kernels(monkeypatch)
     model = graphir.read_model(FIXTURES / name)
     model.reshape([shape])
-    with_band = model.run([x])
+    # the band is a BLAS layout: the openvino-cpu profile's (the reference sums small depthwise
+    # layers tap by tap, graphir.kernels.taps)
+    with_band = model.run([x], numerics="openvino-cpu")
     assert sum(k.banded is not None for k in built) >= 4 if LAYOUTS else not any(k.banded for k in built)
-    generic = _run_unspecialized(model, [x])
+    generic = execute(model, [x], None, numerics="openvino-cpu", prepared=False)
     monkeypatch.setattr(conv, "BANDED_MAX_WIDTH", 0)
     model = graphir.read_model(FIXTURES / name)
     model.reshape([shape])
-    without = model.run([x])
+    without = model.run([x], numerics="openvino-cpu")
     for key in with_band:
         assert with_band[key].tobytes() == without[key].tobytes() == generic[key].tobytes(), key
 
@@ -223,3 +218,22 @@ def test_another_blas_takes_the_plain_layouts(monkeypatch: pytest.MonkeyPatch, b
     aspp = ConvKernel((1, 960, 16, 16), np.dtype(np.float32), (1, 256, 960, 3, 3), [1, 1], [36, 36], [36, 36], [36, 36])
     assert aspp.skipping is None
     assert "not this host" in graphir.numerics.host_report()[-1]
+
+
+@pytest.mark.parametrize("first", [np.float32, np.float16])
+def test_half_precision_layers_take_the_band_and_keep_their_type(first: type) -> None:
+    """The band computes in f32 and is checked once per shape in f32: an f16 layer takes it whether
+    an f32 layer of that shape came first or not, and returns f16 (the f32 result rounded)."""
+    rng = np.random.default_rng(21)
+    shape, k = (1, 40, 9, 11), (3, 5)  # a shape of its own: the check's cache starts empty here
+    x = rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
+    w = rng.standard_normal((shape[1], 1, 1, *k), dtype=np.float32).astype(np.float16)
+    kernels = {}
+    for dtype in (first, np.float16 if first is np.float32 else np.float32):
+        kernels[dtype] = ConvKernel(shape, np.dtype(dtype), w.shape, [1, 1], [1, 1], [1, 2], [1, 2])
+    half, single = kernels[np.float16], kernels[np.float32]
+    assert (half.banded is not None) == (single.banded is not None) == LAYOUTS
+    got = half(x, half.weights(w))
+    assert got.dtype == np.float16
+    want = single(x.astype(np.float32), single.weights(w.astype(np.float32))).astype(np.float16)
+    assert got.tobytes() == want.tobytes()

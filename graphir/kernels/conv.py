@@ -14,6 +14,10 @@ out the filters for it (:meth:`ConvKernel.weights`), then each call does numpy w
   2-D f32 layers with 6 taps or more build those columns from the input's stride phases
   (:class:`PhasedDepthwise`: a few strided copies instead of one per tap and output row, a
   block of channels at a time so the columns stay in cache; the same bits, 1.1-2x faster);
+* **taps** (``taps=True``: the reference profile; small 2-D depthwise layers, :data:`TAPS_MAX_WORK`):
+  a tap-by-tap numpy sum over the whole batch (:class:`graphir.kernels.taps.TapDepthwise`: OpenVINO's
+  reference order without fused multiply-adds, the same bits on every host); under openvino-cpu these
+  stay depthwise BLAS products (graphir.numerics.openvino_cpu.depthwise);
 * **grouped** (anything else): one ``einsum`` over a window view.
 
 The op's generic ``evaluate`` builds the same kernel per call, so a specialized run and a generic
@@ -31,6 +35,7 @@ from graphir.kernels import blas_host
 from graphir.kernels.banded import BandedDepthwise
 from graphir.kernels.blas_order import ChunkedProduct
 from graphir.kernels.columns import TapColumns
+from graphir.kernels.taps import TapDepthwise
 
 #: bytes of depthwise columns built at a time (measured on 2-D MobileNet/EfficientNet layers:
 #: 512 KiB-2 MiB alike, 1 MiB best; all channels at once was up to 1.7x slower)
@@ -56,6 +61,16 @@ SKIP_MIN_MACS = 1 << 24
 #: 480x14x14 3x3 265 -> 205, 96x28x28 5x5/2 200 -> 125; 28-wide outputs were slower (240x28x28 3x3
 #: 417 -> 580: the band's zeros outweigh the copies saved)
 BANDED_MAX_WIDTH = 16
+#: with ``taps=True`` (the reference profile), 2-D depthwise layers of at most this many taps times
+#: outputs per channel are a tap-by-tap numpy sum (:class:`graphir.kernels.taps.TapDepthwise`) rather
+#: than one BLAS product per channel and image. Measured per layer (1 thread, batch 1 and 2, 8-672
+#: channels), tap sum / products: 7x7 3x3 (work 441) 0.59-0.86, 24x8x8 3x3 (576) 0.59, 4x4 5x5
+#: (400) 0.4-0.6; 7x7 5x5 (1,225) 0.97-1.05, 14x14 3x3 (1,764) 1.2, 14x14 5x5 (4,900) 1.8
+TAPS_MAX_WORK = 1000
+#: the same for strided layers (their products' columns are strided copies): 28x28 3x3/2 (1,764)
+#: 0.87-0.89, 32x32 3x3/2 (2,304) 0.89, 16x16 5x5/2 (1,600) 0.95, 72x4x4 5x5/2 (100) 0.16;
+#: 64x64 3x3/2 (9,216) 1.05
+TAPS_MAX_WORK_STRIDED = 2400
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
@@ -69,7 +84,10 @@ class ConvKernel:
     """``x [N, G*Ci, D...]`` convolved with ``w [G, Co, Ci, K...]`` -> ``[N, G*Co, O...]``."""
 
     def __init__(self, x_shape: Sequence[int], x_dtype: np.dtype, w_shape: Sequence[int], strides: Sequence[int],
-                 dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int], banded: bool = True) -> None:
+                 dilations: Sequence[int], pads_begin: Sequence[int], pads_end: Sequence[int], banded: bool = True,
+                 taps: bool = False) -> None:
+        """``taps``: small depthwise layers as a tap-by-tap sum (the reference profile's order, the same
+        bits on every host); without it they are BLAS products (OpenVINO CPU's bits on OpenBLAS SkylakeX)."""
         self.out_dtype = np.dtype(x_dtype)
         self.ct = compute_dtype(self.out_dtype)
         n, c = int(x_shape[0]), int(x_shape[1])
@@ -97,6 +115,16 @@ class ConvKernel:
             self.strategy = "depthwise"
         else:
             self.strategy = "grouped"
+        #: a strided pointwise layer's input sampling
+        self.pointwise_step = ((slice(None), slice(None)) + tuple(slice(None, None, s) for s in self.strides)
+                               if self.strategy == "pointwise" and any(s != 1 for s in self.strides) else None)
+        self.tap_sum: TapDepthwise | None = None
+        work = int(np.prod(kernel)) * int(np.prod(self.out_spatial))
+        if (taps and self.strategy == "depthwise" and self.ct == np.float32 and len(kernel) == 2
+                and 0 < work <= (TAPS_MAX_WORK if self.strides == [1, 1] else TAPS_MAX_WORK_STRIDED)):
+            self.tap_sum = TapDepthwise(x_shape, kernel, self.strides, self.dilations, self.begin, self.end,
+                                        self.out_spatial)
+            self.strategy = "taps"
         # OpenBLAS's gemv (0.3.31) sums in tap order with FMAs, as oneDNN's depthwise kernel does,
         # for 6 to 36 taps and 2 to 16,384 outputs per channel: there both layouts give the same
         # bits (outside, its order depends on the sizes: the plain layout is kept); on other BLAS
@@ -130,8 +158,10 @@ class ConvKernel:
             self.banded = layout if layout.ok else None
 
     def _reference_with(self, channels: int) -> Any:
-        """This depthwise layer with ``channels`` channels in the columns layout: ``(x, w) -> out``."""
-        kernel = ConvKernel((1, channels, *self.spatial), self.out_dtype, (channels, 1, 1, *self.kernel), self.strides,
+        """This depthwise layer with ``channels`` channels in the columns layout: ``(x, w) -> out``, in f32
+        (what the band computes whatever the layer's element type: an f16 layer's check, rounded to f16,
+        would fail where the f32 one passed, and the check is cached by shape)"""
+        kernel = ConvKernel((1, channels, *self.spatial), self.ct, (channels, 1, 1, *self.kernel), self.strides,
                             self.dilations, self.begin, self.end, banded=False)
         return lambda x, w: kernel(x, kernel.weights(w))
 
@@ -159,6 +189,8 @@ class ConvKernel:
             return np.ascontiguousarray(kept.reshape(self.co, -1))
         if self.strategy in ("pointwise", "im2col"):
             return np.ascontiguousarray(w.reshape(self.co, -1))
+        if self.tap_sum is not None:
+            return self.tap_sum.weights(w)
         if self.strategy == "depthwise":
             laid_out = np.ascontiguousarray(w.reshape(self.groups, 1, -1))
             return laid_out if self.banded is None else BandedWeights(laid_out, self.banded.weights(w))
@@ -166,16 +198,18 @@ class ConvKernel:
 
     # --- the call --------------------------------------------------------------------------------
     def __call__(self, x: np.ndarray, w: Any) -> np.ndarray:
-        x = x.astype(self.ct, copy=False)
+        if x.dtype != self.ct:
+            x = x.astype(self.ct)
         if self.strategy == "pointwise":
-            if any(s != 1 for s in self.strides):
-                x = x[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in self.strides)]
-            return self._finish(self._per_image(w, x.reshape(x.shape[0], x.shape[1], -1)))
+            return self._pointwise(x, w)
+        if self.tap_sum is not None:
+            out = self.tap_sum(x, w)
+            return out if self.out_dtype == self.ct else out.astype(self.out_dtype)
         if isinstance(w, BandedWeights):
             assert self.banded is not None
             out = np.empty(self.out_shape, np.float32)
             if x.dtype == np.float32 and self.banded(x, w.band, out):
-                return out
+                return out if self.out_dtype == np.float32 else out.astype(self.out_dtype)  # f16/bf16 layers
             w = w.taps
         if self.phased is not None:
             return self._depthwise_phased(x, w)
@@ -204,6 +238,22 @@ class ConvKernel:
         o, k = letters[:ns], letters[ns: 2 * ns]
         out = np.einsum(f"ngc{o}{k},gac{k}->nga{o}", win, w, optimize=True)
         return self._finish(out)
+
+    def _pointwise(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """``w [Co, C] @ x[i] [C, H*W]`` per image (a MobileNet runs 40 of these on small maps: the
+        call's own Python work counts)."""
+        if self.pointwise_step is not None:
+            x = x[self.pointwise_step]
+        n = x.shape[0]
+        cols = x.reshape(n, x.shape[1], -1)
+        if n == 1:
+            out = np.matmul(w, cols[0])
+        else:
+            out = np.empty((n, w.shape[0], cols.shape[2]), np.result_type(w, cols))
+            for i in range(n):
+                np.matmul(w, cols[i], out=out[i])
+        out = out.reshape(self.out_shape)
+        return out if out.dtype == self.out_dtype else out.astype(self.out_dtype)
 
     def _patch_columns(self, x: np.ndarray) -> np.ndarray:
         """im2col ``[N, C*K, O]`` of windows that tile the input: the input (cut to whole windows)

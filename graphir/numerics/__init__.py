@@ -5,7 +5,7 @@ reference implementations; TopK ties by index), the same bits on every host.
 
 ``openvino-cpu``: OpenVINO's CPU plugin's arithmetic and orders where they differ from the
 reference (oneDNN's JIT exp in Sigmoid, TopK's heap/bitonic orders, the DFT's twiddles and lanes,
-weight decompression in f32, LinOpSequenceFusion), kept in :mod:`graphir.numerics.openvino_cpu`
+weight decompression in f32, LinOpSequenceFusion, depthwise convolutions as BLAS products), kept in :mod:`graphir.numerics.openvino_cpu`
 as overrides per (op class, element type), plus the plan-level fusions the profile enables. A
 replay that depends on the host's ISA says which host it matches (:func:`host_report`) and falls
 back to the reference on other hosts.

@@ -6,6 +6,8 @@ per concern. ``overrides`` registers its per-op overrides (graphir.numerics.regi
 * ``topk``: TopK's heap, bitonic, bubble and horizontal orders among equal values and NaN
   (``topk_order``: the sorts);
 * ``dft``: DFT/IDFT with the plugin's twiddle tables, lanes and FMAs (``dft_kernels``);
+* ``depthwise``: GroupConvolution's depthwise layers of every size as BLAS products (the reference
+  sums small ones tap by tap without FMAs: graphir.kernels.taps);
 
 and holds the plan-level fusions a run plan applies under this profile:
 
@@ -14,8 +16,8 @@ and holds the plan-level fusions a run plan applies under this profile:
 
 ``host`` reads the CPU's flags for the replays that depend on the ISA; each says which host it
 matches (:func:`host_report`) and computes the reference elsewhere. Convolutions are computed alike
-under both profiles (graphir.kernels.conv); their bits equal OpenVINO CPU's only where numpy's BLAS
-sums as oneDNN's kernels do (OpenBLAS SkylakeX with OpenVINO's avx512 kernels:
+under both profiles (graphir.kernels.conv) but for small depthwise layers; their bits equal OpenVINO
+CPU's only where numpy's BLAS sums as oneDNN's kernels do (OpenBLAS SkylakeX with OpenVINO's avx512 kernels:
 graphir.kernels.blas_host, :func:`host.convolution_bits_match`), which the report says too.
 """
 from __future__ import annotations

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from graphir.kernels.clip import clip
 from graphir.numerics import Evaluate, register
 from graphir.ops.base import Op, TensorType
 from graphir.ops.openvino.activations import HSigmoid, HSwish, blocked_into
@@ -29,7 +30,7 @@ def hswish_into(v: np.ndarray, out: np.ndarray) -> None:
     gate = np.empty_like(v) if np.may_share_memory(v, out) else out
     np.multiply(v, f(1 / 6), out=gate)
     np.add(gate, f(0.5), out=gate)
-    np.clip(gate, f(0), f(1), out=gate)
+    clip(gate, f(0), f(1), out=gate)
     np.multiply(v, gate, out=out)
 
 

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import field_validator
 
+from graphir.kernels.clip import clip
 from graphir.kernels.gelu import gelu_erf_f32
 from graphir.ops.base import NodeSignature, Op, Port, TensorType, fresh_output, writes_into
 from graphir.ops.openvino.binary import fold
@@ -283,7 +284,7 @@ def _hswish_into(v: np.ndarray, out: np.ndarray) -> None:
     f = v.dtype.type
     gate = np.empty_like(v) if np.may_share_memory(v, out) else out
     np.add(v, f(3), out=gate)
-    np.clip(gate, f(0), f(6), out=gate)
+    clip(gate, f(0), f(6), out=gate)
     np.multiply(v, gate, out=out)
     np.divide(out, f(6), out=out)
 
@@ -321,7 +322,7 @@ def _hsigmoid_into(v: np.ndarray, out: np.ndarray) -> None:
     """:func:`_hsigmoid_f32` into ``out`` (``v`` itself too: ``v`` is read by the first pass only)."""
     f = v.dtype.type
     np.add(v, f(3), out=out)
-    np.clip(out, f(0), f(6), out=out)
+    clip(out, f(0), f(6), out=out)
     np.divide(out, f(6), out=out)
 
 
@@ -392,7 +393,7 @@ class Clamp(UnaryElementwise):
         if node.inputs[0].element_type != ElementType.f32:
             return super().prepare(node)
         lo, hi = self.min, self.max  # rounded to f32 by numpy as in compute (python floats are weak)
-        return prepared_f32_activation(node, lambda v, out: np.clip(v, lo, hi, out=out), self.evaluate)
+        return prepared_f32_activation(node, lambda v, out: clip(v, lo, hi, out=out), self.evaluate)
 
 
 class PRelu(Op):

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from graphir.kernels.clip import clip
 from graphir.ops.base import NodeSignature, Op, Port, TensorType, fresh_output
 from graphir.ops.openvino.binary import fold
 from graphir.ops.openvino.unary import UnaryElementwise, compute_real
@@ -53,7 +54,7 @@ class HardSigmoid(Op):
                 return generic(x, *args)
             out = np.multiply(x, a)
             np.add(out, b, out=out)
-            return [np.clip(out, 0.0, 1.0, out=out)]
+            return [clip(out, 0.0, 1.0, out=out)]
 
         return hard_sigmoid
 
