@@ -18,7 +18,7 @@ from graphir.errors import GraphirError, SerializationError, UnsupportedOpError
 from graphir import opset
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Constant, Parameter
-from graphir.serializers.onnx.context import NodeContext
+from graphir.serializers.onnx.context import NodeContext, ReadState
 from graphir.serializers.onnx.registry import find_translator
 from graphir.serializers.onnx.tensors import element_type, onnx_type_of, partial_shape, tensor_data
 
@@ -68,6 +68,11 @@ def model_from_proto(proto: Any, base_dir: Path | None = None, name: str = "Mode
     return model
 
 
+def _who(node: Any) -> str:
+    """How an error names an ONNX node before its context exists."""
+    return f"ONNX node '{node.name or (node.output[0] if node.output else node.op_type)}' ({node.op_type})"
+
+
 def _has_function(op_type: str, domain: str, version: int, functions: dict[tuple[str, str], Any]) -> bool:
     if (domain, op_type) in functions:
         return True
@@ -108,7 +113,8 @@ class GraphTranslator:
 
     def __init__(self, opsets: dict[str, int], base_dir: Path | None,
                  functions: dict[tuple[str, str], Any], where: str,
-                 parent: "GraphTranslator | None" = None, inline: bool = False) -> None:
+                 parent: "GraphTranslator | None" = None, inline: bool = False,
+                 state: ReadState | None = None) -> None:
         self.opsets = opsets
         self.base_dir = base_dir
         self.functions = functions
@@ -117,8 +123,8 @@ class GraphTranslator:
         #: an inlined subgraph (an If whose condition is known) reads outer values directly
         self.inline = inline
         self.values: dict[str, Output] = {}
-        #: OpenVINO op classes by type name, looked up once per read (shared with subgraph translators)
-        self.op_classes: dict[str, Any] = {} if parent is None else parent.op_classes
+        #: what the read's translators share (op classes, op templates, the node-naming counter)
+        self.state: ReadState = state if state is not None else parent.state if parent is not None else ReadState()
         self._known: set[int] = set()  # ids of nodes that existed before the node being translated
         #: outer values a subgraph body reads: name -> (outer output, the body's Parameter)
         self.captured: dict[str, tuple[Output, Output]] = {}
@@ -203,12 +209,17 @@ class GraphTranslator:
     def translate_node(self, node: Any, opsets: dict[str, int]) -> list[Output | None]:
         domain = _domain(node.domain)
         version = opsets.get(domain)
-        who = f"ONNX node '{node.name or (node.output[0] if node.output else node.op_type)}' ({node.op_type})"
         if version is None:
-            raise SerializationError(f"{self.where}: {who}: the model imports no opset of domain '{domain}'")
-        inputs: list[Output | None] = [self.lookup(n, who) if n else None for n in node.input]
+            raise SerializationError(f"{self.where}: {_who(node)}: the model imports no opset of domain '{domain}'")
+        values = self.values
+        inputs: list[Output | None] = []
+        for name in node.input:
+            found = values.get(name) if name else None
+            if found is None and name:
+                found = self.lookup(name, _who(node))
+            inputs.append(found)
         ctx = NodeContext(node, version, inputs, self)
-        fn = find_translator(domain, node.op_type, version)
+        fn = self.state.translator(domain, node.op_type, version)
         try:
             if fn is not None:
                 produced = fn(ctx)
@@ -220,20 +231,32 @@ class GraphTranslator:
             raise SerializationError(f"{self.where}: {ctx.describe()}: {exc}") from None
         except GraphirError as exc:
             raise SerializationError(f"{self.where}: {ctx.describe()}: {exc}") from None
-        outs: list[Output | None] = [produced] if isinstance(produced, Output) else list(produced)
+        outs: list[Output | None] = [produced] if type(produced) is Output else list(produced)
         self._name_outputs(node, outs)
         for name, out in zip(node.output, outs):
             if name and out is not None:
                 self.define(name, out)
-        for name in node.output[len(outs):]:
-            if name:
-                raise SerializationError(f"{self.where}: {ctx.describe()}: output '{name}' is not produced "
-                                         f"by graphir's translation")
+        if len(node.output) > len(outs):
+            for name in node.output[len(outs):]:
+                if name:
+                    raise SerializationError(f"{self.where}: {ctx.describe()}: output '{name}' is not "
+                                             f"produced by graphir's translation")
         return outs
 
     def _name_outputs(self, node: Any, outs: list[Output | None]) -> None:
         """Friendly and tensor names as OpenVINO's ONNX frontend sets them (Graph::set_friendly_names)."""
         names = list(node.output)
+        if len(names) == 1 and outs and outs[0] is not None and names[0]:  # the common case, in short
+            out, name = outs[0], names[0]
+            tensor_names, known = out.node.output_names, out.node.id in self._known
+            if known or node.op_type == "Identity":
+                if not known:
+                    out.node.name = name
+                tensor_names[out.index] = tensor_names[out.index] | {name}
+            else:
+                out.node.name = node.name or name
+                tensor_names[out.index] = {name}
+            return
         given = [(i, o) for i, o in enumerate(outs[:len(names)]) if o is not None and names[i]]
         fresh = [(i, o) for i, o in given if o.node.id not in self._known]
         if node.op_type == "Identity" or not fresh:
@@ -332,8 +355,7 @@ class GraphTranslator:
         opsets = dict(self.opsets)
         for imp in body.opset_import:
             opsets[_domain(imp.domain)] = int(imp.version)
-        inner = GraphTranslator(opsets, self.base_dir, self.functions, self.where)
-        inner.parent = None
+        inner = GraphTranslator(opsets, self.base_dir, self.functions, self.where, state=self.state)
         for formal, actual in zip(body.input, ctx.inputs):
             if actual is not None and formal:
                 inner.define(formal, actual)

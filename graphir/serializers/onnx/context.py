@@ -10,13 +10,117 @@ from graphir.errors import SerializationError
 from graphir import opset
 from graphir._build import as_input
 from graphir.node import Node, Output
+from graphir.ops.base import Op, SharedFieldsSet
+from graphir.ops.frozen import FrozenList
 from graphir.ops.registry import lookup
+from graphir.serializers.ir_reader import (_new_constant, _new_object, _set_dict, _set_extra, _set_fields_set,
+                                          _set_private, _template_safe)
+from graphir.serializers.onnx.registry import find_translator
 from graphir.types import ElementType
 
 if TYPE_CHECKING:
     from graphir.serializers.onnx_reader import GraphTranslator
 
 _MISSING: Any = object()
+
+#: attribute value types an op template may be keyed by (immutable; lists of them are keyed as tuples)
+_KEYABLE = frozenset((int, float, bool, str, type(None), ElementType))
+
+
+class ReadState:
+    """What one read shares across its graph translators (subgraphs, function bodies): OpenVINO op
+    classes, validated op templates, translators found, and the counter naming the nodes translators
+    make (so two reads of one file name every node alike; node ids stay unique per process)."""
+
+    def __init__(self) -> None:
+        #: OpenVINO op classes by type name, looked up once per read
+        self.op_classes: dict[str, Any] = {}
+        #: (op class, attribute key) -> a validated op whose field dict new ops copy (None: build each)
+        self._templates: dict[tuple[Any, ...], Op | None] = {}
+        self._translators: dict[tuple[str, str, int], Any] = {}
+        self._element_types: dict[np.dtype[Any], ElementType | None] = {}
+        self._count = 0
+
+    def name(self, label: str, type_name: str) -> str:
+        """The name of a node a translator makes for the ONNX node ``label``: ``label/Type_k``, k
+        counting the nodes this read has named so (the last node of a translation is renamed after
+        the ONNX node's outputs, as OpenVINO names it)."""
+        self._count += 1
+        return f"{label}/{type_name}_{self._count}"
+
+    def translator(self, domain: str, op_type: str, version: int) -> Any:
+        key = (domain, op_type, version)
+        try:
+            return self._translators[key]
+        except KeyError:
+            found = self._translators[key] = find_translator(domain, op_type, version)
+            return found
+
+    def op(self, cls: Any, attributes: dict[str, Any]) -> Op:
+        """``cls(**attributes)``; for attributes of plain values seen before in this read, a copy of
+        the op validated then (every field value immutable, so copies share nothing mutable but
+        pydantic's fields-set, a SharedFieldsSet an op replaces before changing it)."""
+        key = _template_key(cls, attributes)
+        if key is None:
+            return cls(**attributes)  # type: ignore[no-any-return]
+        templates = self._templates
+        if key in templates:
+            template = templates[key]
+            if template is None:
+                return cls(**attributes)  # type: ignore[no-any-return]
+            return _copy_op(template)
+        op: Op = cls(**attributes)
+        if not _template_safe(op):
+            templates[key] = None
+            return op
+        template = _copy_op(op)
+        _set_fields_set(template, SharedFieldsSet(op.__pydantic_fields_set__))
+        templates[key] = template
+        return op
+
+    def element_type_of(self, dtype: "np.dtype[Any]") -> ElementType | None:
+        """The element type Constant.from_array gives an array of ``dtype`` (None for text and objects)."""
+        known = self._element_types
+        if dtype in known:
+            return known[dtype]
+        et = None if dtype.kind in "OUS" else ElementType.from_numpy(dtype)
+        known[dtype] = et
+        return et
+
+    def constant(self, data: np.ndarray, et: ElementType, name: str) -> Output:
+        """A Constant node holding ``data`` as it is (a read-only array of ``et``'s numpy dtype that
+        nobody else writes), built without validation: its output type is what Constant.infer gives."""
+        op = _new_constant(et, FrozenList(data.shape), None)
+        op.__pydantic_private__["_data"] = data  # type: ignore[index]
+        return Node(op, (), name=name, output_types=op.infer([])).output(0)
+
+
+def _copy_op(template: Op) -> Op:
+    """A new op of ``template``'s class and field values (what the IR reader's templates hand out)."""
+    op = _new_object(type(template))
+    _set_dict(op, template.__dict__.copy())
+    _set_fields_set(op, template.__pydantic_fields_set__)
+    _set_extra(op, None)
+    _set_private(op, None)
+    return op
+
+
+def _template_key(cls: Any, attributes: dict[str, Any]) -> tuple[Any, ...] | None:
+    """``(cls, (name, type, value)...)`` for attributes of immutable values or lists of them (floats
+    by their hex spelling, so -0.0 and 0.0 differ); None for anything else (arrays, dicts, bodies)."""
+    key: list[Any] = [cls]
+    for name, value in attributes.items():
+        kind = type(value)
+        if kind is float:
+            value = value.hex()
+        elif kind is list or kind is tuple:
+            if not all(type(v) in _KEYABLE for v in value):
+                return None
+            value = tuple((type(v), v.hex() if type(v) is float else v) for v in value)
+        elif kind not in _KEYABLE:
+            return None
+        key.append((name, kind, value))
+    return tuple(key)
 
 
 class NodeContext:
@@ -119,11 +223,18 @@ class NodeContext:
     # --- building --------------------------------------------------------------------------
     def _node(self, type_name: str, inputs: tuple[Any, ...], attributes: dict[str, Any]) -> Node:
         """A node of the newest OpenVINO op ``type_name`` (its class looked up once per read)."""
-        classes = self.graph.op_classes
+        state = self.graph.state
+        classes = state.op_classes
         cls = classes.get(type_name)
         if cls is None:
             cls = classes[type_name] = lookup("openvino", type_name)
-        return Node(cls(**attributes), [as_input(x) for x in inputs])
+        given = [x if type(x) is Output else self._input_of(x) for x in inputs]
+        return Node(state.op(cls, attributes), given, name=state.name(self.name, type_name))
+
+    def _input_of(self, value: Any) -> Output:
+        if isinstance(value, (Output, Node)):
+            return as_input(value)
+        return self.const(value)
 
     def op(self, type_name: str, *inputs: Any, **attributes: Any) -> Output:
         """The first output of an OpenVINO op of the newest version (inputs: outputs, or values made Constants)."""
@@ -134,7 +245,16 @@ class NodeContext:
         return self._node(type_name, inputs, attributes).outputs()
 
     def const(self, value: Any, dtype: "ElementType | str | None" = None) -> Output:
-        return opset.constant(np.asarray(value) if dtype is None else value, dtype)
+        """A Constant of ``value`` (a copy; element type from its numpy dtype unless ``dtype`` is given)."""
+        state = self.graph.state
+        name = state.name(self.name, "Constant")
+        if dtype is None and type(value) is np.ndarray:
+            et = state.element_type_of(value.dtype)
+            if et is not None:
+                data = np.array(value, dtype=value.dtype)  # a copy, as Constant.from_array makes
+                data.flags.writeable = False
+                return state.constant(data, et, name)
+        return opset.constant(np.asarray(value) if dtype is None else value, dtype, name=name)
 
     @property
     def base_dir(self) -> Path | None:
