@@ -20,7 +20,7 @@ from graphir.node import Node, Output
 from graphir.ops.openvino.core import Constant, Parameter
 from graphir.serializers.onnx.context import NodeContext, ReadState
 from graphir.serializers.onnx.registry import find_translator
-from graphir.serializers.onnx.tensors import element_type, onnx_type_of, partial_shape, tensor_data
+from graphir.serializers.onnx.tensors import element_type, onnx_type_of, partial_shape, raw_array, tensor_data
 
 _NEED_ONNX = "reading .onnx needs the onnx package: pip install 'graphir[onnx]'"
 
@@ -156,6 +156,12 @@ class GraphTranslator:
     # --- graphs ---------------------------------------------------------------------------
     def graph_initializers(self, graph: Any) -> None:
         for tensor in graph.initializer:
+            data = raw_array(tensor)
+            if data is not None:  # the common case: raw little-endian bytes of a plain type, not copied again
+                out = self.state.constant(data, element_type(tensor.data_type, tensor.name), tensor.name)
+                out.node.output_names[0] = {tensor.name}
+                self.define(tensor.name, out)
+                continue
             et, shape, load = tensor_data(tensor, self.base_dir, f"{self.where}: initializer '{tensor.name}'")
             if tensor.data_location == 1:
                 op = Constant.lazy(et, shape, load)

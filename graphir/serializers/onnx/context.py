@@ -256,6 +256,15 @@ class NodeContext:
                 return state.constant(data, et, name)
         return opset.constant(np.asarray(value) if dtype is None else value, dtype, name=name)
 
+    def own_const(self, data: np.ndarray) -> Output:
+        """A Constant holding ``data`` itself: a read-only array nobody else holds or writes (an ONNX
+        tensor the reader has just decoded); its element type is its dtype's, as ``const`` gives."""
+        state = self.graph.state
+        et = state.element_type_of(data.dtype)
+        if et is None or data.flags.writeable:
+            return self.const(data)
+        return state.constant(data, et, state.name(self.name, "Constant"))
+
     @property
     def base_dir(self) -> Path | None:
         return self.graph.base_dir
