@@ -57,11 +57,12 @@ def model_from_proto(proto: Any, base_dir: Path | None = None, name: str = "Mode
     opsets = {_domain(i.domain): int(i.version) for i in proto.opset_import}
     opsets.setdefault("", 1)
     functions = {(_domain(f.domain), f.name): f for f in proto.functions}
-    unmapped = _unmapped(proto.graph, opsets, functions)
+    state = ReadState()
+    unmapped = _unmapped(proto.graph, opsets, functions, state)
     if unmapped:
         listing = "; ".join(unmapped)
         raise UnsupportedOpError(f"{where}: {len(unmapped)} ONNX node(s) graphir cannot map: {listing}")
-    translator = GraphTranslator(opsets, base_dir, functions, where)
+    translator = GraphTranslator(opsets, base_dir, functions, where, state=state)
     parameters, results = translator.translate_main(proto.graph)
     model = Model(results, parameters, name=proto.graph.name or name)
     model.meta["source_format"] = "onnx"
@@ -85,26 +86,25 @@ def _has_function(op_type: str, domain: str, version: int, functions: dict[tuple
     return bool(schema.has_function or schema.has_context_dependent_function)
 
 
-def _unmapped(graph: Any, opsets: dict[str, int], functions: dict[tuple[str, str], Any]) -> list[str]:
+def _unmapped(graph: Any, opsets: dict[str, int], functions: dict[tuple[str, str], Any],
+              state: ReadState) -> list[str]:
     """'name (op_type, domain, opset N)' of every node (subgraphs too) with no translator nor function."""
     found: list[str] = []
     for node in graph.node:
         domain = _domain(node.domain)
         version = opsets.get(domain)
-        shown = f"'{node.name or (node.output[0] if node.output else '')}' ({node.op_type}, " \
-                f"domain {domain or 'ai.onnx'}, opset {version if version is not None else 'not imported'})"
-        if version is None:
-            found.append(shown)
-            continue
-        if find_translator(domain, node.op_type, version) is None and not _has_function(
-                node.op_type, domain, version, functions):
-            found.append(shown)
+        if version is None or (state.translator(domain, node.op_type, version) is None
+                               and not _has_function(node.op_type, domain, version, functions)):
+            found.append(f"'{node.name or (node.output[0] if node.output else '')}' ({node.op_type}, "
+                         f"domain {domain or 'ai.onnx'}, opset {version if version is not None else 'not imported'})")
+            if version is None:
+                continue
         for attr in node.attribute:
             if attr.type == 5:  # GRAPH
-                found.extend(_unmapped(attr.g, opsets, functions))
+                found.extend(_unmapped(attr.g, opsets, functions, state))
             elif attr.type == 10:  # GRAPHS
                 for g in attr.graphs:
-                    found.extend(_unmapped(g, opsets, functions))
+                    found.extend(_unmapped(g, opsets, functions, state))
     return found
 
 
@@ -239,11 +239,13 @@ class GraphTranslator:
             raise SerializationError(f"{self.where}: {ctx.describe()}: {exc}") from None
         outs: list[Output | None] = [produced] if type(produced) is Output else list(produced)
         self._name_outputs(node, outs)
-        for name, out in zip(node.output, outs):
+        declared = node.output
+        for name, out in zip(declared, outs):
             if name and out is not None:
-                self.define(name, out)
-        if len(node.output) > len(outs):
-            for name in node.output[len(outs):]:
+                self.values[name] = out
+                self._known.add(out.node.id)
+        if len(declared) > len(outs):
+            for name in declared[len(outs):]:
                 if name:
                     raise SerializationError(f"{self.where}: {ctx.describe()}: output '{name}' is not "
                                              f"produced by graphir's translation")
@@ -251,18 +253,20 @@ class GraphTranslator:
 
     def _name_outputs(self, node: Any, outs: list[Output | None]) -> None:
         """Friendly and tensor names as OpenVINO's ONNX frontend sets them (Graph::set_friendly_names)."""
-        names = list(node.output)
+        names = node.output
         if len(names) == 1 and outs and outs[0] is not None and names[0]:  # the common case, in short
             out, name = outs[0], names[0]
-            tensor_names, known = out.node.output_names, out.node.id in self._known
+            made = out.node
+            tensor_names, known = made.output_names, made.id in self._known
             if known or node.op_type == "Identity":
                 if not known:
-                    out.node.name = name
+                    made.name = name
                 tensor_names[out.index] = tensor_names[out.index] | {name}
             else:
-                out.node.name = node.name or name
+                made.name = node.name or name
                 tensor_names[out.index] = {name}
             return
+        names = list(names)
         given = [(i, o) for i, o in enumerate(outs[:len(names)]) if o is not None and names[i]]
         fresh = [(i, o) for i, o in given if o.node.id not in self._known]
         if node.op_type == "Identity" or not fresh:

@@ -140,11 +140,16 @@ class NodeContext:
         self.inputs = inputs
         self.graph = graph
         self._attrs: dict[str, Any] | None = None
+        self._name: str | None = None
 
     # --- identity --------------------------------------------------------------------------
     @property
     def name(self) -> str:
-        return str(self.node.name or (self.node.output[0] if self.node.output else self.op_type))
+        name = self._name
+        if name is None:
+            node = self.node
+            name = self._name = str(node.name or (node.output[0] if node.output else self.op_type))
+        return name
 
     def describe(self) -> str:
         domain = self.domain or "ai.onnx"
