@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from graphir.trampoline import Task
 
 _ids = itertools.count()
+#: the type of an output not inferred yet (immutable: every such output shares it)
+_UNKNOWN = TensorType(ElementType.dynamic, PartialShape.dynamic())
 _reserved: set[int] = set()
 
 
@@ -219,7 +221,7 @@ class Node:
         if output_types is not None:
             self.output_types: list[TensorType] = list(output_types)
         else:
-            self.output_types = [TensorType(ElementType.dynamic, PartialShape.dynamic())] * op.num_outputs()
+            self.output_types = [_UNKNOWN] * op.num_outputs()
         self._output_names: list[set[str]] | None = None
         if infer and output_types is None:
             self.infer()

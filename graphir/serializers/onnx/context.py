@@ -12,10 +12,11 @@ from graphir._build import as_input
 from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet
 from graphir.ops.frozen import FrozenList
-from graphir.ops.registry import lookup
+from graphir.ops.registry import _REGISTRY, lookup
 from graphir.serializers.ir_reader import (_new_constant, _new_object, _set_dict, _set_extra, _set_fields_set,
                                           _set_private, _template_safe)
 from graphir.serializers.onnx.registry import find_translator
+from graphir.shapes import PartialShape
 from graphir.types import ElementType
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class ReadState:
         self._templates: dict[tuple[Any, ...], Op | None] = {}
         self._translators: dict[tuple[str, str, int], Any] = {}
         self._element_types: dict[np.dtype[Any], ElementType | None] = {}
+        self._shapes: dict[tuple[int, ...], PartialShape] = {}  # one (immutable) shape per constant shape
         self._count = 0
 
     def name(self, label: str, type_name: str) -> str:
@@ -90,9 +92,30 @@ class ReadState:
     def constant(self, data: np.ndarray, et: ElementType, name: str) -> Output:
         """A Constant node holding ``data`` as it is (a read-only array of ``et``'s numpy dtype that
         nobody else writes), built without validation: its output type is what Constant.infer gives."""
-        op = _new_constant(et, FrozenList(data.shape), None)
+        dims = data.shape
+        op = _new_constant(et, FrozenList(dims), None)
         op.__pydantic_private__["_data"] = data  # type: ignore[index]
-        return Node(op, (), name=name, output_types=op.infer([])).output(0)
+        shape = self._shapes.get(dims)
+        if shape is None:
+            shape = self._shapes[dims] = PartialShape(dims)
+        return Node(op, (), name=name, output_types=[op.output_type(shape)]).output(0)
+
+
+#: the newest OpenVINO op class per type name, remembered across reads (a registry lookup scans every
+#: registered class); an entry holds while the registry has not grown (a new version or type) and
+#: still holds the class under its own key (not overridden nor unregistered)
+_NEWEST: dict[str, tuple[int, type[Op]]] = {}
+
+
+def _newest(type_name: str) -> type[Op]:
+    known = _NEWEST.get(type_name)
+    if known is not None:
+        size, cls = known
+        if size == len(_REGISTRY) and _REGISTRY.get(("openvino", cls.type_name, cls.version)) is cls:
+            return cls
+    cls = lookup("openvino", type_name)
+    _NEWEST[type_name] = (len(_REGISTRY), cls)
+    return cls
 
 
 def _copy_op(template: Op) -> Op:
@@ -232,7 +255,7 @@ class NodeContext:
         classes = state.op_classes
         cls = classes.get(type_name)
         if cls is None:
-            cls = classes[type_name] = lookup("openvino", type_name)
+            cls = classes[type_name] = _newest(type_name)
         given = [x if type(x) is Output else self._input_of(x) for x in inputs]
         return Node(state.op(cls, attributes), given, name=state.name(self.name, type_name))
 
