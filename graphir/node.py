@@ -498,7 +498,8 @@ class Node:
             raise self._infer_failure(inputs, exc)
 
     def _check_input_count(self, inputs: list[TensorType]) -> None:
-        cls = type(self.op)
+        op = self._op
+        cls = type(op)
         known = _ops_base._COUNT_RANGES.get(cls)  # Op.input_count_range's memo, read here: once per node
         low, high = known[1] if known is not None and known[0] is cls.inputs else cls.input_count_range()
         if len(inputs) < low or (high is not None and len(inputs) > high):
@@ -507,7 +508,7 @@ class Node:
                 f"{self.describe()}: expects {expected} inputs, got {len(inputs)}"
             )
         try:  # the element types the ports declare, for every op (graphir.ops.port_types)
-            check_port_types(self.op, inputs)
+            check_port_types(op, inputs)
         except Exception as exc:
             raise self._infer_failure(inputs, exc)
 

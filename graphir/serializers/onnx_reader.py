@@ -99,6 +99,8 @@ def _unmapped(graph: Any, opsets: dict[str, int], functions: dict[tuple[str, str
                          f"domain {domain or 'ai.onnx'}, opset {version if version is not None else 'not imported'})")
             if version is None:
                 continue
+        if node.op_type == "Constant":  # most nodes of an export; its attributes are never graphs
+            continue
         for attr in node.attribute:
             if attr.type == 5:  # GRAPH
                 found.extend(_unmapped(attr.g, opsets, functions, state))

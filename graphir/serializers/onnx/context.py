@@ -155,6 +155,8 @@ class NodeContext:
     without running (a Constant, or a shape subgraph graphir's inference folded).
     """
 
+    __slots__ = ("node", "op_type", "domain", "version", "inputs", "graph", "_attrs", "_name")
+
     def __init__(self, node: Any, version: int, inputs: "list[Output | None]", graph: "GraphTranslator") -> None:
         self.node = node
         self.op_type: str = node.op_type
