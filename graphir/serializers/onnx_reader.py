@@ -259,14 +259,18 @@ class GraphTranslator:
         if len(names) == 1 and outs and outs[0] is not None and names[0]:  # the common case, in short
             out, name = outs[0], names[0]
             made = out.node
-            tensor_names, known = made.output_names, made.id in self._known
+            known = made.id in self._known
             if known or node.op_type == "Identity":
                 if not known:
                     made.name = name
+                tensor_names = made.output_names
                 tensor_names[out.index] = tensor_names[out.index] | {name}
             else:
                 made.name = node.name or name
-                tensor_names[out.index] = {name}
+                if len(made.output_types) == 1:
+                    made.output_names = [{name}]
+                else:
+                    made.output_names[out.index] = {name}
             return
         names = list(names)
         given = [(i, o) for i, o in enumerate(outs[:len(names)]) if o is not None and names[i]]
