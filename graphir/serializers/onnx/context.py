@@ -10,10 +10,10 @@ from graphir.errors import SerializationError
 from graphir import opset
 from graphir._build import as_input
 from graphir.node import Node, Output
-from graphir.ops.base import Op, SharedFieldsSet
+from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.frozen import FrozenList
 from graphir.ops.registry import _REGISTRY, lookup
-from graphir.serializers.ir_reader import (_new_constant, _new_object, _set_dict, _set_extra, _set_fields_set,
+from graphir.serializers.ir_reader import (_copyable_type, _fresh_type, _known_key, _new_constant, _new_object, _set_dict, _set_extra, _set_fields_set,
                                           _set_private, _template_safe)
 from graphir.serializers.onnx.registry import find_translator
 from graphir.shapes import PartialShape
@@ -42,6 +42,8 @@ class ReadState:
         self._element_types: dict[np.dtype[Any], ElementType | None] = {}
         self._shapes: dict[tuple[int, ...], PartialShape] = {}  # one (immutable) shape per constant shape
         self._count = 0
+        #: (op key, input types, their known values' keys) -> (output types, whether they hold values)
+        self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
 
     def name(self, label: str, type_name: str) -> str:
         """The name of a node a translator makes for the ONNX node ``label``: ``label/Type_k``, k
@@ -58,11 +60,50 @@ class ReadState:
             found = self._translators[key] = find_translator(domain, op_type, version)
             return found
 
-    def op(self, cls: Any, attributes: dict[str, Any]) -> Op:
-        """``cls(**attributes)``; for attributes of plain values seen before in this read, a copy of
-        the op validated then (every field value immutable, so copies share nothing mutable but
-        pydantic's fields-set, a SharedFieldsSet an op replaces before changing it)."""
+    def node(self, cls: Any, attributes: dict[str, Any], inputs: list[Output], name: str) -> Node:
+        """``Node(cls(**attributes), inputs, name=name)``, its op and its inference remembered within
+        the read (see :meth:`op` and :meth:`_infer`)."""
         key = _template_key(cls, attributes)
+        op = self.op(cls, attributes, key)
+        if key is None or cls.has_bodies or not cls.pure_infer:
+            return Node(op, inputs, name=name)
+        node = Node(op, inputs, name=name, infer=False)
+        self._infer(node, key)
+        return node
+
+    def _infer(self, node: Node, key: tuple[Any, ...]) -> None:
+        """``node.infer()``, remembered per (op class and attributes, input types) within the read, as
+        the IR reader does (exports repeat the same shape arithmetic per block): input types with
+        known values take part by their content when small integer tensors, else by the identity of
+        the value; outputs with values are handed out as fresh copies (no two nodes share one)."""
+        in_types = []
+        for src in node.inputs:
+            if src is None:
+                node.infer()  # its message names the unconnected input
+                return
+            in_types.append(src.node.output_types[src.index])
+        known = None
+        for t in in_types:
+            if t.value is not None or t.bounds is not None:
+                known = tuple([_known_key(t) for t in in_types])  # ids: kept alive by the key's types
+                break
+        memo_key = (key, tuple(in_types), known)
+        hit = self._inferred.get(memo_key)
+        if hit is not None:
+            types, with_values = hit
+            node.output_types = [_fresh_type(t) for t in types] if with_values else list(types)
+            return
+        outputs = node._infer_from(in_types)
+        if all(t.value is None and t.bounds is None for t in outputs):
+            self._inferred[memo_key] = (tuple(outputs), False)
+        elif all(_copyable_type(t) for t in outputs):
+            self._inferred[memo_key] = (tuple([_fresh_type(t) for t in outputs]), True)
+
+    def op(self, cls: Any, attributes: dict[str, Any], key: tuple[Any, ...] | None = None) -> Op:
+        """``cls(**attributes)``; for attributes of plain values seen before in this read (``key``:
+        their _template_key), a copy of the op validated then (every field value immutable, so
+        copies share nothing mutable but pydantic's fields-set, a SharedFieldsSet an op replaces
+        before changing it)."""
         if key is None:
             return cls(**attributes)  # type: ignore[no-any-return]
         templates = self._templates
@@ -259,7 +300,7 @@ class NodeContext:
         if cls is None:
             cls = classes[type_name] = _newest(type_name)
         given = [x if type(x) is Output else self._input_of(x) for x in inputs]
-        return Node(state.op(cls, attributes), given, name=state.name(self.name, type_name))
+        return state.node(cls, attributes, given, state.name(self.name, type_name))
 
     def _input_of(self, value: Any) -> Output:
         if isinstance(value, (Output, Node)):
