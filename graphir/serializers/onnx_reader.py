@@ -215,17 +215,18 @@ class GraphTranslator:
 
     # --- nodes ----------------------------------------------------------------------------
     def translate_node(self, node: Any, opsets: dict[str, int]) -> list[Output | None]:
-        domain = _domain(node.domain)
+        domain = node.domain
+        if domain == "ai.onnx":
+            domain = ""
         version = opsets.get(domain)
         if version is None:
             raise SerializationError(f"{self.where}: {_who(node)}: the model imports no opset of domain '{domain}'")
+        names = node.input
         values = self.values
-        inputs: list[Output | None] = []
-        for name in node.input:
-            found = values.get(name) if name else None
-            if found is None and name:
-                found = self.lookup(name, _who(node))
-            inputs.append(found)
+        inputs: list[Output | None] = [values.get(name) if name else None for name in names]
+        for i, found in enumerate(inputs):
+            if found is None and names[i]:
+                inputs[i] = self.lookup(names[i], _who(node))
         ctx = NodeContext(node, version, inputs, self)
         fn = self.state.translator(domain, node.op_type, version)
         try:

@@ -327,14 +327,15 @@ class NodeContext:
                 return state.constant(data, et, name)
         return opset.constant(np.asarray(value) if dtype is None else value, dtype, name=name)
 
-    def own_const(self, data: np.ndarray) -> Output:
+    def own_const(self, data: np.ndarray, name: str | None = None) -> Output:
         """A Constant holding ``data`` itself: a read-only array nobody else holds or writes (an ONNX
-        tensor the reader has just decoded); its element type is its dtype's, as ``const`` gives."""
+        tensor the reader has just decoded); its element type is its dtype's, as ``const`` gives.
+        ``name``: the node's name when the caller knows it (else one as ``op`` names nodes)."""
         state = self.graph.state
         et = state.element_type_of(data.dtype)
         if et is None or data.flags.writeable:
             return self.const(data)
-        return state.constant(data, et, state.name(self.name, "Constant"))
+        return state.constant(data, et, name if name is not None else state.name(self.name, "Constant"))
 
     @property
     def base_dir(self) -> Path | None:

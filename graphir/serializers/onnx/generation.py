@@ -15,8 +15,8 @@ def constant(ctx: NodeContext) -> Output:
     given = ctx.node.attribute
     if len(given) == 1 and given[0].name == "value" and given[0].type == 4:  # a tensor: most Constants
         data = raw_array(given[0].t)
-        if data is not None:
-            return ctx.own_const(data)
+        if data is not None:  # named as the reader names a node made for one output (OpenVINO's name)
+            return ctx.own_const(data, ctx.name)
     attrs = ctx.attributes
     if "value" in attrs or "sparse_value" in attrs:
         value = attrs.get("value", attrs.get("sparse_value"))
