@@ -327,6 +327,10 @@ class NodeContext:
                 return state.constant(data, et, name)
         return opset.constant(np.asarray(value) if dtype is None else value, dtype, name=name)
 
+    def fresh_name(self, type_name: str) -> str:
+        """The name of a node of ``type_name`` this translation makes (see ReadState.name)."""
+        return self.graph.state.name(self.name, type_name)
+
     def own_const(self, data: np.ndarray, name: str | None = None) -> Output:
         """A Constant holding ``data`` itself: a read-only array nobody else holds or writes (an ONNX
         tensor the reader has just decoded); its element type is its dtype's, as ``const`` gives.
