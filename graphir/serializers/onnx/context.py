@@ -13,8 +13,8 @@ from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.frozen import FrozenList
 from graphir.ops.registry import _REGISTRY, lookup
-from graphir.serializers.ir_reader import (_copyable_type, _fresh_type, _known_key, _new_constant, _new_object, _set_dict, _set_extra, _set_fields_set,
-                                          _set_private, _template_safe)
+from graphir.serializers.ir_reader import (_copyable_type, _fresh_type, _known_key, _new_constant, _new_object,
+                                          _set_dict, _set_extra, _set_fields_set, _set_private, _template_safe)
 from graphir.serializers.onnx.registry import find_translator
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
