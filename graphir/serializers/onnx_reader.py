@@ -86,6 +86,10 @@ def _has_function(op_type: str, domain: str, version: int, functions: dict[tuple
     return bool(schema.has_function or schema.has_context_dependent_function)
 
 
+#: the ai.onnx ops whose attributes hold graphs (ONNX's spec gives no other op a graph attribute)
+_WITH_GRAPHS = frozenset(("If", "Loop", "Scan", "SequenceMap"))
+
+
 def _unmapped(graph: Any, opsets: dict[str, int], functions: dict[tuple[str, str], Any],
               state: ReadState) -> list[str]:
     """'name (op_type, domain, opset N)' of every node (subgraphs too) with no translator nor function."""
@@ -93,13 +97,14 @@ def _unmapped(graph: Any, opsets: dict[str, int], functions: dict[tuple[str, str
     for node in graph.node:
         domain = _domain(node.domain)
         version = opsets.get(domain)
-        if version is None or (state.translator(domain, node.op_type, version) is None
-                               and not _has_function(node.op_type, domain, version, functions)):
-            found.append(f"'{node.name or (node.output[0] if node.output else '')}' ({node.op_type}, "
+        op_type = node.op_type
+        mapped = version is not None and state.translator(domain, op_type, version) is not None
+        if not mapped and (version is None or not _has_function(op_type, domain, version, functions)):
+            found.append(f"'{node.name or (node.output[0] if node.output else '')}' ({op_type}, "
                          f"domain {domain or 'ai.onnx'}, opset {version if version is not None else 'not imported'})")
             if version is None:
                 continue
-        if node.op_type == "Constant":  # most nodes of an export; its attributes are never graphs
+        if mapped and op_type not in _WITH_GRAPHS:  # most nodes: no subgraph to look into
             continue
         for attr in node.attribute:
             if attr.type == 5:  # GRAPH
@@ -240,9 +245,15 @@ class GraphTranslator:
             raise SerializationError(f"{self.where}: {ctx.describe()}: {exc}") from None
         except GraphirError as exc:
             raise SerializationError(f"{self.where}: {ctx.describe()}: {exc}") from None
+        declared = node.output
+        if type(produced) is Output and len(declared) == 1 and declared[0]:  # most nodes, in short
+            name = declared[0]
+            self._name_output(node, produced, name)
+            self.values[name] = produced
+            self._known.add(produced.node.id)
+            return [produced]
         outs: list[Output | None] = [produced] if type(produced) is Output else list(produced)
         self._name_outputs(node, outs)
-        declared = node.output
         for name, out in zip(declared, outs):
             if name and out is not None:
                 self.values[name] = out
@@ -254,26 +265,25 @@ class GraphTranslator:
                                              f"produced by graphir's translation")
         return outs
 
+    def _name_output(self, node: Any, out: Output, name: str) -> None:
+        """:meth:`_name_outputs` for a node of one output ``name`` that the translation gives."""
+        made = out.node
+        known = made.id in self._known
+        if known or node.op_type == "Identity":
+            if not known:
+                made.name = name
+            tensor_names = made.output_names
+            tensor_names[out.index] = tensor_names[out.index] | {name}
+        else:
+            made.name = node.name or name
+            if len(made.output_types) == 1:
+                made.output_names = [{name}]
+            else:
+                made.output_names[out.index] = {name}
+
     def _name_outputs(self, node: Any, outs: list[Output | None]) -> None:
         """Friendly and tensor names as OpenVINO's ONNX frontend sets them (Graph::set_friendly_names)."""
-        names = node.output
-        if len(names) == 1 and outs and outs[0] is not None and names[0]:  # the common case, in short
-            out, name = outs[0], names[0]
-            made = out.node
-            known = made.id in self._known
-            if known or node.op_type == "Identity":
-                if not known:
-                    made.name = name
-                tensor_names = made.output_names
-                tensor_names[out.index] = tensor_names[out.index] | {name}
-            else:
-                made.name = node.name or name
-                if len(made.output_types) == 1:
-                    made.output_names = [{name}]
-                else:
-                    made.output_names[out.index] = {name}
-            return
-        names = list(names)
+        names = list(node.output)
         given = [(i, o) for i, o in enumerate(outs[:len(names)]) if o is not None and names[i]]
         fresh = [(i, o) for i, o in given if o.node.id not in self._known]
         if node.op_type == "Identity" or not fresh:
