@@ -40,7 +40,8 @@ class ReadState:
         self._templates: dict[tuple[Any, ...], Op | None] = {}
         self._translators: dict[tuple[str, str, int], Any] = {}
         self._element_types: dict[np.dtype[Any], ElementType | None] = {}
-        self._shapes: dict[tuple[int, ...], PartialShape] = {}  # one (immutable) shape per constant shape
+        #: a Constant's shape attribute and output shape per shape met (immutable: constants share them)
+        self._shapes: dict[tuple[int, ...], tuple[FrozenList, PartialShape]] = {}
         self._count = 0
         #: (op key, input types, their known values' keys) -> (output types, whether they hold values)
         self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
@@ -134,12 +135,12 @@ class ReadState:
         """A Constant node holding ``data`` as it is (a read-only array of ``et``'s numpy dtype that
         nobody else writes), built without validation: its output type is what Constant.infer gives."""
         dims = data.shape
-        op = _new_constant(et, FrozenList(dims), None)
+        shapes = self._shapes.get(dims)
+        if shapes is None:
+            shapes = self._shapes[dims] = (FrozenList(dims), PartialShape(dims))
+        op = _new_constant(et, shapes[0], None)
         op.__pydantic_private__["_data"] = data  # type: ignore[index]
-        shape = self._shapes.get(dims)
-        if shape is None:
-            shape = self._shapes[dims] = PartialShape(dims)
-        return Node(op, (), name=name, output_types=[op.output_type(shape)]).output(0)
+        return Node(op, (), name=name, output_types=[op.output_type(shapes[1])]).output(0)
 
 
 #: the newest OpenVINO op class per type name, remembered across reads (a registry lookup scans every
