@@ -234,8 +234,26 @@ class Node:
         as uses of their producers: the caller puts it into a ``Model(..., restored=True)``, which
         records them when first needed (a reader builds tens of thousands of nodes; most reads
         never ask). ``output_types`` is kept as given."""
-        node = object.__new__(cls)
         _reserved.add(id)
+        return cls._assemble(op, inputs, name, id, output_types)
+
+    @classmethod
+    def _built(cls, op: Op, inputs: list["Output | None"], name: str,
+               output_types: list[TensorType] | None = None) -> "Node":
+        """``Node(op, inputs, name=name, infer=False)`` (or ``output_types=...``) from parts a reader
+        has checked (``op`` an Op, ``inputs`` Outputs or None, ``name`` a str), without the
+        conversions: a new id, its inputs recorded as uses; the caller infers it (the ONNX reader
+        builds thousands of nodes, remembering inference per op and input types)."""
+        node = cls._assemble(op, inputs, name, _next_id(),
+                             output_types if output_types is not None else [_UNKNOWN] * op.num_outputs())
+        _link(node)
+        return node
+
+    @classmethod
+    def _assemble(cls, op: Op, inputs: list["Output | None"], name: str, id: int,
+                  output_types: list[TensorType]) -> "Node":
+        """The node of these parts, its inputs not recorded as uses (see _restore and _built)."""
+        node = object.__new__(cls)
         node.id = id
         node._op = op
         node.name = name

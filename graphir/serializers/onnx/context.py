@@ -68,7 +68,7 @@ class ReadState:
         op = self.op(cls, attributes, key)
         if key is None or cls.has_bodies or not cls.pure_infer:
             return Node(op, inputs, name=name)
-        node = Node(op, inputs, name=name, infer=False)
+        node = Node._built(op, inputs, name)
         self._infer(node, key)
         return node
 
@@ -140,7 +140,7 @@ class ReadState:
             shapes = self._shapes[dims] = (FrozenList(dims), PartialShape(dims))
         op = _new_constant(et, shapes[0], None)
         op.__pydantic_private__["_data"] = data  # type: ignore[index]
-        return Node(op, (), name=name, output_types=[op.output_type(shapes[1])]).output(0)
+        return Node._built(op, [], name, [op.output_type(shapes[1])]).output(0)
 
 
 #: the newest OpenVINO op class per type name, remembered across reads (a registry lookup scans every
