@@ -61,7 +61,7 @@ class ReadState:
             found = self._translators[key] = find_translator(domain, op_type, version)
             return found
 
-    def node(self, cls: Any, attributes: dict[str, Any], inputs: list[Output], name: str) -> Node:
+    def node(self, cls: Any, attributes: dict[str, Any], inputs: list[Output | None], name: str) -> Node:
         """``Node(cls(**attributes), inputs, name=name)``, its op and its inference remembered within
         the read (see :meth:`op` and :meth:`_infer`)."""
         key = _template_key(cls, attributes)
@@ -300,7 +300,7 @@ class NodeContext:
         cls = classes.get(type_name)
         if cls is None:
             cls = classes[type_name] = _newest(type_name)
-        given = [x if type(x) is Output else self._input_of(x) for x in inputs]
+        given: list[Output | None] = [x if type(x) is Output else self._input_of(x) for x in inputs]
         return state.node(cls, attributes, given, state.name(self.name, type_name))
 
     def _input_of(self, value: Any) -> Output:
