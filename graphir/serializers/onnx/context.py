@@ -30,14 +30,13 @@ _KEYABLE = frozenset((int, float, bool, str, type(None), ElementType))
 
 class ReadState:
     """What one read shares across its graph translators (subgraphs, function bodies): OpenVINO op
-    classes, validated op templates, translators found, and the counter naming the nodes translators
-    make (so two reads of one file name every node alike; node ids stay unique per process)."""
+    classes, inference remembered per op and input types, constant shapes, and the counter naming
+    the nodes translators make (so two reads of one file name every node alike; node ids stay unique
+    per process), translators found. Op templates are remembered across reads (module level)."""
 
     def __init__(self) -> None:
         #: OpenVINO op classes by type name, looked up once per read
         self.op_classes: dict[str, Any] = {}
-        #: (op class, attribute key) -> a validated op whose field dict new ops copy (None: build each)
-        self._templates: dict[tuple[Any, ...], Op | None] = {}
         self._translators: dict[tuple[str, str, int], Any] = {}
         self._element_types: dict[np.dtype[Any], ElementType | None] = {}
         #: a Constant's shape attribute and output shape per shape met (immutable: constants share them)
@@ -54,6 +53,7 @@ class ReadState:
         return f"{label}/{type_name}_{self._count}"
 
     def translator(self, domain: str, op_type: str, version: int) -> Any:
+        """find_translator's answer, remembered within the read."""
         key = (domain, op_type, version)
         try:
             return self._translators[key]
@@ -107,9 +107,9 @@ class ReadState:
         before changing it)."""
         if key is None:
             return cls(**attributes)  # type: ignore[no-any-return]
-        templates = self._templates
-        if key in templates:
-            template = templates[key]
+        templates = _TEMPLATES
+        template = templates.get(key, _MISSING)  # one lookup: reads in other threads may clear it
+        if template is not _MISSING:
             if template is None:
                 return cls(**attributes)  # type: ignore[no-any-return]
             return _copy_op(template)
@@ -119,6 +119,8 @@ class ReadState:
             return op
         template = _copy_op(op)
         _set_fields_set(template, SharedFieldsSet(op.__pydantic_fields_set__))
+        if len(templates) >= _MOST_TEMPLATES:  # a process reading endless new attribute sets: start over
+            templates.clear()
         templates[key] = template
         return op
 
@@ -142,6 +144,12 @@ class ReadState:
         op.__pydantic_private__["_data"] = data  # type: ignore[index]
         return Node._built(op, [], name, [op.output_type(shapes[1])]).output(0)
 
+
+#: (op class, attribute key) -> a validated op whose field dict new ops copy (None: build each op),
+#: remembered across reads: a template is never changed (every value immutable), and its key holds
+#: the class itself (an overriding class is a new key)
+_TEMPLATES: dict[tuple[Any, ...], Op | None] = {}
+_MOST_TEMPLATES = 4096
 
 #: the newest OpenVINO op class per type name, remembered across reads (a registry lookup scans every
 #: registered class); an entry holds while the registry has not grown (a new version or type) and
