@@ -213,3 +213,19 @@ def test_two_reads_of_one_file_name_every_node_alike(tmp_path: Path) -> None:
     assert made == ["Constant", "MatMul"] and names["gemm"] == "Multiply"
     assert {"ReduceMean", "Sqrt", "Divide"} <= set(names.values())  # the expanded function
     assert sum(name.startswith("loop/") and kind == "Result" for name, kind in names.items()) == 2
+
+
+def test_reads_in_parallel_threads_give_what_one_read_gives() -> None:
+    """The reader's memos shared by reads (op templates, op classes) are safe to share: eight reads
+    of a Hugging Face export on four threads name, type and shape every layer as a read alone does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = Path(__file__).parent / "fixtures" / "onnx" / "hf_gpt2.onnx"
+
+    def layers(model: Any) -> list[tuple[str, str, list[str]]]:
+        return [(n.name, n.type_name, [str(o.tensor_type) for o in n.outputs()]) for n in model.get_ordered_ops()]
+
+    alone = layers(graphir.read_model(path))
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda _: layers(graphir.read_model(path)), range(8)))
+    assert all(one == alone for one in together)
