@@ -165,7 +165,8 @@ class GraphTranslator:
         for tensor in graph.initializer:
             data = raw_array(tensor)
             if data is not None:  # the common case: raw little-endian bytes of a plain type, not copied again
-                out = self.state.constant(data, element_type(tensor.data_type, tensor.name), tensor.name)
+                et = element_type(tensor.data_type, f"{self.where}: initializer '{tensor.name}'")
+                out = self.state.constant(data, et, tensor.name)
                 out.node.output_names[0] = {tensor.name}
                 self.define(tensor.name, out)
                 continue
@@ -220,9 +221,10 @@ class GraphTranslator:
 
     # --- nodes ----------------------------------------------------------------------------
     def translate_node(self, node: Any, opsets: dict[str, int]) -> list[Output | None]:
-        domain = node.domain
+        given_domain = domain = node.domain
         if domain == "ai.onnx":
             domain = ""
+        op_type = node.op_type
         version = opsets.get(domain)
         if version is None:
             raise SerializationError(f"{self.where}: {_who(node)}: the model imports no opset of domain '{domain}'")
@@ -232,8 +234,8 @@ class GraphTranslator:
         for i, found in enumerate(inputs):
             if found is None and names[i]:
                 inputs[i] = self.lookup(names[i], _who(node))
-        ctx = NodeContext(node, version, inputs, self)
-        fn = self.state.translator(domain, node.op_type, version)
+        ctx = NodeContext(node, version, inputs, self, op_type, given_domain)
+        fn = self.state.translator(domain, op_type, version)
         try:
             if fn is not None:
                 produced = fn(ctx)
@@ -248,7 +250,7 @@ class GraphTranslator:
         declared = node.output
         if type(produced) is Output and len(declared) == 1 and declared[0]:  # most nodes, in short
             name = declared[0]
-            self._name_output(node, produced, name)
+            self._name_output(node, op_type, produced, name)
             self.values[name] = produced
             self._known.add(produced.node.id)
             return [produced]
@@ -265,11 +267,11 @@ class GraphTranslator:
                                              f"produced by graphir's translation")
         return outs
 
-    def _name_output(self, node: Any, out: Output, name: str) -> None:
+    def _name_output(self, node: Any, op_type: str, out: Output, name: str) -> None:
         """:meth:`_name_outputs` for a node of one output ``name`` that the translation gives."""
         made = out.node
         known = made.id in self._known
-        if known or node.op_type == "Identity":
+        if known or op_type == "Identity":
             if not known:
                 made.name = name
             tensor_names = made.output_names

@@ -207,10 +207,12 @@ class NodeContext:
 
     __slots__ = ("node", "op_type", "domain", "version", "inputs", "graph", "_attrs", "_name")
 
-    def __init__(self, node: Any, version: int, inputs: "list[Output | None]", graph: "GraphTranslator") -> None:
+    def __init__(self, node: Any, version: int, inputs: "list[Output | None]", graph: "GraphTranslator",
+                 op_type: str | None = None, domain: str | None = None) -> None:
         self.node = node
-        self.op_type: str = node.op_type
-        self.domain: str = node.domain
+        #: (given by a caller that has read them from the NodeProto already)
+        self.op_type: str = node.op_type if op_type is None else op_type
+        self.domain: str = node.domain if domain is None else domain
         self.version = version
         self.inputs = inputs
         self.graph = graph
