@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from graphir.trampoline import Task
 
 _ids = itertools.count()
+#: the type of an output not inferred yet (immutable: every such output shares it)
+_UNKNOWN = TensorType(ElementType.dynamic, PartialShape.dynamic())
 _reserved: set[int] = set()
 
 
@@ -219,7 +221,7 @@ class Node:
         if output_types is not None:
             self.output_types: list[TensorType] = list(output_types)
         else:
-            self.output_types = [TensorType(ElementType.dynamic, PartialShape.dynamic())] * op.num_outputs()
+            self.output_types = [_UNKNOWN] * op.num_outputs()
         self._output_names: list[set[str]] | None = None
         if infer and output_types is None:
             self.infer()
@@ -232,8 +234,26 @@ class Node:
         as uses of their producers: the caller puts it into a ``Model(..., restored=True)``, which
         records them when first needed (a reader builds tens of thousands of nodes; most reads
         never ask). ``output_types`` is kept as given."""
-        node = object.__new__(cls)
         _reserved.add(id)
+        return cls._assemble(op, inputs, name, id, output_types)
+
+    @classmethod
+    def _built(cls, op: Op, inputs: list["Output | None"], name: str,
+               output_types: list[TensorType] | None = None) -> "Node":
+        """``Node(op, inputs, name=name, infer=False)`` (or ``output_types=...``) from parts a reader
+        has checked (``op`` an Op, ``inputs`` Outputs or None, ``name`` a str), without the
+        conversions: a new id, its inputs recorded as uses; the caller infers it (the ONNX reader
+        builds thousands of nodes, remembering inference per op and input types)."""
+        node = cls._assemble(op, inputs, name, _next_id(),
+                             output_types if output_types is not None else [_UNKNOWN] * op.num_outputs())
+        _link(node)
+        return node
+
+    @classmethod
+    def _assemble(cls, op: Op, inputs: list["Output | None"], name: str, id: int,
+                  output_types: list[TensorType]) -> "Node":
+        """The node of these parts, its inputs not recorded as uses (see _restore and _built)."""
+        node = object.__new__(cls)
         node.id = id
         node._op = op
         node.name = name
@@ -496,7 +516,8 @@ class Node:
             raise self._infer_failure(inputs, exc)
 
     def _check_input_count(self, inputs: list[TensorType]) -> None:
-        cls = type(self.op)
+        op = self._op
+        cls = type(op)
         known = _ops_base._COUNT_RANGES.get(cls)  # Op.input_count_range's memo, read here: once per node
         low, high = known[1] if known is not None and known[0] is cls.inputs else cls.input_count_range()
         if len(inputs) < low or (high is not None and len(inputs) > high):
@@ -505,7 +526,7 @@ class Node:
                 f"{self.describe()}: expects {expected} inputs, got {len(inputs)}"
             )
         try:  # the element types the ports declare, for every op (graphir.ops.port_types)
-            check_port_types(self.op, inputs)
+            check_port_types(op, inputs)
         except Exception as exc:
             raise self._infer_failure(inputs, exc)
 

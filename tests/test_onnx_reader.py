@@ -170,3 +170,62 @@ def test_a_loop_becomes_an_openvino_loop_that_converts_to_ir(tmp_path: Path) -> 
     result = compiled(x)
     np.testing.assert_array_equal(result[compiled.outputs[0]], x + 6)
     np.testing.assert_array_equal(result[compiled.outputs[1]], stacked)
+
+
+def _every_node(model: Any) -> list[Any]:
+    """The model's nodes, then those of its ops' bodies (a Loop's), depth first."""
+    found = []
+    for node in model.get_ordered_ops():
+        found.append(node)
+        for value in node.op.__dict__.values():
+            if hasattr(value, "get_ordered_ops"):
+                found.extend(_every_node(value))
+    return found
+
+
+def test_two_reads_of_one_file_name_every_node_alike(tmp_path: Path) -> None:
+    """Nodes a translation makes besides the one carrying the ONNX node's name (Gemm's MatMul and
+    alpha Constant, an expanded function's ops, a Loop body's Results) are named after the ONNX node
+    and a counter of the read, not after process-wide node ids: a second read gives the same names
+    (ids still differ: they are unique per process)."""
+    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=TensorProto.FLOAT),
+         helper.make_node("Add", ["x_in", "fi"], ["x_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []), _f32("x_in", [2])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []), _f32("x_out", [2])])
+    trip = numpy_helper.from_array(np.array(3, np.int64), "M")
+    nodes = [helper.make_node("Gemm", ["x", "w"], ["g"], name="gemm", transB=1, alpha=2.0),
+             helper.make_node("MeanVarianceNormalization", ["g"], ["n"], name="mvn", axes=[0, 1]),
+             helper.make_node("Loop", ["M", "", "v"], ["final"], name="loop", body=body)]
+    path = _save(tmp_path, nodes, [_f32("x", [4, 3]), _f32("v", [2])], [_f32("n", None), _f32("final", [2])],
+                 opset=13, initializers=[w, trip])
+    first, second = (_every_node(graphir.read_model(path)) for _ in range(2))
+    assert [n.name for n in first] == [n.name for n in second]
+    assert not {n.id for n in first} & {n.id for n in second}
+    assert not [n.name for n in first if n.name == f"{n.type_name}_{n.id}"]  # Node's default: by id
+    names = {n.name: n.type_name for n in first}
+    assert len(names) == len(first)  # no two nodes share a name
+    made = sorted(kind for name, kind in names.items() if name.startswith("gemm/"))  # Gemm: x @ w.T * alpha
+    assert made == ["Constant", "MatMul"] and names["gemm"] == "Multiply"
+    assert {"ReduceMean", "Sqrt", "Divide"} <= set(names.values())  # the expanded function
+    assert sum(name.startswith("loop/") and kind == "Result" for name, kind in names.items()) == 2
+
+
+def test_reads_in_parallel_threads_give_what_one_read_gives() -> None:
+    """The reader's memos shared by reads (op templates, op classes) are safe to share: eight reads
+    of a Hugging Face export on four threads name, type and shape every layer as a read alone does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = Path(__file__).parent / "fixtures" / "onnx" / "hf_gpt2.onnx"
+
+    def layers(model: Any) -> list[tuple[str, str, list[str]]]:
+        return [(n.name, n.type_name, [str(o.tensor_type) for o in n.outputs()]) for n in model.get_ordered_ops()]
+
+    alone = layers(graphir.read_model(path))
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda _: layers(graphir.read_model(path)), range(8)))
+    assert all(one == alone for one in together)

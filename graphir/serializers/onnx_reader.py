@@ -18,9 +18,9 @@ from graphir.errors import GraphirError, SerializationError, UnsupportedOpError
 from graphir import opset
 from graphir.node import Node, Output
 from graphir.ops.openvino.core import Constant, Parameter
-from graphir.serializers.onnx.context import NodeContext
+from graphir.serializers.onnx.context import NodeContext, ReadState
 from graphir.serializers.onnx.registry import find_translator
-from graphir.serializers.onnx.tensors import element_type, onnx_type_of, partial_shape, tensor_data
+from graphir.serializers.onnx.tensors import element_type, onnx_type_of, partial_shape, raw_array, tensor_data
 
 _NEED_ONNX = "reading .onnx needs the onnx package: pip install 'graphir[onnx]'"
 
@@ -57,15 +57,21 @@ def model_from_proto(proto: Any, base_dir: Path | None = None, name: str = "Mode
     opsets = {_domain(i.domain): int(i.version) for i in proto.opset_import}
     opsets.setdefault("", 1)
     functions = {(_domain(f.domain), f.name): f for f in proto.functions}
-    unmapped = _unmapped(proto.graph, opsets, functions)
+    state = ReadState()
+    unmapped = _unmapped(proto.graph, opsets, functions, state)
     if unmapped:
         listing = "; ".join(unmapped)
         raise UnsupportedOpError(f"{where}: {len(unmapped)} ONNX node(s) graphir cannot map: {listing}")
-    translator = GraphTranslator(opsets, base_dir, functions, where)
+    translator = GraphTranslator(opsets, base_dir, functions, where, state=state)
     parameters, results = translator.translate_main(proto.graph)
     model = Model(results, parameters, name=proto.graph.name or name)
     model.meta["source_format"] = "onnx"
     return model
+
+
+def _who(node: Any) -> str:
+    """How an error names an ONNX node before its context exists."""
+    return f"ONNX node '{node.name or (node.output[0] if node.output else node.op_type)}' ({node.op_type})"
 
 
 def _has_function(op_type: str, domain: str, version: int, functions: dict[tuple[str, str], Any]) -> bool:
@@ -80,26 +86,32 @@ def _has_function(op_type: str, domain: str, version: int, functions: dict[tuple
     return bool(schema.has_function or schema.has_context_dependent_function)
 
 
-def _unmapped(graph: Any, opsets: dict[str, int], functions: dict[tuple[str, str], Any]) -> list[str]:
+#: the ai.onnx ops whose attributes hold graphs (ONNX's spec gives no other op a graph attribute)
+_WITH_GRAPHS = frozenset(("If", "Loop", "Scan", "SequenceMap"))
+
+
+def _unmapped(graph: Any, opsets: dict[str, int], functions: dict[tuple[str, str], Any],
+              state: ReadState) -> list[str]:
     """'name (op_type, domain, opset N)' of every node (subgraphs too) with no translator nor function."""
     found: list[str] = []
     for node in graph.node:
         domain = _domain(node.domain)
         version = opsets.get(domain)
-        shown = f"'{node.name or (node.output[0] if node.output else '')}' ({node.op_type}, " \
-                f"domain {domain or 'ai.onnx'}, opset {version if version is not None else 'not imported'})"
-        if version is None:
-            found.append(shown)
+        op_type = node.op_type
+        mapped = version is not None and state.translator(domain, op_type, version) is not None
+        if not mapped and (version is None or not _has_function(op_type, domain, version, functions)):
+            found.append(f"'{node.name or (node.output[0] if node.output else '')}' ({op_type}, "
+                         f"domain {domain or 'ai.onnx'}, opset {version if version is not None else 'not imported'})")
+            if version is None:
+                continue
+        if mapped and op_type not in _WITH_GRAPHS:  # most nodes: no subgraph to look into
             continue
-        if find_translator(domain, node.op_type, version) is None and not _has_function(
-                node.op_type, domain, version, functions):
-            found.append(shown)
         for attr in node.attribute:
             if attr.type == 5:  # GRAPH
-                found.extend(_unmapped(attr.g, opsets, functions))
+                found.extend(_unmapped(attr.g, opsets, functions, state))
             elif attr.type == 10:  # GRAPHS
                 for g in attr.graphs:
-                    found.extend(_unmapped(g, opsets, functions))
+                    found.extend(_unmapped(g, opsets, functions, state))
     return found
 
 
@@ -108,7 +120,8 @@ class GraphTranslator:
 
     def __init__(self, opsets: dict[str, int], base_dir: Path | None,
                  functions: dict[tuple[str, str], Any], where: str,
-                 parent: "GraphTranslator | None" = None, inline: bool = False) -> None:
+                 parent: "GraphTranslator | None" = None, inline: bool = False,
+                 state: ReadState | None = None) -> None:
         self.opsets = opsets
         self.base_dir = base_dir
         self.functions = functions
@@ -117,8 +130,8 @@ class GraphTranslator:
         #: an inlined subgraph (an If whose condition is known) reads outer values directly
         self.inline = inline
         self.values: dict[str, Output] = {}
-        #: OpenVINO op classes by type name, looked up once per read (shared with subgraph translators)
-        self.op_classes: dict[str, Any] = {} if parent is None else parent.op_classes
+        #: what the read's translators share (op classes, op templates, the node-naming counter)
+        self.state: ReadState = state if state is not None else parent.state if parent is not None else ReadState()
         self._known: set[int] = set()  # ids of nodes that existed before the node being translated
         #: outer values a subgraph body reads: name -> (outer output, the body's Parameter)
         self.captured: dict[str, tuple[Output, Output]] = {}
@@ -150,6 +163,13 @@ class GraphTranslator:
     # --- graphs ---------------------------------------------------------------------------
     def graph_initializers(self, graph: Any) -> None:
         for tensor in graph.initializer:
+            data = raw_array(tensor)
+            if data is not None:  # the common case: raw little-endian bytes of a plain type, not copied again
+                et = element_type(tensor.data_type, f"{self.where}: initializer '{tensor.name}'")
+                out = self.state.constant(data, et, tensor.name)
+                out.node.output_names[0] = {tensor.name}
+                self.define(tensor.name, out)
+                continue
             et, shape, load = tensor_data(tensor, self.base_dir, f"{self.where}: initializer '{tensor.name}'")
             if tensor.data_location == 1:
                 op = Constant.lazy(et, shape, load)
@@ -201,14 +221,21 @@ class GraphTranslator:
 
     # --- nodes ----------------------------------------------------------------------------
     def translate_node(self, node: Any, opsets: dict[str, int]) -> list[Output | None]:
-        domain = _domain(node.domain)
+        given_domain = domain = node.domain
+        if domain == "ai.onnx":
+            domain = ""
+        op_type = node.op_type
         version = opsets.get(domain)
-        who = f"ONNX node '{node.name or (node.output[0] if node.output else node.op_type)}' ({node.op_type})"
         if version is None:
-            raise SerializationError(f"{self.where}: {who}: the model imports no opset of domain '{domain}'")
-        inputs: list[Output | None] = [self.lookup(n, who) if n else None for n in node.input]
-        ctx = NodeContext(node, version, inputs, self)
-        fn = find_translator(domain, node.op_type, version)
+            raise SerializationError(f"{self.where}: {_who(node)}: the model imports no opset of domain '{domain}'")
+        names = node.input
+        values = self.values
+        inputs: list[Output | None] = [values.get(name) if name else None for name in names]
+        for i, found in enumerate(inputs):
+            if found is None and names[i]:
+                inputs[i] = self.lookup(names[i], _who(node))
+        ctx = NodeContext(node, version, inputs, self, op_type, given_domain)
+        fn = self.state.translator(domain, op_type, version)
         try:
             if fn is not None:
                 produced = fn(ctx)
@@ -220,16 +247,41 @@ class GraphTranslator:
             raise SerializationError(f"{self.where}: {ctx.describe()}: {exc}") from None
         except GraphirError as exc:
             raise SerializationError(f"{self.where}: {ctx.describe()}: {exc}") from None
-        outs: list[Output | None] = [produced] if isinstance(produced, Output) else list(produced)
+        declared = node.output
+        if type(produced) is Output and len(declared) == 1 and declared[0]:  # most nodes, in short
+            name = declared[0]
+            self._name_output(node, op_type, produced, name)
+            self.values[name] = produced
+            self._known.add(produced.node.id)
+            return [produced]
+        outs: list[Output | None] = [produced] if type(produced) is Output else list(produced)
         self._name_outputs(node, outs)
-        for name, out in zip(node.output, outs):
+        for name, out in zip(declared, outs):
             if name and out is not None:
-                self.define(name, out)
-        for name in node.output[len(outs):]:
-            if name:
-                raise SerializationError(f"{self.where}: {ctx.describe()}: output '{name}' is not produced "
-                                         f"by graphir's translation")
+                self.values[name] = out
+                self._known.add(out.node.id)
+        if len(declared) > len(outs):
+            for name in declared[len(outs):]:
+                if name:
+                    raise SerializationError(f"{self.where}: {ctx.describe()}: output '{name}' is not "
+                                             f"produced by graphir's translation")
         return outs
+
+    def _name_output(self, node: Any, op_type: str, out: Output, name: str) -> None:
+        """:meth:`_name_outputs` for a node of one output ``name`` that the translation gives."""
+        made = out.node
+        known = made.id in self._known
+        if known or op_type == "Identity":
+            if not known:
+                made.name = name
+            tensor_names = made.output_names
+            tensor_names[out.index] = tensor_names[out.index] | {name}
+        else:
+            made.name = node.name or name
+            if len(made.output_types) == 1:
+                made.output_names = [{name}]
+            else:
+                made.output_names[out.index] = {name}
 
     def _name_outputs(self, node: Any, outs: list[Output | None]) -> None:
         """Friendly and tensor names as OpenVINO's ONNX frontend sets them (Graph::set_friendly_names)."""
@@ -332,8 +384,7 @@ class GraphTranslator:
         opsets = dict(self.opsets)
         for imp in body.opset_import:
             opsets[_domain(imp.domain)] = int(imp.version)
-        inner = GraphTranslator(opsets, self.base_dir, self.functions, self.where)
-        inner.parent = None
+        inner = GraphTranslator(opsets, self.base_dir, self.functions, self.where, state=self.state)
         for formal, actual in zip(body.input, ctx.inputs):
             if actual is not None and formal:
                 inner.define(formal, actual)

@@ -103,12 +103,17 @@ class Constant(Op):
         return math.prod(self.shape)
 
     def infer(self, inputs: list[TensorType]) -> list[TensorType]:
-        et, shape = self.element_type, self.shape
+        return [self.output_type()]
+
+    def output_type(self, shape: PartialShape | None = None) -> TensorType:
+        """The output's type (with the value when small enough to fold); ``shape``: this op's shape
+        as a PartialShape, when the caller has one (a reader shares one per shape it meets)."""
+        et = self.element_type
         value = None
-        if et is not ElementType.string and math.prod(shape) <= FOLDABLE_CONSTANT_SIZE:
+        if et is not ElementType.string and math.prod(self.shape) <= FOLDABLE_CONSTANT_SIZE:
             private = self.__pydantic_private__  # (what self._data reads, without pydantic's __getattr__)
             value = private["_data"] if private is not None and private["_data"] is not None else self.value
-        return [TensorType(et, PartialShape(shape), value)]
+        return TensorType(et, PartialShape(self.shape) if shape is None else shape, value)
 
     def evaluate(self, *arrays: np.ndarray) -> list[np.ndarray]:
         return [self.value]

@@ -25,6 +25,7 @@ class _Body:
         from graphir.serializers.onnx_reader import GraphTranslator
 
         outer = ctx.graph
+        self.ctx = ctx
         self.translator = GraphTranslator(outer.opsets, outer.base_dir, outer.functions, outer.where, parent=outer,
                                           inline=inline)
         for name, value in bindings:
@@ -41,7 +42,7 @@ class _Body:
     def model(self, params: list[Output], results: list[Output]) -> Any:
         """The body Model: ``params`` then the captured values' Parameters in, ``results`` out."""
         from graphir.model import Model
-        body_results = [opset.result(r) for r in results]
+        body_results = [opset.result(r, name=self.ctx.fresh_name("Result")) for r in results]
         every = [p.node for p in params] + [p.node for _, p in self.captured]
         return Model(body_results, every, name="body"), body_results
 
@@ -165,7 +166,7 @@ def _scan(ctx: NodeContext, default_axis: int, first: int, directions: str) -> l
         dims = list(ps)
         axis = axis + len(dims) if axis < 0 else axis
         dims[axis] = Dimension(1, 1)
-        part = opset.parameter(PartialShape(dims), x.element_type)
+        part = opset.parameter(PartialShape(dims), x.element_type, name=ctx.fresh_name("Parameter"))
         slices.append(part)
         squeezed.append(ctx.op("Squeeze", part, i64(ctx, [axis])))
     state_params = [_param(x, info.name) for info, x in zip(declared, states)]

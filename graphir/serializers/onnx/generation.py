@@ -7,11 +7,16 @@ from graphir.node import Output
 from graphir.serializers.onnx.context import NodeContext
 from graphir.serializers.onnx.helpers import i64
 from graphir.serializers.onnx.registry import translator
-from graphir.serializers.onnx.tensors import element_type
+from graphir.serializers.onnx.tensors import element_type, raw_array
 
 
 @translator("Constant")
 def constant(ctx: NodeContext) -> Output:
+    given = ctx.node.attribute
+    if len(given) == 1 and given[0].name == "value" and given[0].type == 4:  # a tensor: most Constants
+        data = raw_array(given[0].t)
+        if data is not None:  # named as the reader names a node made for one output (OpenVINO's name)
+            return ctx.own_const(data, ctx.name)
     attrs = ctx.attributes
     if "value" in attrs or "sparse_value" in attrs:
         value = attrs.get("value", attrs.get("sparse_value"))

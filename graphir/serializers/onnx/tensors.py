@@ -4,6 +4,7 @@ Initializers stored in external files are memory-mapped (numpy.memmap over the f
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Callable
 
@@ -94,6 +95,26 @@ def tensor_data(tensor: Any, base: Path | None, where: str) -> "tuple[ElementTyp
         return np.asarray(arr, dtype=et.numpy_dtype).reshape(shape)
 
     return et, shape, load
+
+
+#: ONNX data types whose ``raw_data`` numpy reads as it is (little-endian, one item per element)
+_RAW_DTYPES: dict[int, Any] = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32,
+                               7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64}
+_LITTLE_ENDIAN = np.little_endian
+
+
+def raw_array(tensor: Any) -> "np.ndarray | None":
+    """The data of an in-file TensorProto stored as ``raw_data`` of a plain numpy type: read-only, over
+    the bytes protobuf hands out (no further copy; what numpy_helper.to_array reads too). None for any
+    other tensor (typed fields, external data, packed or exotic types), which takes :func:`tensor_data`."""
+    dtype = _RAW_DTYPES.get(tensor.data_type)
+    if dtype is None or not _LITTLE_ENDIAN or tensor.data_location == 1 or not tensor.HasField("raw_data"):
+        return None
+    shape = tuple(tensor.dims)
+    data = np.frombuffer(tensor.raw_data, dtype=dtype)
+    if data.size != math.prod(shape):
+        return None  # the general path names the mismatch
+    return data.reshape(shape)
 
 
 def tensor_array(tensor: Any, base: Path | None, where: str) -> np.ndarray:
