@@ -18,7 +18,7 @@ import pytest
 import graphir
 from graphir import opset
 from graphir.ops.openvino.shape_ops import Reshape
-from graphir.serializers import ir_reader
+from graphir.serializers import fast_build, ir_reader
 from graphir.serializers.openvino_xml import read_ir, read_ir_string, write_ir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,8 +61,8 @@ def full_dump(model: graphir.Model) -> tuple:
 def _memo_by_identity_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader as it was: known values by identity, outputs with values never remembered, each
     layer's port groups its own tuples."""
-    monkeypatch.setattr(ir_reader, "_CONTENT_KEY_SIZE", -1)
-    monkeypatch.setattr(ir_reader, "_copyable_type", lambda t: False)
+    monkeypatch.setattr(fast_build, "CONTENT_KEY_SIZE", -1)
+    monkeypatch.setattr(ir_reader, "copyable_type", lambda t: False)
     parse_ports = ir_reader._parse_ports
     monkeypatch.setattr(ir_reader, "_parse_ports", lambda *args: parse_ports(*args[:4]))
 

@@ -31,6 +31,20 @@ _MODULES_BY_TYPE: dict[tuple[str, str], tuple[str, ...]] | None = None
 _imported: set[str] = set()
 #: key -> the class an ``override=True`` class replaced there
 _OVERRIDDEN: dict[tuple[str, str, str], type["Op"]] = {}
+#: bumped by every change of _REGISTRY (see generation)
+_CHANGES = [0]
+
+
+def generation() -> int:
+    """A number that changes whenever a class is registered, replaced or unregistered: what a
+    reader's per-process cache of lookups compares to know its answers still hold."""
+    return _CHANGES[0]
+
+
+def type_names(dialect: str) -> list[str]:
+    """The type names registered in ``dialect`` (by the modules imported so far), then the other
+    spellings serialized files use for them (``serialized_type_names``)."""
+    return [t for (d, t, _) in _REGISTRY if d == dialect] + [a for (d, a) in _ALIASES if d == dialect]
 
 
 def register(cls: type["Op"], override: bool = False) -> type["Op"]:
@@ -55,6 +69,7 @@ def register(cls: type["Op"], override: bool = False) -> type["Op"]:
         raise OpDefinitionError(f"{_name(cls)} is declared override=True but no op {cls.describe()} "
                                 "is defined to override")
     _REGISTRY[key] = cls
+    _CHANGES[0] += 1
     for alias in cls.serialized_type_names.values():
         _ALIASES[(cls.dialect, alias)] = cls.type_name
     return cls
@@ -129,6 +144,7 @@ def unregister(cls: type["Op"]) -> None:
     key = (cls.dialect, cls.type_name, cls.version)
     if _REGISTRY.get(key) is cls:
         del _REGISTRY[key]
+        _CHANGES[0] += 1
         replaced = _OVERRIDDEN.pop(key, None)
         if replaced is not None:  # an override withdrawn: the class it replaced is back
             _REGISTRY[key] = replaced

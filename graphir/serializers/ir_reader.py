@@ -25,7 +25,9 @@ from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.frozen import FrozenList
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
-from graphir.ops.registry import _REGISTRY, find, registered_exactly
+from graphir.ops.registry import find, generation, registered_exactly, type_names
+from graphir.serializers.fast_build import (copyable, copyable_type, fresh_type, known_key, new_constant, new_object,
+                                           set_dict, set_extra, set_fields_set, set_private, template_safe)
 from graphir.serializers.ir_attributes import MAX_ATTRIBUTE_CHARS, _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
 from graphir.serializers.ir_parser import MANY_ATTRIBUTES, element_attributes
@@ -483,61 +485,6 @@ def unique_parameter_names(params: list[Node]) -> None:
         node.output_names[0] = renamed
 
 
-#: known input values up to this many elements of an integer or boolean type take part in the
-#: inference memo by content (see _Reader._infer); others by identity
-_CONTENT_KEY_SIZE = 64
-
-
-def _known_key(t: TensorType) -> Any:
-    """What a memo key holds for an input type's known value and bounds (see _Reader._infer): their
-    content when small (the dtype, shape and bytes of an integer/bool array; bound items as ints or
-    (min, max) pairs), else their identity. Keys that agree give the same inference."""
-    value, bounds = t.value, t.bounds
-    if value is None and bounds is None:
-        return None
-    if type(value) is np.ndarray and value.dtype.kind in "iub" and value.size <= _CONTENT_KEY_SIZE:
-        value_key: Any = (value.dtype.str, value.shape, value.tobytes())
-    else:
-        value_key = id(value)
-    if bounds is None:
-        return value_key, None
-    if type(bounds) in (list, tuple) and len(bounds) <= _CONTENT_KEY_SIZE:
-        items: list[Any] = []
-        for x in bounds:
-            if type(x) is int:
-                items.append(x)
-            elif type(x) is Dimension:
-                items.append((x.min, x.max))
-            else:
-                return value_key, id(bounds)
-        return value_key, type(bounds), tuple(items)
-    return value_key, id(bounds)
-
-
-def _copyable_type(t: TensorType) -> bool:
-    """A type whose value is None or a numeric/bool numpy array and whose bounds are None or a
-    list/tuple (of immutable ints and Dimensions): _fresh_type makes an independent equal copy."""
-    value, bounds = t.value, t.bounds
-    return ((value is None or (type(value) is np.ndarray and value.dtype.kind in "biufc"))
-            and (bounds is None or type(bounds) in (list, tuple)))
-
-
-def _fresh_type(t: TensorType) -> TensorType:
-    """An equal TensorType with its own copy of the value (read-only when the original is) and of
-    the bounds list; a type without either is immutable and returned as it is."""
-    value, bounds = t.value, t.bounds
-    if value is None and bounds is None:
-        return t
-    if value is not None:
-        copy = value.copy()
-        if not value.flags.writeable:
-            copy.setflags(write=False)
-        value = copy
-    if type(bounds) is list:
-        bounds = list(bounds)
-    return TensorType(t.element_type, t.shape, value, bounds)
-
-
 def _keep_layer_attributes(extra: dict[str, Any], attrib: dict[str, str], is_result: bool) -> None:
     """A layer's attributes besides id/name/type/version, kept for writing back (a Result's
     ``output_names`` are its tensor names instead)."""
@@ -928,20 +875,20 @@ class _Reader:
         small integer tensors (the shape subgraphs a real export repeats per block: swin_t's 1,355
         folding nodes have 480 distinct cases) and by the identity of their value otherwise (one
         shared Constant feeding a chain of Adds). Outputs with values are remembered as private
-        copies and handed out as fresh copies (see _fresh_type): no two nodes share a value."""
+        copies and handed out as fresh copies (see fresh_type): no two nodes share a value."""
         memo_key = None
         if key is not None:
             in_types = tuple([src.node.output_types[src.index] for src in node.inputs])  # type: ignore[union-attr]
             known = None
             for t in in_types:
                 if t.value is not None or t.bounds is not None:
-                    known = tuple([_known_key(t) for t in in_types])  # ids: kept alive by in_types
+                    known = tuple([known_key(t) for t in in_types])  # ids: kept alive by in_types
                     break
             memo_key = (key, in_types, known)
             hit = self._inferred.get(memo_key)
             if hit is not None:
                 types, with_values = hit
-                node.output_types = [_fresh_type(t) for t in types] if with_values else list(types)
+                node.output_types = [fresh_type(t) for t in types] if with_values else list(types)
                 names = node._output_names
                 if names is not None and len(names) != len(types):
                     node.output_names = (names + [set() for _ in types])[: len(types)]
@@ -953,8 +900,8 @@ class _Reader:
         if memo_key is not None:
             if all(t.value is None and t.bounds is None for t in outputs):
                 self._inferred[memo_key] = (tuple(outputs), False)
-            elif all(_copyable_type(t) for t in outputs):
-                self._inferred[memo_key] = (tuple([_fresh_type(t) for t in outputs]), True)
+            elif all(copyable_type(t) for t in outputs):
+                self._inferred[memo_key] = (tuple([fresh_type(t) for t in outputs]), True)
 
     def _op(self, layer: _Layer) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op
@@ -1035,7 +982,7 @@ class _Reader:
             source = BinSource(describe_layer(where), data=b"")
         shape_list = FrozenList(shape)
         # validated above: skip pydantic's validation (10,000-layer files have thousands of these)
-        return _new_constant(et, shape_list, BlobLoader(source, offset, size, et, shape_list, where))
+        return new_constant(et, shape_list, BlobLoader(source, offset, size, et, shape_list, where))
 
 
 def check_const_size(et: ElementType, shape: tuple[int, ...], need: "int | None", size: int,
@@ -1093,17 +1040,6 @@ def _construct(cls: type[Op], values: dict[str, Any], where: str) -> Op:
         raise SerializationError(f"{where}: {exc}") from None
 
 
-_SCALARS = (str, int, float, bool, type(None), ElementType, PartialShape)
-
-
-def _copyable(value: Any) -> bool:
-    """Immutable, or a list of immutable items (an op holds it frozen, see graphir.ops.frozen)."""
-    return isinstance(value, _SCALARS) or (type(value) in _SEQUENCES and all(isinstance(v, _SCALARS) for v in value))
-
-
-_SEQUENCES = (tuple, list, FrozenList)
-
-
 class _Decoded:
     """One op class's decoded attribute text, remembered per (class, text): a 10,000-layer file
     repeats the same few attribute sets. ``instance`` validates the first op and afterwards hands
@@ -1120,39 +1056,23 @@ class _Decoded:
         self.values, self.unknown, self.original = decoded
         self._template: Op | None = None
         self._fields_set = SharedFieldsSet()
-        self.cacheable = all(_copyable(v) for v in self.values.values())
+        self.cacheable = all(copyable(v) for v in self.values.values())
 
     def instance(self, where: "str | Callable[[], str]") -> Op:
         template = self._template
         if template is None:
             op = _construct(self.cls, dict(self.values), where if isinstance(where, str) else where())
-            if not (self.cacheable and _template_safe(op)):
+            if not (self.cacheable and template_safe(op)):
                 self.cacheable = False  # decode again next time, build through pydantic
                 return op
             self._template = template = op
             self._fields_set = SharedFieldsSet(op.__pydantic_fields_set__)
-        op = _new_object(self.cls)
-        _set_dict(op, template.__dict__.copy())
-        _set_fields_set(op, self._fields_set)
-        _set_extra(op, None)
-        _set_private(op, None)
+        op = new_object(self.cls)
+        set_dict(op, template.__dict__.copy())
+        set_fields_set(op, self._fields_set)
+        set_extra(op, None)
+        set_private(op, None)
         return op
-
-
-# the slots of every pydantic model, filled through their descriptors (a third cheaper than
-# object.__setattr__, which looks each name up on the class first)
-_new_object = object.__new__
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
-def _template_safe(op: Op) -> bool:
-    """An op whose state is only immutable values or frozen lists of them (defaults included),
-    without private attributes or extras: a copy of its field dict is a fully independent op."""
-    return (op.__pydantic_private__ is None and op.__pydantic_extra__ is None
-            and all(_copyable(v) for v in op.__dict__.values()))
 
 
 _DECODED: dict[tuple[Any, ...], _Decoded] = {}
@@ -1284,10 +1204,8 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
         return None
     key = (type_name, version)
     hit = _FOUND.get(key)
-    if hit is not None and hit[0] == len(_REGISTRY) and hit[1] is find:
-        cls = hit[2]
-        if cls is None or _REGISTRY.get((cls.dialect, cls.type_name, cls.version)) is cls:
-            return cls
+    if hit is not None and hit[0] == generation() and hit[1] is find:
+        return hit[2]
     if version in ("experimental", "extension") and type_name in _READ_AS_OPSET6:
         version = "opset6"  # OpenVINO reads these IR v10-era opsets' ops from opset6
     if _OPSET.fullmatch(version):
@@ -1299,7 +1217,7 @@ def _find_op(type_name: str, version: str) -> "type[Op] | None":
                 cls = find("openvino", other, wanted)
     else:  # an extension's layer: the class registered for that exact version, if any
         cls = registered_exactly("openvino", type_name, version)
-    _FOUND[key] = (len(_REGISTRY), find, cls)
+    _FOUND[key] = (generation(), find, cls)
     return cls
 
 
@@ -1308,34 +1226,9 @@ _LOWER_NAMES: list[Any] = [-1, {}]
 
 def _types_by_lower_name() -> dict[str, str]:
     """Lower-case type name -> a registered OpenVINO type (or IR spelling) of that name."""
-    if _LOWER_NAMES[0] != len(_REGISTRY):
-        from graphir.ops.registry import _ALIASES
-
-        names = {t.lower(): t for (d, t, _) in _REGISTRY if d == "openvino"}
-        names.update({alias.lower(): alias for (d, alias) in _ALIASES if d == "openvino"})
-        _LOWER_NAMES[:] = [len(_REGISTRY), names]
+    if _LOWER_NAMES[0] != generation():
+        _LOWER_NAMES[:] = [generation(), {name.lower(): name for name in type_names("openvino")}]
     return _LOWER_NAMES[1]
-
-
-_CONSTANT_FIELDS = frozenset(("element_type", "shape"))
-_CONSTANT_FIELDS_SET = SharedFieldsSet(_CONSTANT_FIELDS)  # every Constant read shares it
-_FAST_CONSTANT = (set(Constant.model_fields) == _CONSTANT_FIELDS
-                  and set(Constant.__private_attributes__) == {"_data", "_loader"})
-
-
-def _new_constant(et: ElementType, shape: FrozenList, loader: Any) -> Constant:
-    """``Constant.model_construct`` without pydantic's per-call default resolution: the fields are
-    already typed and checked, and Constant's private attributes are exactly ``_data``/``_loader``."""
-    if not _FAST_CONSTANT:
-        op = Constant.model_construct(element_type=et, shape=shape)
-        op._loader = loader
-        return op
-    op = _new_object(Constant)
-    _set_dict(op, {"element_type": et, "shape": shape})
-    _set_fields_set(op, _CONSTANT_FIELDS_SET)
-    _set_extra(op, None)
-    _set_private(op, {"_data": None, "_loader": loader})
-    return op
 
 
 def _constant_value(op: Constant) -> Any:

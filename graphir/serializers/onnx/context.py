@@ -12,9 +12,9 @@ from graphir._build import as_input
 from graphir.node import Node, Output
 from graphir.ops.base import Op, SharedFieldsSet, TensorType
 from graphir.ops.frozen import FrozenList
-from graphir.ops.registry import _REGISTRY, lookup
-from graphir.serializers.ir_reader import (_copyable_type, _fresh_type, _known_key, _new_constant, _new_object,
-                                          _set_dict, _set_extra, _set_fields_set, _set_private, _template_safe)
+from graphir.ops.registry import generation, lookup
+from graphir.serializers.fast_build import (copy_op, copyable_type, fresh_type, known_key, new_constant,
+                                           set_fields_set, template_safe)
 from graphir.serializers.onnx.registry import find_translator
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
@@ -86,19 +86,19 @@ class ReadState:
         known = None
         for t in in_types:
             if t.value is not None or t.bounds is not None:
-                known = tuple([_known_key(t) for t in in_types])  # ids: kept alive by the key's types
+                known = tuple([known_key(t) for t in in_types])  # ids: kept alive by the key's types
                 break
         memo_key = (key, tuple(in_types), known)
         hit = self._inferred.get(memo_key)
         if hit is not None:
             types, with_values = hit
-            node.output_types = [_fresh_type(t) for t in types] if with_values else list(types)
+            node.output_types = [fresh_type(t) for t in types] if with_values else list(types)
             return
         outputs = node._infer_from(in_types)
         if all(t.value is None and t.bounds is None for t in outputs):
             self._inferred[memo_key] = (tuple(outputs), False)
-        elif all(_copyable_type(t) for t in outputs):
-            self._inferred[memo_key] = (tuple([_fresh_type(t) for t in outputs]), True)
+        elif all(copyable_type(t) for t in outputs):
+            self._inferred[memo_key] = (tuple([fresh_type(t) for t in outputs]), True)
 
     def op(self, cls: Any, attributes: dict[str, Any], key: tuple[Any, ...] | None = None) -> Op:
         """``cls(**attributes)``; for attributes of plain values seen before in this read (``key``:
@@ -112,13 +112,13 @@ class ReadState:
         if template is not _MISSING:
             if template is None:
                 return cls(**attributes)  # type: ignore[no-any-return]
-            return _copy_op(template)
+            return copy_op(template)
         op: Op = cls(**attributes)
-        if not _template_safe(op):
+        if not template_safe(op):
             templates[key] = None
             return op
-        template = _copy_op(op)
-        _set_fields_set(template, SharedFieldsSet(op.__pydantic_fields_set__))
+        template = copy_op(op)
+        set_fields_set(template, SharedFieldsSet(op.__pydantic_fields_set__))
         if len(templates) >= _MOST_TEMPLATES:  # a process reading endless new attribute sets: start over
             templates.clear()
         templates[key] = template
@@ -140,7 +140,7 @@ class ReadState:
         shapes = self._shapes.get(dims)
         if shapes is None:
             shapes = self._shapes[dims] = (FrozenList(dims), PartialShape(dims))
-        op = _new_constant(et, shapes[0], None)
+        op = new_constant(et, shapes[0], None)
         op.__pydantic_private__["_data"] = data  # type: ignore[index]
         return Node._built(op, [], name, [op.output_type(shapes[1])]).output(0)
 
@@ -152,30 +152,17 @@ _TEMPLATES: dict[tuple[Any, ...], Op | None] = {}
 _MOST_TEMPLATES = 4096
 
 #: the newest OpenVINO op class per type name, remembered across reads (a registry lookup scans every
-#: registered class); an entry holds while the registry has not grown (a new version or type) and
-#: still holds the class under its own key (not overridden nor unregistered)
+#: registered class) while the registry is unchanged (registry.generation)
 _NEWEST: dict[str, tuple[int, type[Op]]] = {}
 
 
 def _newest(type_name: str) -> type[Op]:
     known = _NEWEST.get(type_name)
-    if known is not None:
-        size, cls = known
-        if size == len(_REGISTRY) and _REGISTRY.get(("openvino", cls.type_name, cls.version)) is cls:
-            return cls
+    if known is not None and known[0] == generation():
+        return known[1]
     cls = lookup("openvino", type_name)
-    _NEWEST[type_name] = (len(_REGISTRY), cls)
+    _NEWEST[type_name] = (generation(), cls)
     return cls
-
-
-def _copy_op(template: Op) -> Op:
-    """A new op of ``template``'s class and field values (what the IR reader's templates hand out)."""
-    op = _new_object(type(template))
-    _set_dict(op, template.__dict__.copy())
-    _set_fields_set(op, template.__pydantic_fields_set__)
-    _set_extra(op, None)
-    _set_private(op, None)
-    return op
 
 
 def _template_key(cls: Any, attributes: dict[str, Any]) -> tuple[Any, ...] | None:
