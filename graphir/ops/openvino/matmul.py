@@ -36,6 +36,15 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a, b)
 
 
+def never_flattened(a_shape: "Sequence[int] | None", b_shape: "Sequence[int] | None") -> bool:
+    """Whether :func:`matmul` of arrays of these shapes is ``np.matmul`` itself (it flattens only
+    a stack times a 2-D B past the small sizes): a prepared step then calls numpy directly."""
+    if a_shape is None or b_shape is None:
+        return False
+    return not (len(b_shape) == 2 and len(a_shape) >= 3 and a_shape[-2] >= 2 and b_shape[1] >= 2
+                and a_shape[-2] * a_shape[-1] * b_shape[1] >= FLAT_MIN_MACS)
+
+
 _NUMERIC_TYPES = frozenset(NUMERIC)
 
 
@@ -162,7 +171,12 @@ class MatMul(Op):
                 b = np.ascontiguousarray(b)
             if swap_a:
                 return fresh_output(lambda a, _: [matmul(np.swapaxes(a, -1, -2), b)])
+            if never_flattened(a_shape, b.shape):
+                product = np.matmul
+                return fresh_output(lambda a, _: [product(a, b) if a.shape == a_shape else matmul(a, b)])
             return fresh_output(lambda a, _: [matmul(a, b)])
+        if not swap_a and not swap_b and (len(b_t.shape) != 2 or len(a_t.shape) < 3):
+            return fresh_output(lambda a, b: [np.matmul(a, b)])  # what matmul does for these ranks
         if swap_a or swap_b:
             return fresh_output(lambda a, b: [matmul(np.swapaxes(a, -1, -2) if swap_a else a,
                                                      np.swapaxes(b, -1, -2) if swap_b else b)])

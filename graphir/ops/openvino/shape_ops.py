@@ -466,7 +466,7 @@ class Transpose(Op):
         if shape is None or node.constants[1] is None:
             return self.evaluate
         perm = self._order([int(a) for a in np.asarray(node.constants[1]).reshape(-1)], PartialShape(list(shape)))
-        return lambda x, order: [np.transpose(np.asarray(x), perm)]
+        return lambda x, order: [x.transpose(perm) if type(x) is np.ndarray else np.transpose(np.asarray(x), perm)]
 
 
 # --- Concat ----------------------------------------------------------------------------------
