@@ -34,6 +34,7 @@ from graphir.numerics import using as using_numerics
 from graphir.numerics.openvino_cpu.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
                                  constant_cache_bytes, generic_evaluate, signature_types, specialize)
+from graphir.step_code import compile_steps
 from graphir.trampoline import Task, drive
 from graphir.variables import VariableStore, model_variables
 
@@ -498,7 +499,7 @@ def execute(model: "Model", inputs: Any, state: "VariableStore | None", *, numer
                     _run_observed(spec.steps, values, observe)
                 outputs = {key: values[slot] for key, slot in plan.result_pairs}
             else:
-                outputs = _execute(plan, spec.steps, values, profile, progress)
+                outputs = _execute(plan, spec, values, profile, progress)
     except BaseException:
         if state is not None:
             state.abandon()
@@ -514,8 +515,9 @@ def _run_unspecialized(model: "Model", inputs: Any = None) -> dict[str, np.ndarr
     return execute(model, inputs, None, prepared=False)  # type: ignore[no-any-return]
 
 
-def _execute(plan: RunPlan, steps: list[Step], values: list[Any], profile: bool, progress: bool | None) -> Any:
+def _execute(plan: RunPlan, spec: Specialization, values: list[Any], profile: bool, progress: bool | None) -> Any:
     records: list[NodeProfile] = []
+    steps = spec.steps
     if profile:
         with np.errstate(all="ignore"):
             records = _run_profiled(steps, values)
@@ -527,7 +529,7 @@ def _execute(plan: RunPlan, steps: list[Step], values: list[Any], profile: bool,
                 plan.show_progress = False  # not a terminal: do not ask again for this plan
         if bar is None:
             with np.errstate(all="ignore"):  # context-local; prepared elementwise steps rely on it
-                _run_steps(steps, values)
+                _run_compiled(spec, values)
         else:
             start = time.perf_counter()
             try:
@@ -567,6 +569,24 @@ def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
                 values[s] = None
         if tick is not None:
             tick(1)
+
+
+def _run_compiled(spec: Specialization, values: list[Any]) -> None:
+    """:func:`_run_steps` as one generated function per specialization (graphir.step_code), made on
+    first use; the loop for step lists it does not compile."""
+    steps = spec.steps
+    compiled = spec.compiled
+    if compiled is None or compiled[0] is not steps:  # (built for these steps: a test may swap them)
+
+        def fail(values: list[Any], k: int, exc: Exception) -> None:
+            _reraise(steps[k][-1], [values[s] for s in steps[k][5]], exc)
+
+        compiled = spec.compiled = (steps, compile_steps(steps, _outputs, fail))
+    run = compiled[1]
+    if run is None:
+        _run_steps(steps, values)
+    else:
+        run(values)
 
 
 def _run_observed(steps: list[Step], values: list[Any], observe: "Observer") -> None:

@@ -1,0 +1,101 @@
+"""graphir.step_code: a run's steps as one generated function compute what the step loop does."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import graphir
+from graphir import opset, step_code
+from graphir.errors import EvaluationError
+from graphir.interpreter import _run_unspecialized, get_plan
+
+
+def _model() -> graphir.Model:
+    """Steps of one, two and three inputs and of two outputs (TopK, VariadicSplit), values freed between."""
+    x = opset.parameter([3, 8], "f32", name="x")
+    top = opset.topk(opset.relu(x), opset.constant(np.array(3)), 1, "max", "value")
+    parts = opset.variadic_split(x, opset.constant(np.array(1)), opset.constant(np.array([5, 3])))
+    chosen = opset.select(opset.greater(parts.output(1), opset.constant(np.float32(0))), parts.output(1), top.output(0))
+    return graphir.Model([opset.multiply(chosen, chosen), top.output(1), parts.output(0)], [x.node])
+
+
+def _spec(model: graphir.Model) -> Any:
+    return next(iter(get_plan(model).specializations.values()))
+
+
+def test_the_generated_function_gives_the_loops_outputs() -> None:
+    value = np.random.default_rng(3).standard_normal((3, 8)).astype(np.float32)
+    model = _model()
+    got = model.run([value])
+    compiled = _spec(model).compiled
+    assert compiled is not None and compiled[1] is not None and compiled[0] is _spec(model).steps
+    want = _run_unspecialized(model, [value])
+    assert list(got) == list(want)
+    assert all(got[k].tobytes() == want[k].tobytes() and got[k].dtype == want[k].dtype for k in got)
+    assert list(model.run([value])) == list(got)  # the second run reuses the function
+
+
+def test_a_long_step_list_runs_through_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(step_code, "MAX_COMPILED_STEPS", 2)
+    value = np.linspace(-2, 2, 24, dtype=np.float32).reshape(3, 8)
+    model = _model()
+    got = model.run([value])
+    assert _spec(model).compiled[1] is None
+    want = _run_unspecialized(model, [value])
+    assert all(got[k].tobytes() == want[k].tobytes() for k in got)
+
+
+def _failure(model: graphir.Model, value: np.ndarray) -> str:
+    with pytest.raises(EvaluationError) as info:
+        model.run([value])
+    return str(info.value)
+
+
+@pytest.mark.parametrize("returned,detail", [
+    (np.zeros(3, np.float32), "TypeError: evaluate returned ndarray; expected a list of 1 arrays"),
+    ([], "IndexError: list index out of range"),
+])
+def test_a_failing_step_is_named_as_the_loop_names_it(monkeypatch: pytest.MonkeyPatch, returned: Any,
+                                                       detail: str) -> None:
+    """A Select step returning ``returned`` instead of its list of outputs."""
+    value = np.ones((3, 8), np.float32)
+    model = _model()
+    model.run([value])
+    spec = _spec(model)
+    spec.steps = [(lambda *args: returned,) + s[1:] if s[-1].type_name == "Select" else s for s in spec.steps]
+    compiled = _failure(model, value)
+    assert spec.compiled[1] is not None
+    monkeypatch.setattr(step_code, "MAX_COMPILED_STEPS", 0)
+    spec.compiled = None
+    looped = _failure(model, value)
+    assert spec.compiled[1] is None
+    assert compiled == looped
+    assert "(Select-opset1) failed on inputs (bool[3, 3], float32[3, 3], float32[3, 3]): " + detail in compiled
+
+
+def test_generated_source_holds_only_slots_and_step_names() -> None:
+    steps = [(None, 1, 4, -1, -1, (4,), 7, 1, (4,), "node 'x'; import os"),
+             (None, 2, 7, 7, -1, (7, np.int64(7)), 8, 2, (7,), "other")]
+    source = step_code.step_source(steps)
+    assert "import" not in source and "node" not in source and "'" not in source
+    assert "o = f0(values[4])" in source and "o = f1(values[7], values[7])" in source
+    assert "values[8:10] = o if type(o) is list and len(o) == 2 else outputs(o, 2)" in source
+    calls: list[tuple[Any, ...]] = []
+
+    def first(*args: Any) -> list[Any]:
+        calls.append(args)
+        return [args[0] + 1]
+
+    def second(*args: Any) -> list[Any]:
+        calls.append(args)
+        return [args[0], args[1] * 2]
+
+    run = step_code.compile_steps([(first,) + steps[0][1:], (second,) + steps[1][1:]],
+                                  lambda o, n: list(o), lambda v, k, e: None)
+    values: list[Any] = [None] * 10
+    values[4] = 1
+    assert run is not None
+    run(values)
+    assert calls == [(1,), (2, 2)] and values[8:10] == [2, 4] and values[4] is None and values[7] is None
