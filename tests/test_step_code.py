@@ -13,12 +13,16 @@ from graphir.interpreter import _run_unspecialized, get_plan
 
 
 def _model() -> graphir.Model:
-    """Steps of one, two and three inputs and of two outputs (TopK, VariadicSplit), values freed between."""
+    """Steps of one, two and three inputs and of two outputs (TopK, VariadicSplit), values freed
+    between, inline forms (Multiply, Add into its input, Reshape, Transpose)."""
     x = opset.parameter([3, 8], "f32", name="x")
     top = opset.topk(opset.relu(x), opset.constant(np.array(3)), 1, "max", "value")
     parts = opset.variadic_split(x, opset.constant(np.array(1)), opset.constant(np.array([5, 3])))
     chosen = opset.select(opset.greater(parts.output(1), opset.constant(np.float32(0))), parts.output(1), top.output(0))
-    return graphir.Model([opset.multiply(chosen, chosen), top.output(1), parts.output(0)], [x.node])
+    moved = opset.transpose(opset.reshape(parts.output(0), opset.constant(np.array([5, 3])), False),
+                            opset.constant(np.array([1, 0])))
+    squared = opset.add(opset.multiply(chosen, chosen), opset.constant(np.float32(1)))  # into the product
+    return graphir.Model([squared, top.output(1), opset.add(moved, moved)], [x.node])
 
 
 def _spec(model: graphir.Model) -> Any:
@@ -99,3 +103,33 @@ def test_generated_source_holds_only_slots_and_step_names() -> None:
     assert run is not None
     run(values)
     assert calls == [(1,), (2, 2)] and values[8:10] == [2, 4] and values[4] is None and values[7] is None
+
+
+def test_inline_forms_call_numpy_directly_and_a_copied_form_is_not_taken() -> None:
+    import functools
+
+    value = np.random.default_rng(5).standard_normal((3, 8)).astype(np.float32)
+    model = _model()
+    model.run([value])
+    steps = _spec(model).steps
+    source = step_code.step_source(steps)
+    kinds = {s[-1].type_name: getattr(s[0], "inline", (None, None))[1] for s in steps}
+    assert kinds["Multiply"] == "call" and kinds["Reshape"] == kinds["Transpose"] == "method"
+    assert ".reshape(g" in source and ".transpose(g" in source and "out=values[" in source
+    seen: list[str] = []
+
+    def checked(*args: Any) -> Any:  # a guard around a step copies its attributes (functools.wraps)
+        seen.append("checked")
+        return multiply(*args)
+
+    index = next(i for i, s in enumerate(steps) if s[-1].type_name == "Multiply")
+    multiply = steps[index][0]
+    wrapper = functools.wraps(multiply)(checked)
+    assert getattr(wrapper, "inline", None) is not None  # copied...
+    swapped = [(wrapper,) + s[1:] if i == index else s for i, s in enumerate(steps)]
+    assert f"g{index}(" not in step_code.step_source(swapped)  # ...and not taken for the wrapper
+    _spec(model).steps = swapped
+    got = model.run([value])
+    assert seen == ["checked"]
+    want = _run_unspecialized(model, [value])
+    assert all(got[k].tobytes() == want[k].tobytes() for k in got)
