@@ -563,3 +563,19 @@ def test_topk_k_above_the_axis_size_is_refused_prepared_or_not(prepared: bool) -
     model = Model([top[0]], [x.node])
     with pytest.raises(GraphirError, match=r"top12.*K \(12\) exceeds the axis dimension \(9\)"):
         model.run([np.zeros((3, 9), np.float32)])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "i32", "i64"])
+def test_cumsum_prepared_gives_the_generic_bits(dtype: str) -> None:
+    """A plain running sum over a constant axis runs one cumsum; exclusive and reverse keep evaluate."""
+    rng = np.random.default_rng(13)
+    np_type = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i64": np.int64}[dtype]
+    for shape, axis in (([3, 5], 0), ([3, 5], -1), ([2, 3, 4], -2), ([6], 0)):
+        for exclusive, reverse in ((False, False), (True, False), (False, True)):
+            x = opset.parameter(shape, dtype, name="x")
+            model = Model([opset.cum_sum(x, opset.constant(np.array(axis, np.int64)), exclusive, reverse)], [x.node])
+            value = (rng.standard_normal(shape) * 100).astype(np_type)
+            names = step_names(model, [value])["CumSum"]
+            assert names == ({"cumsum"} if not (exclusive or reverse) else {"evaluate"})
+            with np.errstate(all="ignore"):
+                assert_same_bits(model, [value])
