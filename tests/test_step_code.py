@@ -133,3 +133,17 @@ def test_inline_forms_call_numpy_directly_and_a_copied_form_is_not_taken() -> No
     assert seen == ["checked"]
     want = _run_unspecialized(model, [value])
     assert all(got[k].tobytes() == want[k].tobytes() for k in got)
+
+
+def test_a_product_by_weights_as_they_are_calls_numpy_and_one_laid_out_anew_does_not() -> None:
+    rng = np.random.default_rng(9)
+    value = rng.standard_normal((2, 7, 32)).astype(np.float32)
+    for transpose_b, inlined in ((False, True), (True, False)):
+        x = opset.parameter([2, 7, 32], "f32", name="x")
+        w = rng.standard_normal((64, 32) if transpose_b else (32, 64)).astype(np.float32)
+        model = graphir.Model([opset.matmul(x, opset.constant(w), False, transpose_b)], [x.node])
+        got = model.run([value])
+        step = next(s for s in _spec(model).steps if s[-1].type_name == "MatMul")
+        assert (getattr(step[0], "inline", (None, None))[1] == "call") == inlined
+        want = _run_unspecialized(model, [value])
+        assert all(got[k].tobytes() == want[k].tobytes() for k in got)

@@ -11,6 +11,7 @@ from graphir.broadcast import broadcast_merge
 from graphir.kernels import blas_host
 from graphir.kernels.once import once_per_key
 from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
+from graphir.ops.step_forms import inline
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -173,10 +174,15 @@ class MatMul(Op):
                 return fresh_output(lambda a, _: [matmul(np.swapaxes(a, -1, -2), b)])
             if never_flattened(a_shape, b.shape):
                 product = np.matmul
-                return fresh_output(lambda a, _: [product(a, b) if a.shape == a_shape else matmul(a, b)])
+                step = fresh_output(lambda a, _: [product(a, b) if a.shape == a_shape else matmul(a, b)])
+                # a compiled run may call numpy itself when B is the weights as they are (not laid out
+                # anew); for another A shape np.matmul differs from matmul() only where the flattened
+                # product was verified to give its bits (graphir.kernels.blas_host)
+                return inline(step, "call", product) if b is weights else step
             return fresh_output(lambda a, _: [matmul(a, b)])
         if not swap_a and not swap_b and (len(b_t.shape) != 2 or len(a_t.shape) < 3):
-            return fresh_output(lambda a, b: [np.matmul(a, b)])  # what matmul does for these ranks
+            # what matmul does for these ranks
+            return fresh_output(inline(lambda a, b: [np.matmul(a, b)], "call", np.matmul))
         if swap_a or swap_b:
             return fresh_output(lambda a, b: [matmul(np.swapaxes(a, -1, -2) if swap_a else a,
                                                      np.swapaxes(b, -1, -2) if swap_b else b)])
