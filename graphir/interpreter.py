@@ -34,6 +34,7 @@ from graphir.numerics import using as using_numerics
 from graphir.numerics.openvino_cpu.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
                                  constant_cache_bytes, generic_evaluate, signature_types, specialize)
+from graphir.step_code import compile_steps
 from graphir.trampoline import Task, drive
 from graphir.variables import VariableStore, model_variables
 
@@ -59,6 +60,8 @@ class InputSpec:
     dtype: np.dtype | None  # None: dynamic or string element type (any array accepted)
     static_shape: tuple[int, ...] | None  # set when the shape is fully static
     shape: Any  # the PartialShape, for dynamic checks and messages
+    #: per dim (min, max; max -1: unbounded) when the rank is static: the per-run check of a dynamic shape
+    bounds: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass
@@ -231,7 +234,9 @@ def _input_spec(index: int, param: "Node") -> InputSpec:
     et = op.element_type
     dtype = None if et.is_dynamic or et.value == "string" else np.dtype(et.numpy_dtype)
     static = tuple(op.shape.to_shape()) if op.shape.is_static else None
-    return InputSpec(index, param.name, et, dtype, static, op.shape)
+    bounds = (tuple((d.min, -1 if d.max is None else d.max) for d in op.shape.dims)
+              if op.shape.rank_is_static else None)
+    return InputSpec(index, param.name, et, dtype, static, op.shape, bounds)
 
 
 def get_plan(model: "Model") -> RunPlan:
@@ -415,9 +420,21 @@ def _check(spec: InputSpec, value: Any) -> np.ndarray:
     if spec.static_shape is not None:
         if array.shape != spec.static_shape:
             raise InputError(f"input '{spec.name}': expected shape {spec.shape}, got {list(array.shape)}")
-    elif not spec.shape.compatible_with_shape(array.shape):
+    elif not _fits(spec.bounds, array.shape):
         raise InputError(f"input '{spec.name}': expected shape {spec.shape}, got {list(array.shape)}")
     return array
+
+
+def _fits(bounds: tuple[tuple[int, int], ...] | None, shape: tuple[int, ...]) -> bool:
+    """Whether an array shape fits a Parameter's dims (InputSpec.bounds; None: any rank fits)."""
+    if bounds is None:
+        return True
+    if len(shape) != len(bounds):
+        return False
+    for (low, high), n in zip(bounds, shape):
+        if n < low or (high >= 0 and n > high):
+            return False
+    return True
 
 
 def _convert(spec: InputSpec, value: Any) -> np.ndarray:
@@ -466,9 +483,10 @@ def execute(model: "Model", inputs: Any, state: "VariableStore | None", *, numer
     values = spec.template.copy()
     for slot, value in zip(plan.parameter_slots, given):
         values[slot] = value
-    if spec.largest_output[0] > tensor_limit_in_force():
-        check_largest_output(spec.largest_output, tensor_limit_in_force())
-    check_run(model, plan)  # constants against the limit, mapped weights unchanged (graphir.run_guard)
+    limit = tensor_limit_in_force()  # (read once: the environment variable costs a lookup)
+    if spec.largest_output[0] > limit:
+        check_largest_output(spec.largest_output, limit)
+    check_run(model, plan, limit)  # constants against the limit, mapped weights unchanged (graphir.run_guard)
     if plan.state_slot >= 0:
         if state is None:
             state = VariableStore(plan.variables)
@@ -481,7 +499,7 @@ def execute(model: "Model", inputs: Any, state: "VariableStore | None", *, numer
                     _run_observed(spec.steps, values, observe)
                 outputs = {key: values[slot] for key, slot in plan.result_pairs}
             else:
-                outputs = _execute(plan, spec.steps, values, profile, progress)
+                outputs = _execute(plan, spec, values, profile, progress)
     except BaseException:
         if state is not None:
             state.abandon()
@@ -497,8 +515,9 @@ def _run_unspecialized(model: "Model", inputs: Any = None) -> dict[str, np.ndarr
     return execute(model, inputs, None, prepared=False)  # type: ignore[no-any-return]
 
 
-def _execute(plan: RunPlan, steps: list[Step], values: list[Any], profile: bool, progress: bool | None) -> Any:
+def _execute(plan: RunPlan, spec: Specialization, values: list[Any], profile: bool, progress: bool | None) -> Any:
     records: list[NodeProfile] = []
+    steps = spec.steps
     if profile:
         with np.errstate(all="ignore"):
             records = _run_profiled(steps, values)
@@ -510,7 +529,7 @@ def _execute(plan: RunPlan, steps: list[Step], values: list[Any], profile: bool,
                 plan.show_progress = False  # not a terminal: do not ask again for this plan
         if bar is None:
             with np.errstate(all="ignore"):  # context-local; prepared elementwise steps rely on it
-                _run_steps(steps, values)
+                _run_compiled(spec, values)
         else:
             start = time.perf_counter()
             try:
@@ -539,6 +558,8 @@ def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
                 outs = evaluate(*[values[s] for s in ins])
             if count == 1 and (type(outs) is list or type(outs) is tuple):
                 values[base] = outs[0]
+            elif type(outs) is list and len(outs) == count:
+                values[base:base + count] = outs
             else:
                 values[base:base + count] = _outputs(outs, count)
         except Exception as exc:
@@ -548,6 +569,24 @@ def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
                 values[s] = None
         if tick is not None:
             tick(1)
+
+
+def _run_compiled(spec: Specialization, values: list[Any]) -> None:
+    """:func:`_run_steps` as one generated function per specialization (graphir.step_code), made on
+    first use; the loop for step lists it does not compile."""
+    steps = spec.steps
+    compiled = spec.compiled
+    if compiled is None or compiled[0] is not steps:  # (built for these steps: a test may swap them)
+
+        def fail(values: list[Any], k: int, exc: Exception) -> None:
+            _reraise(steps[k][-1], [values[s] for s in steps[k][5]], exc)
+
+        compiled = spec.compiled = (steps, compile_steps(steps, _outputs, fail))
+    run = compiled[1]
+    if run is None:
+        _run_steps(steps, values)
+    else:
+        run(values)
 
 
 def _run_observed(steps: list[Step], values: list[Any], observe: "Observer") -> None:

@@ -683,7 +683,7 @@ class Model:
         variable's initial value and forgets what its Assigns wrote (a request made with
         :meth:`create_infer_request` carries state from one call to the next). ``numerics``:
         "reference" (each op's spec semantics, the same bits on every host) or "openvino-cpu"."""
-        return _request(self, numerics).infer(inputs, progress=progress, max_tensor_bytes=max_tensor_bytes)
+        return _run_fresh(self, inputs, numerics, progress, max_tensor_bytes)
 
     def profile(self, inputs: Any = None, *, numerics: str = "reference",
                 max_tensor_bytes: "int | None" = None) -> "RunResult":
@@ -822,7 +822,7 @@ def nested_models(model: Model) -> list[Model]:
     return order
 
 
-from graphir.request import InferRequest as _request  # noqa: E402 - after Model; the runtime imports model only for types
+from graphir.request import InferRequest as _request, run_fresh as _run_fresh  # noqa: E402 - after Model; the runtime imports model only for types
 from graphir.inference import infer_shapes as _infer_shapes, reshape as _reshape  # noqa: E402 - likewise
 
 

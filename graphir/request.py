@@ -29,6 +29,18 @@ if TYPE_CHECKING:
     from graphir.model import Model
 
 
+def run_fresh(model: "Model", inputs: Any, numerics: str, progress: bool | None,
+              max_tensor_bytes: "int | None") -> dict[str, np.ndarray]:
+    """What a fresh request's :meth:`InferRequest.infer` returns (``Model.run``), without making
+    the request: a fresh request is used by no other thread and its variables start from their
+    initial values, which is what :func:`graphir.interpreter.execute` does without a store."""
+    check_numerics(numerics)
+    if max_tensor_bytes is not None:
+        with tensor_limit(max_tensor_bytes):
+            return execute(model, inputs, None, numerics=numerics, progress=progress)  # type: ignore[no-any-return]
+    return execute(model, inputs, None, numerics=numerics, progress=progress)  # type: ignore[no-any-return]
+
+
 class RequestBusyError(GraphirError):
     """A request was used from a second thread while it was running."""
 

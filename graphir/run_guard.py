@@ -140,15 +140,16 @@ def _dtype(t: TensorType) -> Any:
         return object
 
 
-def check_run(model: Any, plan: Any) -> None:
-    """Before a run: the largest constant against the limit in force, and every memory-mapped
-    weights file the run reads unchanged since it was read (a GraphirError naming it)."""
+def check_run(model: Any, plan: Any, limit: "int | None" = None) -> None:
+    """Before a run: the largest constant against the limit in force (``limit``: that limit, read
+    by the caller already), and every memory-mapped weights file the run reads unchanged since it
+    was read (a GraphirError naming it)."""
     known = getattr(plan, "_run_guard", None)  # once per plan (a plan is rebuilt after any edit)
     if known is None:
         known = _constants(model)
         plan._run_guard = known
     largest, node, sources = known
-    if largest > max_tensor_bytes() and node is not None:
+    if largest > (max_tensor_bytes() if limit is None else limit) and node is not None:
         check_bytes(largest, f"{node.describe()}: constant")
     for source in sources:
         source.check()

@@ -85,6 +85,9 @@ class Specialization:
     largest_output: "tuple[int, Node | None, int, TensorType | None]" = (0, None, -1, None)
     #: ``steps`` cut where an op with bodies runs (see graphir.interpreter.steps_task), made on first use
     segments: "list[tuple[bool, Any]] | None" = None
+    #: (``steps``, the same as one generated function or None: not compiled), made on the first run
+    #: (graphir.step_code)
+    compiled: Any = None
 
 
 _ITEMSIZE: dict[Any, int] = {}

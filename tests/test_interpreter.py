@@ -183,6 +183,23 @@ def test_static_shape_check_and_dynamic_rank() -> None:
         m3.run(np.ones(5, np.float32))
 
 
+@pytest.mark.parametrize("shape,given,fits", [
+    ("[2..4,?]", (2, 0), True), ("[2..4,?]", (4, 9), True), ("[2..4,?]", (1, 3), False), ("[2..4,?]", (5, 3), False),
+    ("[3..,2]", (3, 2), True), ("[3..,2]", (300, 2), True), ("[3..,2]", (2, 2), False), ("[3..,2]", (3, 3), False),
+    ("[?,?]", (1, 2, 3), False), ("[?]", (), False),
+])
+def test_dynamic_input_shapes_are_checked_against_each_dims_bounds(shape: str, given: tuple[int, ...], fits: bool) -> None:
+    z = opset.parameter(shape, "f32", name="z")
+    m = graphir.Model([opset.relu(z)], [z])
+    value = np.ones(given, np.float32)
+    if fits:
+        assert next(iter(m.run(value).values())).shape == given
+    else:
+        with pytest.raises(InputError) as info:
+            m.run(value)
+        assert str(info.value) == f"input 'z': expected shape {shape}, got {list(given)}"
+
+
 def test_prepare_inputs_returns_checked_arrays_in_parameter_order() -> None:
     m = select_model()
     arrays = prepare_inputs(m, {"else": ELSE, "cond": COND, "then": THEN})

@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                "graphir._builders")),
     ("passes", ("graphir.inference", "graphir.convert", "graphir.decompression", "graphir.input_sizes")),
     ("runtime", ("graphir.interpreter", "graphir.specialize", "graphir.linear_chains", "graphir.request",
-                 "graphir.variables", "graphir.numerics", "graphir.run_guard")),
+                 "graphir.variables", "graphir.numerics", "graphir.run_guard", "graphir.step_code")),
     ("io", ("graphir.serializers",)),
     ("faces", ("graphir.cli", "graphir.commands", "graphir.drawing", "graphir.__main__", "graphir")),
 ]

@@ -334,6 +334,22 @@ def test_mvn_f32_prepared_gives_the_generic_bits(variance: bool, mode: str, axes
     assert values[0].tobytes() == before.tobytes() and list(got.values())[1].tobytes() == before.tobytes()
 
 
+@pytest.mark.parametrize("rows,axes", [((4, 3, 7), [2]), ((2, 5, 13), [1, 2]), ((3, 4, 1), [2]), ((2, 4, 97), [-1])])
+def test_mvn_f32_prepared_divides_by_the_count_as_np_mean_does(rows: tuple[int, ...], axes: list[int]) -> None:
+    """The prepared MVN divides its f32 sums by an f32 count (np.mean divides by an intp count in
+    f64, then rounds): the same bits over wide values, subnormals, infinities and NaN payloads."""
+    rng = np.random.default_rng(sum(rows))
+    size = int(np.prod(rows))
+    special = _special("f32", rng).reshape(-1)
+    for variance in (True, False):
+        x = opset.parameter(list(rows), "f32", name="x")
+        model = Model([opset.mvn(x, opset.constant(np.array(axes)), normalize_variance=variance, eps=1e-9,
+                                 eps_mode="inside_sqrt")], [x.node])
+        for start in range(0, special.size - size, max(size, special.size // 6)):
+            with np.errstate(all="ignore"):
+                assert_same_bits(model, [special[start:start + size].reshape(rows).copy()])
+
+
 @pytest.mark.parametrize("second_reader", [False, True])
 def test_unary_steps_write_into_fresh_inputs_only_they_read(second_reader: bool) -> None:
     """Add -> Relu -> Sqrt -> Tanh: each writes into the previous fresh result when it alone reads
@@ -547,3 +563,19 @@ def test_topk_k_above_the_axis_size_is_refused_prepared_or_not(prepared: bool) -
     model = Model([top[0]], [x.node])
     with pytest.raises(GraphirError, match=r"top12.*K \(12\) exceeds the axis dimension \(9\)"):
         model.run([np.zeros((3, 9), np.float32)])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "i32", "i64"])
+def test_cumsum_prepared_gives_the_generic_bits(dtype: str) -> None:
+    """A plain running sum over a constant axis runs one cumsum; exclusive and reverse keep evaluate."""
+    rng = np.random.default_rng(13)
+    np_type = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i64": np.int64}[dtype]
+    for shape, axis in (([3, 5], 0), ([3, 5], -1), ([2, 3, 4], -2), ([6], 0)):
+        for exclusive, reverse in ((False, False), (True, False), (False, True)):
+            x = opset.parameter(shape, dtype, name="x")
+            model = Model([opset.cum_sum(x, opset.constant(np.array(axis, np.int64)), exclusive, reverse)], [x.node])
+            value = (rng.standard_normal(shape) * 100).astype(np_type)
+            names = step_names(model, [value])["CumSum"]
+            assert names == ({"cumsum"} if not (exclusive or reverse) else {"evaluate"})
+            with np.errstate(all="ignore"):
+                assert_same_bits(model, [value])

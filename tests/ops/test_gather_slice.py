@@ -346,3 +346,23 @@ def test_scatter_elements_of_whole_slices_set_what_put_along_axis_sets(axis: int
         got = op.evaluate(data, idx, updates, np.int64(axis))[0]
         np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
         assert _scatter_slices(data.copy(), idx, updates, ax) == (name == "slices")
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint64, np.uint8])
+def test_prepared_gather_of_indices_past_the_dim_gives_the_generic_zeros(dtype: type) -> None:
+    """The prepared step takes in-range indices with one call; one past the dim (a u64 one past
+    i64's range too) goes to evaluate, which gives zeros, as the unspecialized run does."""
+    from graphir import Model, opset
+    from graphir.interpreter import _run_unspecialized
+
+    data = np.arange(15, dtype=np.float32).reshape(5, 3)
+    big = 2**63 + 1 if dtype == np.uint64 else 200 if dtype == np.uint8 else 5
+    for picked in ([0, 4, 2, 1], [0, 5, 2, 1], [0, big, 1, 1]):
+        d = opset.parameter([5, 3], "f32", name="d")
+        i = opset.parameter([4], {np.int64: "i64", np.int32: "i32", np.uint64: "u64", np.uint8: "u8"}[dtype], name="i")
+        model = Model([opset.gather(d, i, opset.constant(np.array(0)))], [d.node, i.node])
+        values = [data, np.array(picked, dtype=np.uint64 if dtype == np.uint64 else np.int64).astype(dtype)]
+        got = next(iter(model.run(values).values()))
+        assert got.tobytes() == next(iter(_run_unspecialized(model, values).values())).tobytes()
+        expected = [data[p] if p < 5 else np.zeros(3, np.float32) for p in picked]
+        np.testing.assert_array_equal(got, np.stack(expected))

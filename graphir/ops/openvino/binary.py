@@ -23,6 +23,7 @@ from pydantic import Field
 from graphir.broadcast import AutoBroadcastSpec, broadcast_merge, numpy_merge
 from graphir.errors import GraphirError
 from graphir.ops.base import NodeSignature, Op, Port, TensorType, fresh_output, writes_into
+from graphir.ops.step_forms import inline
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -198,8 +199,9 @@ class BinaryElementwise(Op):
             return self.evaluate
         if dtype.kind not in self.ufunc_kinds or dtype.kind == "V":
             return self.evaluate
-        return writes_into(lambda a, b: [ufunc(a, b)], lambda a, b: [ufunc(a, b, out=a)],
-                           lambda a, b: [ufunc(a, b, out=b)])
+        return writes_into(inline(lambda a, b: [ufunc(a, b)], "call", ufunc),
+                           inline(lambda a, b: [ufunc(a, b, out=a)], "call_out", ufunc, 0),
+                           inline(lambda a, b: [ufunc(a, b, out=b)], "call_out", ufunc, 1))
 
 
 class BinaryArithmetic(BinaryElementwise):
@@ -233,7 +235,7 @@ class BinaryComparison(BinaryElementwise):
         ufunc = self.ufunc
         if ufunc is None or getattr(prepared, "into_inputs", None) is None:
             return prepared
-        return fresh_output(lambda a, b: [ufunc(a, b)])
+        return fresh_output(inline(lambda a, b: [ufunc(a, b)], "call", ufunc))
 
 
 class BinaryLogical(BinaryElementwise):

@@ -114,18 +114,23 @@ class Gather(Op):
                 picked = np.where(picked < 0, picked + dim, picked)
 
                 def gather_constant(data: np.ndarray, indices: np.ndarray, axis_: np.ndarray) -> list[np.ndarray]:
-                    if data.shape[ax] != dim:
+                    if not isinstance(data, np.ndarray) or data.shape[ax] != dim:
                         return evaluate(data, indices, axis_)
-                    return [np.take(data, picked, axis=ax)]
+                    return [data.take(picked, axis=ax)]  # (the method: np.take's Python layer costs more)
 
                 return gather_constant
-        smallest, largest = np.minimum.reduce, np.maximum.reduce
+        smallest, largest, u64 = np.minimum.reduce, np.maximum.reduce, np.dtype(np.uint64)
 
         def gather(data: np.ndarray, indices: np.ndarray, axis_: np.ndarray) -> list[np.ndarray]:
-            dim = data.shape[ax]  # per call: the data's dims may be known only then (a KV cache)
-            if indices.size and indices.dtype.kind in "iu" and smallest(indices, axis=None) >= 0 \
-                    and largest(indices, axis=None) < dim:
-                return [np.take(data, indices.astype(np.int64), axis=ax)]
+            if isinstance(data, np.ndarray) and indices.size and indices.dtype.kind in "iu" \
+                    and smallest(indices, axis=None) >= 0 \
+                    and (indices.dtype != u64 or largest(indices, axis=None) < data.shape[ax]):  # (would wrap in i64)
+                # the data's dims may be known only per call (a KV cache): an index past the dim
+                # is refused by take (IndexError), and evaluate gives its zeros
+                try:
+                    return [data.take(indices.astype(np.int64, copy=False), axis=ax)]
+                except IndexError:
+                    pass
             return evaluate(data, indices, axis_)
 
         return gather

@@ -11,6 +11,7 @@ from graphir.broadcast import broadcast_merge
 from graphir.kernels import blas_host
 from graphir.kernels.once import once_per_key
 from graphir.ops.base import NUMERIC, NodeSignature, Op, Port, TensorType, fresh_output
+from graphir.ops.step_forms import inline
 from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
@@ -34,6 +35,15 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             and blas_host.layouts_verified()):
         return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + (b.shape[1],))
     return np.matmul(a, b)
+
+
+def never_flattened(a_shape: "Sequence[int] | None", b_shape: "Sequence[int] | None") -> bool:
+    """Whether :func:`matmul` of arrays of these shapes is ``np.matmul`` itself (it flattens only
+    a stack times a 2-D B past the small sizes): a prepared step then calls numpy directly."""
+    if a_shape is None or b_shape is None:
+        return False
+    return not (len(b_shape) == 2 and len(a_shape) >= 3 and a_shape[-2] >= 2 and b_shape[1] >= 2
+                and a_shape[-2] * a_shape[-1] * b_shape[1] >= FLAT_MIN_MACS)
 
 
 _NUMERIC_TYPES = frozenset(NUMERIC)
@@ -162,7 +172,17 @@ class MatMul(Op):
                 b = np.ascontiguousarray(b)
             if swap_a:
                 return fresh_output(lambda a, _: [matmul(np.swapaxes(a, -1, -2), b)])
+            if never_flattened(a_shape, b.shape):
+                product = np.matmul
+                step = fresh_output(lambda a, _: [product(a, b) if a.shape == a_shape else matmul(a, b)])
+                # a compiled run may call numpy itself when B is the weights as they are (not laid out
+                # anew); for another A shape np.matmul differs from matmul() only where the flattened
+                # product was verified to give its bits (graphir.kernels.blas_host)
+                return inline(step, "call", product) if b is weights else step
             return fresh_output(lambda a, _: [matmul(a, b)])
+        if not swap_a and not swap_b and (len(b_t.shape) != 2 or len(a_t.shape) < 3):
+            # what matmul does for these ranks
+            return fresh_output(inline(lambda a, b: [np.matmul(a, b)], "call", np.matmul))
         if swap_a or swap_b:
             return fresh_output(lambda a, b: [matmul(np.swapaxes(a, -1, -2) if swap_a else a,
                                                      np.swapaxes(b, -1, -2) if swap_b else b)])

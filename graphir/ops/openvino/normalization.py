@@ -105,18 +105,22 @@ def _mvn_f32_prepared(axes: tuple[int, ...], count: int, normalize_variance: boo
     """:func:`_mvn_f32` for one static shape: each ``mean`` as what ``np.mean`` does without its
     Python layers (``np.add.reduce``, then the division by the count as a numpy ``intp``, in f64
     rounded to f32), the square into its own buffer, ``sqrt`` and ``+ eps`` in place: the same bits."""
-    items = np.intp(count)
+    # np.mean divides an f32 sum by an intp count in f64 and rounds to f32; for a count f32 holds
+    # exactly that is the f32 quotient itself (a quotient of 24-bit numbers rounded to 53 bits, then
+    # to 24, is the correctly rounded one: 53 >= 2 * 24 + 2), and the f32 division skips the casts
+    items = np.float32(count) if count <= 1 << 24 else np.intp(count)
+    casting = "same_kind" if count <= 1 << 24 else "unsafe"
     add, divide, subtract, multiply, sqrt = np.add.reduce, np.true_divide, np.subtract, np.multiply, np.sqrt
 
     def mvn(x: np.ndarray) -> np.ndarray:
         mean = add(x, axis=axes, keepdims=True)
-        divide(mean, items, out=mean, casting="unsafe")
+        divide(mean, items, out=mean, casting=casting)
         centered = subtract(x, mean)
         if not normalize_variance:
             return centered
         square = multiply(centered, centered)
         var = add(square, axis=axes, keepdims=True)
-        divide(var, items, out=var, casting="unsafe")
+        divide(var, items, out=var, casting=casting)
         if inside:
             np.add(var, eps, out=var)
             sqrt(var, out=var)

@@ -260,7 +260,7 @@ class TopK(Op):
             if x.shape != shape:
                 return generic(x, k_value)
             key = x.astype(np.float64)
-            order = np.argsort(np.negative(key) if negate else key, axis=axis, kind="stable")[first]
+            order = (np.negative(key) if negate else key).argsort(axis=axis, kind="stable")[first]
             if by_index:
                 order = np.sort(order, axis=axis)
             return [x[before + (order,) + after], order.astype(idx_dtype)]
@@ -331,6 +331,25 @@ class CumSum(Op):
             out = np.concatenate([np.zeros_like(np.take(out, [0], axis=ax)), np.delete(out, -1, axis=ax)], axis=ax) \
                 if out.shape[ax] else out
         return [np.flip(out, ax) if self.reverse else out]
+
+    def prepare(self, node: NodeSignature) -> Callable[..., list[np.ndarray]]:
+        """A plain running sum (not exclusive, not reversed) over a constant axis of an input of a
+        known rank: the axis decoded once, then ``evaluate``'s one ``cumsum`` (the array method)."""
+        x_t = node.inputs[0]
+        given = len(node.inputs) > 1
+        if self.exclusive or self.reverse or not x_t.shape.rank_is_static or len(x_t.shape) == 0 \
+                or (given and node.constants[1] is None):
+            return self.evaluate
+        rank = len(x_t.shape)
+        ax = int(np.asarray(node.constants[1]).reshape(-1)[0]) % rank if given else 0
+        generic = self.evaluate
+
+        def cumsum(x: np.ndarray, *axis: np.ndarray) -> list[np.ndarray]:
+            if type(x) is not np.ndarray or x.ndim != rank:
+                return generic(x, *axis)
+            return [x.cumsum(axis=ax, dtype=x.dtype)]
+
+        return cumsum
 
 
 # --- OneHot ----------------------------------------------------------------------------------

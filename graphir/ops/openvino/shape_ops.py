@@ -20,6 +20,7 @@ from graphir.broadcast import broadcast_merge
 from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType, types
 from graphir.ops.openvino import reshape_bounds
+from graphir.ops.step_forms import inline
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import FOLD_LIMIT, fold
 from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
@@ -96,6 +97,9 @@ def prepared_reshape(op: Op, node: NodeSignature) -> Callable[..., list[np.ndarr
     shape = node.static_shape(node.outputs[0])
     if shape is None or any(c is None for c in node.constants[1:]) or node.static_shape(node.inputs[0]) is None:
         return op.evaluate
+    if len(node.inputs) == 2:  # (a step calls with one argument per input)
+        return inline(lambda x, _: [x.reshape(shape) if type(x) is np.ndarray else np.asarray(x).reshape(shape)],
+                      "method", ("reshape", shape))
     return lambda x, *_: [np.asarray(x).reshape(shape)]
 
 
@@ -466,7 +470,8 @@ class Transpose(Op):
         if shape is None or node.constants[1] is None:
             return self.evaluate
         perm = self._order([int(a) for a in np.asarray(node.constants[1]).reshape(-1)], PartialShape(list(shape)))
-        return lambda x, order: [np.transpose(np.asarray(x), perm)]
+        return inline(lambda x, order: [x.transpose(perm) if type(x) is np.ndarray
+                                        else np.transpose(np.asarray(x), perm)], "method", ("transpose", perm))
 
 
 # --- Concat ----------------------------------------------------------------------------------
