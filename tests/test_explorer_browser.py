@@ -274,7 +274,7 @@ def search_and_select(explorer: Explorer, opened: Opened, name: str, namespace: 
     model = opened.model
     node, page_id = opened.node(name)
     tab.evaluate("document.querySelector('input[placeholder*=\"Search\"]').focus()")
-    tab.call("Input.insertText", text=re.escape(name))
+    tab.call("Input.insertText", text=re.escape(name) + "$")  # the node alone (not its parts named name.Type_k)
     results = ".search-results-container"
     found = tab.wait_text(["result", "Alt+Click"], results, 30)
     # the hits as a tree of layers: "<root> / a / b" on one row, each deeper layer a row below

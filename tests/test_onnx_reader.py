@@ -209,10 +209,10 @@ def test_two_reads_of_one_file_name_every_node_alike(tmp_path: Path) -> None:
     assert not [n.name for n in first if n.name == f"{n.type_name}_{n.id}"]  # Node's default: by id
     names = {n.name: n.type_name for n in first}
     assert len(names) == len(first)  # no two nodes share a name
-    made = sorted(kind for name, kind in names.items() if name.startswith("gemm/"))  # Gemm: x @ w.T * alpha
+    made = sorted(kind for name, kind in names.items() if name.startswith("gemm."))  # Gemm: x @ w.T * alpha
     assert made == ["Constant", "MatMul"] and names["gemm"] == "Multiply"
     assert {"ReduceMean", "Sqrt", "Divide"} <= set(names.values())  # the expanded function
-    assert sum(name.startswith("loop/") and kind == "Result" for name, kind in names.items()) == 2
+    assert sum(name.startswith("loop.") and kind == "Result" for name, kind in names.items()) == 2
 
 
 def test_reads_in_parallel_threads_give_what_one_read_gives() -> None:

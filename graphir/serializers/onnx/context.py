@@ -46,11 +46,11 @@ class ReadState:
         self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
 
     def name(self, label: str, type_name: str) -> str:
-        """The name of a node a translator makes for the ONNX node ``label``: ``label/Type_k``, k
+        """The name of a node a translator makes for the ONNX node ``label``: ``label.Type_k``, k
         counting the nodes this read has named so (the last node of a translation is renamed after
         the ONNX node's outputs, as OpenVINO names it)."""
         self._count += 1
-        return f"{label}/{type_name}_{self._count}"
+        return f"{label}.{type_name}_{self._count}"
 
     def translator(self, domain: str, op_type: str, version: int) -> Any:
         """find_translator's answer, remembered within the read."""
