@@ -16,7 +16,7 @@ only (no node name, no value from the model), computes exactly what the loop com
 failure to ``fail(values, k, exc)``, which names the node as the loop does.
 
 **Inline forms.** A prepared evaluate that is one numpy call wrapped in a list may say so with
-:func:`graphir.ops.step_forms.inline` (a binary ufunc ``lambda a, b: [np.add(a, b)]``, a reshape to a fixed shape); its
+:func:`graphir.ops.step_forms.inline` (a binary ufunc ``lambda a, b: [np.add(a, b)]``, a transpose by a fixed order); its
 step then calls numpy directly (``values[14] = g7(values[12], values[3])``), without the wrapper's
 call and list: ~0.1 us per step. The form is recorded with the function it describes, so a wrapper
 that copies the attributes (``functools.wraps``: the run guard's checks) is never inlined.

@@ -14,7 +14,7 @@ from graphir.interpreter import _run_unspecialized, get_plan
 
 def _model() -> graphir.Model:
     """Steps of one, two and three inputs and of two outputs (TopK, VariadicSplit), values freed
-    between, inline forms (Multiply, Add into its input, Reshape, Transpose)."""
+    between, inline forms (Multiply, Add into its input, Transpose)."""
     x = opset.parameter([3, 8], "f32", name="x")
     top = opset.topk(opset.relu(x), opset.constant(np.array(3)), 1, "max", "value")
     parts = opset.variadic_split(x, opset.constant(np.array(1)), opset.constant(np.array([5, 3])))
@@ -114,8 +114,9 @@ def test_inline_forms_call_numpy_directly_and_a_copied_form_is_not_taken() -> No
     steps = _spec(model).steps
     source = step_code.step_source(steps)
     kinds = {s[-1].type_name: getattr(s[0], "inline", (None, None))[1] for s in steps}
-    assert kinds["Multiply"] == "call" and kinds["Reshape"] == kinds["Transpose"] == "method"
-    assert ".reshape(g" in source and ".transpose(g" in source and "out=values[" in source
+    # (Reshape is not marked: its direct call cost ssdlite 1,300 page faults a run; see prepared_reshape)
+    assert kinds["Multiply"] == "call" and kinds["Transpose"] == "method" and kinds["Reshape"] is None
+    assert ".reshape(g" not in source and ".transpose(g" in source and "out=values[" in source
     seen: list[str] = []
 
     def checked(*args: Any) -> Any:  # a guard around a step copies its attributes (functools.wraps)
