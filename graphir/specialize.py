@@ -37,7 +37,7 @@ from graphir.limits import parse_byte_count
 from graphir.numerics import evaluator, has_override
 from graphir.numerics import profile as numerics_profile
 from graphir.run_guard import guard_steps
-from graphir.ops.base import NodeSignature, Op, static_dims
+from graphir.ops.base import NodeSignature, Op, fresh_output, static_dims
 
 if TYPE_CHECKING:
     from graphir.interpreter import RunPlan, Step
@@ -227,6 +227,8 @@ def profile_evaluate(node: "Node", numerics: str) -> Callable[..., Any] | None:
     def evaluate(*arrays: Any) -> Any:
         return fn(list(arrays))
 
+    if getattr(fn, "fresh_output", False):  # (the next elementwise step may write into its output)
+        fresh_output(evaluate)
     return evaluate
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from graphir.numerics import Evaluate, register
-from graphir.ops.base import Op, TensorType
+from graphir.ops.base import Op, TensorType, fresh_output
 from graphir.ops.openvino.conv import GroupConvolution
 
 
@@ -25,4 +25,4 @@ def group_convolution(op: Op, inputs: Sequence[TensorType] | None) -> Evaluate:
     def evaluate(arrays: list[np.ndarray]) -> list[np.ndarray]:
         return blas(np.asarray(arrays[0]), np.asarray(arrays[1]))
 
-    return evaluate
+    return fresh_output(evaluate)  # every kernel strategy returns a new array, as the prepared step's
