@@ -31,8 +31,10 @@ import numpy as np
 from graphir.ops.step_forms import METHODS
 
 #: step lists longer than this run through the loop (compiling costs ~10 us per step, once; the
-#: bookkeeping saved is ~0.1 us per step and run)
-MAX_COMPILED_STEPS = 3000
+#: bookkeeping saved is ~0.1 us per step and run). 1,000, not more: ssdlite's 1,664 steps ran 10-13 ms
+#: slower compiled than in the loop (72.7-75.8 vs 62.3-63.1 ms, benchmarks/real_files.py's worker; cause
+#: not found); efficientnet_b0's 239 steps run alike either way
+MAX_COMPILED_STEPS = 1000
 
 
 def _inline_form(evaluate: Any) -> "tuple[str, Any, int] | None":
