@@ -35,10 +35,16 @@ def run_fresh(model: "Model", inputs: Any, numerics: str, progress: bool | None,
     the request: a fresh request is used by no other thread and its variables start from their
     initial values, which is what :func:`graphir.interpreter.execute` does without a store."""
     check_numerics(numerics)
-    if max_tensor_bytes is not None:
-        with tensor_limit(max_tensor_bytes):
-            return execute(model, inputs, None, numerics=numerics, progress=progress)  # type: ignore[no-any-return]
-    return execute(model, inputs, None, numerics=numerics, progress=progress)  # type: ignore[no-any-return]
+    return _execute(model, inputs, None, numerics, max_tensor_bytes, progress=progress)  # type: ignore[no-any-return]
+
+
+def _execute(model: "Model", inputs: Any, store: Any, numerics: str, max_tensor_bytes: "int | None",
+             **options: Any) -> Any:
+    """:func:`graphir.interpreter.execute` under ``max_tensor_bytes`` when given."""
+    if max_tensor_bytes is None:
+        return execute(model, inputs, store, numerics=numerics, **options)
+    with tensor_limit(max_tensor_bytes):
+        return execute(model, inputs, store, numerics=numerics, **options)
 
 
 class RequestBusyError(GraphirError):
@@ -114,12 +120,8 @@ class InferRequest:
                                    "in another thread; use one request per thread (model.create_infer_request())")
         try:
             store = self._current_store() if self._store is not None or get_plan(self.model).state_slot >= 0 else None
-            if max_tensor_bytes is not None:
-                with tensor_limit(max_tensor_bytes):
-                    return execute(self.model, inputs, store, numerics=self.numerics, profile=profile,
-                                   progress=progress, prepared=prepared)
-            return execute(self.model, inputs, store, numerics=self.numerics, profile=profile, progress=progress,
-                           prepared=prepared)
+            return _execute(self.model, inputs, store, self.numerics, max_tensor_bytes, profile=profile,
+                            progress=progress, prepared=prepared)
         finally:
             self._busy.release()
 

@@ -62,7 +62,7 @@ def _memo_by_identity_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader as it was: known values by identity, outputs with values never remembered, each
     layer's port groups its own tuples."""
     monkeypatch.setattr(fast_build, "CONTENT_KEY_SIZE", -1)
-    monkeypatch.setattr(ir_reader, "copyable_type", lambda t: False)
+    monkeypatch.setattr(fast_build, "copyable_type", lambda t: False)
     parse_ports = ir_reader._parse_ports
     monkeypatch.setattr(ir_reader, "_parse_ports", lambda *args: parse_ports(*args[:4]))
 

@@ -127,3 +127,37 @@ def copy_op(template: Op) -> Op:
     set_extra(op, None)
     set_private(op, None)
     return op
+
+
+class InferenceMemo:
+    """Inference remembered within one read, per (op key, input types, their known values' keys):
+    the same op on the same types infers the same outputs, and large files repeat both. Input types
+    with known values take part by :func:`known_key` (content when small, else identity); outputs with
+    values are remembered as private copies and handed out as fresh copies (no two nodes share one)."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
+
+    @staticmethod
+    def key(op_key: Any, in_types: tuple[TensorType, ...]) -> tuple[Any, ...]:
+        """The memo key of an op (``op_key``: its class and attributes) on ``in_types``; the types
+        keep the known values whose ids the key may hold alive."""
+        for t in in_types:
+            if t.value is not None or t.bounds is not None:
+                return op_key, in_types, tuple([known_key(t) for t in in_types])
+        return op_key, in_types, None
+
+    def recall(self, key: tuple[Any, ...]) -> list[TensorType] | None:
+        """The output types remembered under ``key`` (values fresh copies), or None."""
+        hit = self._known.get(key)
+        if hit is None:
+            return None
+        types, with_values = hit
+        return [fresh_type(t) for t in types] if with_values else list(types)
+
+    def remember(self, key: tuple[Any, ...], outputs: list[TensorType]) -> None:
+        """Keep ``outputs`` under ``key``, unless a value in them cannot be copied independently."""
+        if all(t.value is None and t.bounds is None for t in outputs):
+            self._known[key] = (tuple(outputs), False)
+        elif all(copyable_type(t) for t in outputs):
+            self._known[key] = (tuple([fresh_type(t) for t in outputs]), True)

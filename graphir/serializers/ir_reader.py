@@ -26,7 +26,7 @@ from graphir.ops.frozen import FrozenList
 from graphir.ops.opaque import OpaqueOp, opaque_op
 from graphir.ops.openvino.core import FOLDABLE_CONSTANT_SIZE, Constant, Parameter, Result, parameter_of
 from graphir.ops.registry import find, generation, registered_exactly, type_names
-from graphir.serializers.fast_build import (copyable, copyable_type, fresh_type, known_key, new_constant, new_object,
+from graphir.serializers.fast_build import (InferenceMemo, copyable, new_constant, new_object,
                                            set_dict, set_extra, set_fields_set, set_private, template_safe)
 from graphir.serializers.ir_attributes import MAX_ATTRIBUTE_CHARS, _hook, decode_attributes
 from graphir.serializers.ir_constants import BinSource, BlobLoader, describe_layer, expected_size
@@ -508,8 +508,7 @@ class _Reader:
         self.file = file
         self.text = text  # the document's bytes, when known (see dims_are_valid)
         self.bin = bin_source
-        #: memo key -> (output types, whether they carry values: handed out as copies)
-        self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
+        self._inferred = InferenceMemo()
         self._classes: dict[tuple[str, str], "type[Op] | None"] = {}
         self._port_groups: dict[tuple[_Port, ...], _PortGroup] = {}  # see _parse_ports
         #: small Constants' types (with their read-only values) per blob (offset, size, type, shape)
@@ -879,16 +878,10 @@ class _Reader:
         memo_key = None
         if key is not None:
             in_types = tuple([src.node.output_types[src.index] for src in node.inputs])  # type: ignore[union-attr]
-            known = None
-            for t in in_types:
-                if t.value is not None or t.bounds is not None:
-                    known = tuple([known_key(t) for t in in_types])  # ids: kept alive by in_types
-                    break
-            memo_key = (key, in_types, known)
-            hit = self._inferred.get(memo_key)
-            if hit is not None:
-                types, with_values = hit
-                node.output_types = [fresh_type(t) for t in types] if with_values else list(types)
+            memo_key = self._inferred.key(key, in_types)
+            types = self._inferred.recall(memo_key)
+            if types is not None:
+                node.output_types = types
                 names = node._output_names
                 if names is not None and len(names) != len(types):
                     node.output_names = (names + [set() for _ in types])[: len(types)]
@@ -898,10 +891,7 @@ class _Reader:
         except GraphirError as exc:
             raise file_error(f"{where()}: {exc}", exc) from None
         if memo_key is not None:
-            if all(t.value is None and t.bounds is None for t in outputs):
-                self._inferred[memo_key] = (tuple(outputs), False)
-            elif all(copyable_type(t) for t in outputs):
-                self._inferred[memo_key] = (tuple([fresh_type(t) for t in outputs]), True)
+            self._inferred.remember(memo_key, outputs)
 
     def _op(self, layer: _Layer) -> tuple[Op, dict[str, Any], "tuple[Any, ...] | None"]:
         """The layer's op, its round-trip extras, and the key of its attribute text (None when the op

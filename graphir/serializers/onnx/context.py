@@ -10,11 +10,10 @@ from graphir.errors import SerializationError
 from graphir import opset
 from graphir._build import as_input
 from graphir.node import Node, Output
-from graphir.ops.base import Op, SharedFieldsSet, TensorType
+from graphir.ops.base import Op, SharedFieldsSet
 from graphir.ops.frozen import FrozenList
 from graphir.ops.registry import generation, lookup
-from graphir.serializers.fast_build import (copy_op, copyable_type, fresh_type, known_key, new_constant,
-                                           set_fields_set, template_safe)
+from graphir.serializers.fast_build import InferenceMemo, copy_op, new_constant, set_fields_set, template_safe
 from graphir.serializers.onnx.registry import find_translator
 from graphir.shapes import PartialShape
 from graphir.types import ElementType
@@ -42,8 +41,7 @@ class ReadState:
         #: a Constant's shape attribute and output shape per shape met (immutable: constants share them)
         self._shapes: dict[tuple[int, ...], tuple[FrozenList, PartialShape]] = {}
         self._count = 0
-        #: (op key, input types, their known values' keys) -> (output types, whether they hold values)
-        self._inferred: dict[tuple[Any, ...], tuple[tuple[TensorType, ...], bool]] = {}
+        self._inferred = InferenceMemo()
 
     def name(self, label: str, type_name: str) -> str:
         """The name of a node a translator makes for the ONNX node ``label``: ``label.Type_k``, k
@@ -83,22 +81,13 @@ class ReadState:
                 node.infer()  # its message names the unconnected input
                 return
             in_types.append(src.node.output_types[src.index])
-        known = None
-        for t in in_types:
-            if t.value is not None or t.bounds is not None:
-                known = tuple([known_key(t) for t in in_types])  # ids: kept alive by the key's types
-                break
-        memo_key = (key, tuple(in_types), known)
-        hit = self._inferred.get(memo_key)
-        if hit is not None:
-            types, with_values = hit
-            node.output_types = [fresh_type(t) for t in types] if with_values else list(types)
+        memo_key = self._inferred.key(key, tuple(in_types))
+        types = self._inferred.recall(memo_key)
+        if types is not None:
+            node.output_types = types
             return
         outputs = node._infer_from(in_types)
-        if all(t.value is None and t.bounds is None for t in outputs):
-            self._inferred[memo_key] = (tuple(outputs), False)
-        elif all(copyable_type(t) for t in outputs):
-            self._inferred[memo_key] = (tuple([fresh_type(t) for t in outputs]), True)
+        self._inferred.remember(memo_key, outputs)
 
     def op(self, cls: Any, attributes: dict[str, Any], key: tuple[Any, ...] | None = None) -> Op:
         """``cls(**attributes)``; for attributes of plain values seen before in this read (``key``:

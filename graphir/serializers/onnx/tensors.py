@@ -97,9 +97,11 @@ def tensor_data(tensor: Any, base: Path | None, where: str) -> "tuple[ElementTyp
     return et, shape, load
 
 
-#: ONNX data types whose ``raw_data`` numpy reads as it is (little-endian, one item per element)
-_RAW_DTYPES: dict[int, Any] = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32,
-                               7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64}
+#: ONNX data types whose ``raw_data`` numpy reads as it is (little-endian, one item per element), by
+#: their element type's numpy dtype
+_RAW_DTYPES: dict[int, Any] = {
+    number: np.dtype(ElementType(name).numpy_dtype) for number, name in _ONNX_TYPES.items()
+    if name in ("f32", "u8", "i8", "u16", "i16", "i32", "i64", "boolean", "f16", "f64", "u32", "u64")}
 _LITTLE_ENDIAN = np.little_endian
 
 
