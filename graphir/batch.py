@@ -561,29 +561,45 @@ def _on_pool(workers: int, tasks: Sequence[Task], take: Callable[[list[dict[str,
 
     pool = new_pool()
     running: dict[cf.Future[list[dict[str, Any]]], tuple[list[Task], bool]] = {}
+
+    def submit(chunk: list[Task], alone: bool) -> bool:
+        """Submit ``chunk``; False (the chunk back at the front of its queue) when the pool broke
+        before it took it: submit raises as soon as the pool knows a worker died."""
+        try:
+            running[pool.submit(execute_chunk, chunk)] = (chunk, alone)
+        except BrokenProcessPool:
+            (suspects if alone else pending).appendleft(chunk)
+            return False
+        return True
+
     try:
         while pending or suspects or running:
-            while suspects and not running:  # one suspect at a time, nothing beside it
-                chunk = suspects.popleft()
-                running[pool.submit(execute_chunk, chunk)] = (chunk, True)
-            while pending and not suspects and len(running) < 4 * workers:
-                chunk = pending.popleft()
-                running[pool.submit(execute_chunk, chunk)] = (chunk, False)
-            finished, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
             broken = False
-            for future in finished:
-                chunk, alone = running.pop(future)
-                try:
-                    take(future.result())
-                except BrokenProcessPool:
-                    broken = True
-                    if alone:
+            while not broken and suspects and not running:  # one suspect at a time, nothing beside it
+                broken = not submit(suspects.popleft(), True)
+            while (not broken and pending and not suspects and len(running) < 4 * workers
+                   and not any(alone for _chunk, alone in running.values())):
+                broken = not submit(pending.popleft(), False)
+            if not broken:
+                finished, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+                for future in finished:
+                    chunk, alone = running.pop(future)
+                    try:
+                        take(future.result())
+                    except BrokenProcessPool:
+                        broken = True
+                        if alone:
+                            take(_failed_rows(chunk, "WorkerDied: the worker process died running this task"))
+                        else:
+                            suspects.extend([t] for t in chunk)
+            if broken:
+                for future, (chunk, alone) in running.items():  # the pool is gone: all in flight are suspects
+                    if future.done() and future.exception() is None:
+                        take(future.result())  # finished before the break: its rows stand
+                    elif alone:
                         take(_failed_rows(chunk, "WorkerDied: the worker process died running this task"))
                     else:
                         suspects.extend([t] for t in chunk)
-            if broken:
-                for chunk, _alone in running.values():  # the pool is gone: all in flight are suspects
-                    suspects.extend([t] for t in chunk)
                 running.clear()
                 pool.shutdown(wait=True, cancel_futures=True)
                 pool = new_pool()

@@ -312,6 +312,34 @@ def test_pool_reads_a_model_once_per_worker_and_survives_a_killed_worker(tmp_pat
     assert f"{os.uname().nodename}:{killed[0]}" in reads
 
 
+def test_pool_that_breaks_before_a_submit_reruns_what_was_in_flight(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker dies between two submits: the pool raises at the next submit (not at a result),
+    the batch rebuilds it and every task still gets exactly one row (CI saw this race)."""
+    import concurrent.futures as cf
+    from concurrent.futures.process import BrokenProcessPool
+
+    submits: list[int] = []
+
+    class BreaksAtThirdSubmit(cf.ProcessPoolExecutor):
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            submits.append(1)
+            if len(submits) == 3:  # what submit does once the pool has seen a worker die
+                for process in list(self._processes.values()):
+                    os.kill(process.pid, signal.SIGKILL)
+                raise BrokenProcessPool("A child process terminated abruptly (simulated at submit)")
+            return super().submit(*args, **kwargs)
+
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", BreaksAtThirdSubmit)
+    model = save(tmp_path, "m")
+    out = tmp_path / "out.jsonl"
+    tasks = batch.make_tasks([str(model)], batch.expand_samples(random=40))
+    summary = batch.run(tasks, workers=2, output=out, progress=False, chunk_size=5)
+    assert (summary.ok, summary.failed) == (40, 0)
+    assert len(submits) > 8  # the pool was rebuilt and took the rest
+    assert Counter(r["sample"] for r in rows_of(out)) == Counter(t.sample for t in tasks)  # each exactly once
+
+
 # ---------------------------------------------------------------- Dask
 
 @pytest.fixture(scope="module")
