@@ -112,6 +112,40 @@ def test_an_op_without_translator_is_expanded_from_its_onnx_function(tmp_path: P
     assert {"ReduceMean", "Sqrt", "Divide"} <= {n.type_name for n in model.get_ordered_ops()}
 
 
+def test_a_function_called_twice_names_each_expansion_apart(tmp_path: Path) -> None:
+    """Names inside an expanded body are 'Func_<calling node><name>' (ONNX's FunctionExpandHelper,
+    which OpenVINO's frontend uses) and its outputs take the calling node's names: two calls of one
+    function, model-local or from the schema, never name a node or a tensor alike."""
+    add_mul = helper.make_function("custom", "AddMul", ["a", "b"], ["y"],
+                                   [helper.make_node("Add", ["a", "b"], ["t"], name="add"),
+                                    helper.make_node("Mul", ["t", "b"], ["y"], name="mul")],
+                                   [helper.make_opsetid("", 17)])
+    nodes = [helper.make_node("AddMul", ["x", "w"], ["y1"], domain="custom", name="f1"),
+             helper.make_node("AddMul", ["y1", "w"], ["y2"], domain="custom"),
+             helper.make_node("CenterCropPad", ["y2", "s"], ["c1"], name="crop"),
+             helper.make_node("CenterCropPad", ["c1", "s"], ["c2"])]
+    graph = helper.make_graph(nodes, "g", [_f32("x", [4, 6]), _f32("w", [4, 6])], [_f32("c2", None)],
+                              [numpy_helper.from_array(np.array([3, 5], np.int64), "s")])
+    model_proto = helper.make_model(graph, functions=[add_mul], opset_imports=[
+        helper.make_opsetid("", 18), helper.make_opsetid("custom", 1)])
+    path = tmp_path / "twice.onnx"
+    onnx.save(model_proto, str(path))
+    model = graphir.read_model(path)
+    ops = model.get_ordered_ops()
+    names = [n.get_friendly_name() for n in ops]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    tensors = [t for n in ops if n.type_name != "Result" for o in n.outputs() for t in o.get_names()]
+    assert len(tensors) == len(set(tensors))
+    by_name = {n.get_friendly_name(): n for n in ops}
+    assert by_name["Func_f1add"].type_name == "Add" and by_name["Func_y2add"].type_name == "Add"
+    assert by_name["Func_f1add"].output(0).get_names() == {"Func_f1t"}
+    assert by_name["f1"].output(0).get_names() == {"y1"} and by_name["y2"].output(0).get_names() == {"y2"}
+    assert {"crop", "c2", "Func_cropx_shape", "Func_c2x_shape"} <= set(by_name)
+    x, w = (np.random.default_rng(1).standard_normal((2, 4, 6)).astype(np.float32))
+    y2 = ((x + w) * w + w) * w
+    np.testing.assert_allclose(model.run({"x": x, "w": w})["c2"], y2[:3, :5], rtol=1e-6)
+
+
 def test_a_bad_attribute_value_is_an_error_naming_the_node(tmp_path: Path) -> None:
     node = helper.make_node("Resize", ["x", "", "s"], ["y"], name="up", mode="area")
     path = _save(tmp_path, [node], [_f32("x", [1, 1, 2, 2])], [_f32("y", None)],

@@ -121,7 +121,8 @@ class GraphTranslator:
     def __init__(self, opsets: dict[str, int], base_dir: Path | None,
                  functions: dict[tuple[str, str], Any], where: str,
                  parent: "GraphTranslator | None" = None, inline: bool = False,
-                 state: ReadState | None = None) -> None:
+                 state: ReadState | None = None, prefix: str = "",
+                 renamed: dict[str, str] | None = None) -> None:
         self.opsets = opsets
         self.base_dir = base_dir
         self.functions = functions
@@ -135,6 +136,18 @@ class GraphTranslator:
         self._known: set[int] = set()  # ids of nodes that existed before the node being translated
         #: outer values a subgraph body reads: name -> (outer output, the body's Parameter)
         self.captured: dict[str, tuple[Output, Output]] = {}
+        #: an expanded function body's names as the model shows them: its outputs renamed to the
+        #: calling node's, every other name (tensor or node) prefixed (see :meth:`shown`)
+        self.prefix = prefix
+        self.renamed: dict[str, str] = renamed or {}
+
+    def shown(self, name: str) -> str:
+        """The name ``name`` of this graph gets in the model: itself, but in an expanded function
+        body 'Func_<calling node><name>' (ONNX's FunctionExpandHelper, which OpenVINO's frontend
+        uses) or the calling node's output name, so two expansions never name a node or tensor alike."""
+        if not self.prefix or not name:
+            return name
+        return self.renamed.get(name) or self.prefix + name
 
     # --- values ---------------------------------------------------------------------------
     def define(self, name: str, value: Output) -> None:
@@ -269,6 +282,9 @@ class GraphTranslator:
 
     def _name_output(self, node: Any, op_type: str, out: Output, name: str) -> None:
         """:meth:`_name_outputs` for a node of one output ``name`` that the translation gives."""
+        if self.prefix:
+            self._name_outputs(node, [out])
+            return
         made = out.node
         known = made.id in self._known
         if known or op_type == "Identity":
@@ -285,7 +301,8 @@ class GraphTranslator:
 
     def _name_outputs(self, node: Any, outs: list[Output | None]) -> None:
         """Friendly and tensor names as OpenVINO's ONNX frontend sets them (Graph::set_friendly_names)."""
-        names = list(node.output)
+        names = [self.shown(name) for name in node.output]
+        node_name = self.shown(node.name)
         given = [(i, o) for i, o in enumerate(outs[:len(names)]) if o is not None and names[i]]
         fresh = [(i, o) for i, o in given if o.node.id not in self._known]
         if node.op_type == "Identity" or not fresh:
@@ -296,12 +313,12 @@ class GraphTranslator:
             return
         common = len({id(o.node) for _, o in fresh}) == 1
         for i, o in fresh:
-            if not node.name:
+            if not node_name:
                 o.node.name = names[i]
             elif common:
-                o.node.name = node.name
+                o.node.name = node_name
             else:
-                o.node.name = f"{node.name}_{names[i]}"
+                o.node.name = f"{node_name}_{names[i]}"
         for i, o in given:
             if o.node.id in self._known:
                 o.names = set(o.names) | {names[i]}
@@ -384,7 +401,10 @@ class GraphTranslator:
         opsets = dict(self.opsets)
         for imp in body.opset_import:
             opsets[_domain(imp.domain)] = int(imp.version)
-        inner = GraphTranslator(opsets, self.base_dir, self.functions, self.where, state=self.state)
+        caller = ctx.name  # the node's name, else its first output's (unique in an ONNX graph)
+        renamed = {formal: self.shown(actual) for formal, actual in zip(body.output, ctx.node.output) if actual}
+        inner = GraphTranslator(opsets, self.base_dir, self.functions, self.where, state=self.state,
+                                prefix=f"Func_{caller}", renamed=renamed)
         for formal, actual in zip(body.input, ctx.inputs):
             if actual is not None and formal:
                 inner.define(formal, actual)

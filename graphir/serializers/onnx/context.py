@@ -202,6 +202,8 @@ class NodeContext:
         if name is None:
             node = self.node
             name = self._name = str(node.name or (node.output[0] if node.output else self.op_type))
+            if self.graph.prefix:  # a node of an expanded function body
+                name = self._name = self.graph.shown(name)
         return name
 
     def describe(self) -> str:
