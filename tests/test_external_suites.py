@@ -6,15 +6,20 @@
   registry; the developers adding the missing op versions make these pass);
 - the cases of ``external_expected_failures.json``, a shrinking allow-list with the reason for each
   group. A listed case that passes now fails this test until it is taken off the list (groups marked
-  ``flaky``, where OpenVINO itself crashes now and then, may pass).
+  ``flaky``, where OpenVINO itself crashes now and then, may pass). A group marked ``needs_memory_gib``
+  is not run on a machine with less memory: its check cannot finish there (the runner's worker is
+  killed for memory after minutes of OpenVINO's and graphir's work), so running it asserts nothing.
 
 Skipped with one reason when ../shared is absent (a fresh clone); required when CI is set.
 Measured: 1 min 38 s for both on the shared 2-core machine before the missing op versions landed;
-12 min under heavy load after (the ngraph_reader DFT/IDFT models of 43M elements now run and dominate).
+6 min 27 s for ir_models on 2026-11-29 (23 GB machine), 4 min of it on the two DFT/IDFT models of 729M
+output floats (OpenVINO alone 105 s on DFT3, graphir 24 s, then the runner's compare is killed for
+memory): leaving those out where memory is short cuts it to about 2 minutes.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from functools import lru_cache
@@ -56,10 +61,32 @@ def _expected(suite: str) -> tuple[dict[str, str], set[str]]:
             {case for g in groups if g.get("flaky") for case in g["cases"]})
 
 
-def _run(suite: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[dict[str, Any]]]:
+def _memory_gib() -> float:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / (1 << 30)
+
+
+def _left_out(suite: str) -> dict[str, str]:
+    """The cases of groups that need more memory than this machine has: case -> why."""
+    have = _memory_gib()
+    return {case: f"needs {g['needs_memory_gib']} GiB, this machine has {have:.0f}"
+            for g in json.loads(EXPECTED.read_text())[suite] if g.get("needs_memory_gib", 0) > have
+            for case in g["cases"]}
+
+
+def _run(suite: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path | None = None) -> tuple[Path, list[dict[str, Any]]]:
     external = require_shared("external", "run_external.py").parent
     monkeypatch.syspath_prepend(str(external))
     module = __import__(f"suite_{suite}")
+    left_out = _left_out(suite)
+    if left_out and tmp_path is not None:  # the runner reads its manifest from DATA: a copy without them
+        data = Path(module.DATA)
+        for item in data.iterdir():
+            (tmp_path / item.name).symlink_to(item)
+        (tmp_path / "manifest.json").unlink()
+        manifest = json.loads((data / "manifest.json").read_text())
+        manifest["models"] = [m for m in manifest["models"] if m["name"] not in left_out]
+        (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+        monkeypatch.setattr(module, "DATA", tmp_path)
     return external, module.run()["rows"]
 
 
@@ -74,8 +101,8 @@ def _model_xml(suite: str, external: Path, case: str) -> bytes:
     return (external / "ir_models" / f"{case}.xml").read_bytes()
 
 
-def _check(suite: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    external, rows = _run(suite, monkeypatch)
+def _check(suite: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path | None = None) -> None:
+    external, rows = _run(suite, monkeypatch, tmp_path)
     expected, flaky = _expected(suite)
     unexpected, stale, pending = [], [], 0
     for row in rows:
@@ -89,7 +116,9 @@ def _check(suite: str, monkeypatch: pytest.MonkeyPatch) -> None:
         elif not failed and case in expected and case not in flaky and row["status"] == "pass":
             stale.append(f"{case} ({expected[case][:60]}...)")
     passed = sum(r["status"] == "pass" for r in rows)
-    summary = f"{suite}: {passed}/{len(rows)} pass, {pending} fail on ops not defined yet"
+    left_out = _left_out(suite) if tmp_path is not None else {}
+    summary = (f"{suite}: {passed}/{len(rows)} pass, {pending} fail on ops not defined yet"
+               + (f", {len(left_out)} not run ({next(iter(left_out.values()))})" if left_out else ""))
     assert not unexpected, f"{summary}; {len(unexpected)} unexpected failures:\n" + "\n".join(unexpected[:30])
     assert not stale, (f"{summary}; {len(stale)} cases of {EXPECTED.name} pass now, take them off the list:\n"
                        + "\n".join(stale[:30]))
@@ -99,8 +128,19 @@ def test_op_reference_suite(monkeypatch: pytest.MonkeyPatch) -> None:
     _check("op_reference", monkeypatch)
 
 
-def test_ir_models_suite(monkeypatch: pytest.MonkeyPatch) -> None:
-    _check("ir_models", monkeypatch)
+def test_ir_models_suite(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _check("ir_models", monkeypatch, tmp_path)
+
+
+def test_only_groups_needing_more_memory_than_here_are_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    marked = {case for g in json.loads(EXPECTED.read_text())["ir_models"] if "needs_memory_gib" in g
+              for case in g["cases"]}
+    assert marked == {"inline__dft__NGraphReaderTests.ReadDFTNetwork3",
+                      "inline__idft_tests__NGraphReaderTests.ReadIDFTNetwork3"}
+    monkeypatch.setattr(sys.modules[__name__], "_memory_gib", lambda: 16.0)
+    assert _left_out("ir_models") == {case: "needs 48 GiB, this machine has 16" for case in marked}
+    monkeypatch.setattr(sys.modules[__name__], "_memory_gib", lambda: 64.0)
+    assert _left_out("ir_models") == {}
 
 
 def test_undefined_ops_are_found_by_layer_lookup() -> None:
