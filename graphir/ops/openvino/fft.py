@@ -3,12 +3,18 @@
 ``signal_size`` per axis (-1: the input's length) to which the input is cut or zero-padded first.
 
 Values are the transforms computed by numpy in f64 (pocketfft) and rounded once to the input type;
-the inverse transforms divide by the signal's element count, as OpenVINO does. OpenVINO CPU's own
+the inverse transforms divide by the signal's element count, as OpenVINO does. A large tensor is
+transformed in blocks cut along the axes not transformed (every line is transformed alone, so the
+bits do not depend on the blocks): the f64 temporaries stay near ``_BLOCK_ELEMENTS`` complex numbers
+beside the output (a 2.9 GB DFT of OpenVINO's reader tests peaked at 3x its output when whole). OpenVINO CPU's own
 arithmetic (its twiddle tables, radix-2 butterflies and JIT summation order, in f32 between axes) is
 the ``openvino-cpu`` numerics profile (graphir.numerics.openvino_cpu.dft).
 """
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -19,6 +25,36 @@ from graphir.ops.openvino.binary import fold
 from graphir.shapes import Dimension, PartialShape
 
 _FLOATS = types("f32", "f16", "bf16")
+#: complex elements per block transformed at once (64 MiB of complex128)
+_BLOCK_ELEMENTS = 1 << 22
+
+
+def blocks(shape: tuple[int, ...], transformed: Sequence[int], limit: int | None = None) -> Iterator[tuple[slice, ...]]:
+    """Slices of ``shape`` (the signal's dims) covering it, cut only along dims not in
+    ``transformed``, each of about ``limit`` elements or fewer where the dims allow (outer dims are
+    cut first; one slice when the whole fits or every dim is transformed)."""
+    limit = _BLOCK_ELEMENTS if limit is None else limit
+    per = math.prod(shape)
+    chosen: list[int] = []
+    for d in range(len(shape)):
+        if per <= limit:
+            break
+        if d not in transformed and shape[d] > 1:
+            chosen.append(d)
+            per //= shape[d]
+    whole = [slice(None)] * len(shape)
+    if not chosen or per == 0:
+        yield tuple(whole)
+        return
+    last = chosen[-1]
+    width = max(1, limit // max(per, 1))
+    for index in itertools.product(*(range(shape[d]) for d in chosen[:-1])):
+        cut = list(whole)
+        for d, i in zip(chosen[:-1], index):
+            cut[d] = slice(i, i + 1)
+        for start in range(0, shape[last], width):
+            cut[last] = slice(start, start + width)
+            yield tuple(cut)
 
 
 class _FFT(Op):
@@ -93,12 +129,6 @@ class _FFT(Op):
         return x[..., 0] + 1j * x[..., 1]
 
     @staticmethod
-    def _split(z: np.ndarray, dtype: np.dtype) -> np.ndarray:
-        out = np.empty((*z.shape, 2), dtype)
-        out[..., 0], out[..., 1] = z.real, z.imag
-        return out
-
-    @staticmethod
     def signal_plan(x_shape: tuple[int, ...], rank: int, axes: np.ndarray,
               sizes: np.ndarray | None) -> tuple[list[int], list[int]]:
         ax = [int(a) + rank if int(a) < 0 else int(a) for a in np.asarray(axes).reshape(-1)]
@@ -118,11 +148,18 @@ class DFT(_FFT):
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
         ax, s = self.signal_plan(x.shape[:-1], x.ndim - 1, axes, sizes)
-        z = resized(x, ax, s)
+        shape = list(x.shape[:-1])
+        for a, n in zip(ax, s):
+            shape[a] = n
+        out = np.empty((*shape, 2), x.dtype)
         transform = np.fft.ifft if self.inverse else np.fft.fft
-        for a in sorted(set(ax)):  # in place, one axis after another (memory: the complex128 signal)
-            transform(z, axis=a, out=z)
-        return [self._split(z, x.dtype)]
+        for cut in blocks(tuple(shape), ax):
+            z = resized(x[cut], ax, s)
+            for a in sorted(set(ax)):  # in place, one axis after another
+                transform(z, axis=a, out=z)
+            part = out[cut]
+            part[..., 0], part[..., 1] = z.real, z.imag
+        return [out]
 
 
 def resized(x: np.ndarray, axes: list[int], sizes: list[int], dtype: type = np.complex128) -> np.ndarray:
@@ -171,8 +208,16 @@ class RDFT(_FFT):
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
         ax, s = self.signal_plan(x.shape, x.ndim, axes, sizes)
-        out = np.fft.rfftn(x.astype(np.float64), s=s, axes=ax)
-        return [self._split(out, x.dtype)]
+        shape = list(x.shape)
+        for a, n in zip(ax, s):
+            shape[a] = n
+        shape[ax[-1]] = s[-1] // 2 + 1
+        out = np.empty((*shape, 2), x.dtype)
+        for cut in blocks(tuple(shape), ax):
+            z = np.fft.rfftn(x[cut].astype(np.float64), s=s, axes=ax)
+            part = out[cut]
+            part[..., 0], part[..., 1] = z.real, z.imag
+        return [out]
 
 
 class IRDFT(_FFT):
@@ -199,9 +244,13 @@ class IRDFT(_FFT):
 
     def evaluate(self, x: np.ndarray, axes: np.ndarray, sizes: np.ndarray | None = None) -> list[np.ndarray]:
         x = np.asarray(x)
-        z = self._complex(x)
-        ax, s = self.signal_plan(z.shape, z.ndim, axes, sizes)
+        ax, s = self.signal_plan(x.shape[:-1], x.ndim - 1, axes, sizes)
         if sizes is None or int(np.asarray(sizes).reshape(-1)[-1]) == -1:
-            s[-1] = 2 * (z.shape[ax[-1]] - 1)
-        out = np.fft.irfftn(z, s=s, axes=ax)
-        return [out.astype(x.dtype)]
+            s[-1] = 2 * (x.shape[ax[-1]] - 1)
+        shape = list(x.shape[:-1])
+        for a, n in zip(ax, s):
+            shape[a] = n
+        out = np.empty(shape, x.dtype)
+        for cut in blocks(tuple(shape), ax):
+            out[cut] = np.fft.irfftn(self._complex(x[cut + (slice(None),)]), s=s, axes=ax)
+        return [out]
