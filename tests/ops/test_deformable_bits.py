@@ -277,3 +277,56 @@ def test_deformable_output_in_many_pixel_blocks(monkeypatch: pytest.MonkeyPatch,
         (new,) = op.evaluate(*args)
         samples = old_deformable_samples(op, x, offsets, filters, mask)
     _assert_sums_agree(op, new, old, samples, filters)
+
+
+# --- DeformablePSROIPooling
+def _random_psroi(seed: int) -> tuple[DeformablePSROIPooling, list[np.ndarray | None]]:
+    rng = np.random.default_rng(10_000 + seed)
+    dtype = np.dtype([np.float32, np.float16, np.float64, ml_dtypes.bfloat16][seed % 4])
+    g, dim = int(rng.integers(1, 4)), int(rng.integers(1, 5))
+    part = int(rng.integers(1, 4))
+    bins_x, bins_y = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    n, h, w = int(rng.integers(1, 3)), int(rng.integers(1, 9)), int(rng.integers(1, 9))
+    channels = dim * g * g + int(rng.integers(0, 3))
+    op = DeformablePSROIPooling(output_dim=dim, spatial_scale=float(rng.choice([1.0, 0.5, 0.0625, 0.3])),
+                                group_size=g, spatial_bins_x=bins_x, spatial_bins_y=bins_y,
+                                trans_std=float(rng.choice([1.0, 0.1, 0.37])), part_size=part)
+    x = _with_specials(rng.uniform(-4, 4, (n, channels, h, w)).astype(dtype), rng) if seed % 5 == 0 else \
+        rng.uniform(-4, 4, (n, channels, h, w)).astype(dtype)
+    count = int(rng.integers(1, 6))
+    corners = rng.uniform(-6, 2 * max(h, w) / op.spatial_scale, (count, 4))
+    if seed % 3 == 0:  # whole and half coordinates (round half to even), empty and inverted boxes
+        corners = np.round(corners * 2) / 2
+        corners[0, 2:] = corners[0, :2]
+        corners[-1, 2:] = corners[-1, :2] - 3
+    image = rng.integers(-n, n, count)  # -1: the last image, as the earlier code indexed
+    rois = np.concatenate([image[:, None], corners], axis=1).astype(dtype)
+    offsets = None
+    if seed % 4 != 3:
+        classes = int(rng.choice([d for d in range(1, dim + 1) if dim % d == 0]))
+        offsets = rng.uniform(-1.5, 1.5, (count, 2 * classes, part, part)).astype(dtype)
+        far = rng.random(offsets.shape) < 0.15
+        offsets[far] = rng.uniform(-30, 30, int(far.sum())).astype(dtype)
+    return op, [x, rois, offsets]
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_deformable_psroi_pooling_is_the_earlier_bits(seed: int) -> None:
+    op, (x, rois, offsets) = _random_psroi(seed)
+    assert x is not None and rois is not None
+    with np.errstate(all="ignore"):
+        old = old_psroi(op, x, rois, offsets)
+        (new,) = op.evaluate(x, rois, *([] if offsets is None else [offsets]))
+    assert new.dtype == old.dtype and new.shape == old.shape
+    assert new.tobytes() == old.tobytes()
+
+
+def test_deformable_psroi_pooling_blocks_of_one_roi(monkeypatch: pytest.MonkeyPatch) -> None:
+    import graphir.ops.openvino.roi as roi
+    op, (x, rois, offsets) = _random_psroi(5)
+    assert x is not None and rois is not None and len(rois) > 1
+    monkeypatch.setattr(roi, "_PSROI_BLOCK", 1)
+    with np.errstate(all="ignore"):
+        (new,) = op.evaluate(x, rois, offsets)
+        old = old_psroi(op, x, rois, offsets)
+    assert new.tobytes() == old.tobytes()
