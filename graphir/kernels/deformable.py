@@ -19,6 +19,8 @@ import numpy as np
 
 #: values per block of im2col columns (f64: 32 MiB)
 BLOCK_ELEMENTS = 1 << 22
+#: samples of one tap computed at once (f64: 128 KiB, within a core's L2 cache with their corners)
+CACHED_ELEMENTS = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -94,33 +96,44 @@ class _Sampler:
         self.point_type = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
         self._rows: tuple[int, np.ndarray] | None = None
 
-    def columns(self, b: int, start: int, stop: int, out: np.ndarray, staging: np.ndarray | None) -> None:
+    def _tap(self, b: int, d: int, t: int, start: int, stop: int) -> tuple[np.ndarray, list[np.ndarray],
+                                                                          list[np.ndarray], np.ndarray | None]:
+        """Tap ``t`` of deformable group ``d`` for output pixels ``[start, stop)``: which contribute, the
+        corners' row indices, their weights ``[pixels, 1]`` and the mask's ``[pixels, 1]`` (f64)."""
+        o = self.off[b, d, t, :, start:stop].astype(np.float64)
+        # the sampling point in the data type, as OpenVINO computes it (T rel = i + offset)
+        y = ((self.row[start:stop] + self.ty[t]) + o[0]).astype(self.point_type).astype(np.float64)
+        x = ((self.col[start:stop] + self.tx[t]) + o[1]).astype(self.point_type).astype(np.float64)
+        valid, indices, weights = _corners(y, x, self.h, self.w, self.geometry.interpolation_pad)
+        scale = None if self.scale is None else self.scale[b, d, t, start:stop].astype(np.float64)[:, None]
+        return ~valid, indices, [v[:, None] for v in weights], scale
+
+    def columns(self, b: int, start: int, stop: int, out: np.ndarray) -> None:
         """Image ``b``'s samples for output pixels ``[start, stop)`` into ``out [pixels, group, taps,
-        C/group]``; ``staging [pixels, C]`` is needed with more than one group."""
+        C/group]``, a few pixels at a time (their products and sums stay in the core's cache)."""
         if self._rows is None or self._rows[0] != b:
             self._rows = (b, _pixel_major(self.x[b], self.geometry.deformable_group))
         rows = self._rows[1]
-        size, g = stop - start, self.geometry.group
-        per_dg = self.c // self.geometry.deformable_group
+        size, g, dg = stop - start, self.geometry.group, self.geometry.deformable_group
+        per_dg = self.c // dg
+        step = max(1, CACHED_ELEMENTS // self.c)
+        staging = np.empty((min(step, size), self.c))
         for t in range(self.taps):
-            samples = out[:, 0, t, :] if staging is None else staging[:size]
-            for d in range(self.geometry.deformable_group):
-                o = self.off[b, d, t, :, start:stop].astype(np.float64)
-                # the sampling point in the data type, as OpenVINO computes it (T rel = i + offset)
-                y = ((self.row[start:stop] + self.ty[t]) + o[0]).astype(self.point_type).astype(np.float64)
-                x = ((self.col[start:stop] + self.tx[t]) + o[1]).astype(self.point_type).astype(np.float64)
-                valid, indices, weights = _corners(y, x, self.h, self.w, self.geometry.interpolation_pad)
-                part = samples[:, d * per_dg:(d + 1) * per_dg]
-                np.multiply(weights[0][:, None], rows[d].take(indices[0], axis=0), out=part)
-                for k in range(1, 4):
-                    part += weights[k][:, None] * rows[d].take(indices[k], axis=0)
-                if self.integer:  # the sample is truncated into the type, then T arithmetic
-                    np.trunc(part, out=part)
-                if self.scale is not None:
-                    part *= self.scale[b, d, t, start:stop].astype(np.float64)[:, None]
-                part[~valid] = 0.0
-            if staging is not None:
-                out[:, :, t, :] = samples.reshape(size, g, self.c // g)
+            taps = [self._tap(b, d, t, start, stop) for d in range(dg)]
+            for lo in range(0, size, step):
+                hi = min(lo + step, size)
+                samples = staging[:hi - lo]
+                for d, (invalid, indices, weights, scale) in enumerate(taps):
+                    part, image = samples[:, d * per_dg:(d + 1) * per_dg], rows[d]
+                    np.multiply(weights[0][lo:hi], image.take(indices[0][lo:hi], axis=0), out=part)
+                    for k in range(1, 4):
+                        part += weights[k][lo:hi] * image.take(indices[k][lo:hi], axis=0)
+                    if self.integer:  # the sample is truncated into the type, then T arithmetic
+                        np.trunc(part, out=part)
+                    if scale is not None:
+                        part *= scale[lo:hi]
+                    part[invalid[lo:hi]] = 0.0
+                out[lo:hi, :, t, :] = samples.reshape(hi - lo, g, self.c // g)
 
 
 def deformable_columns(x: np.ndarray, offsets: np.ndarray, mask: np.ndarray | None, kernel: tuple[int, int],
@@ -132,33 +145,33 @@ def deformable_columns(x: np.ndarray, offsets: np.ndarray, mask: np.ndarray | No
     if out.size:
         sampler = _Sampler(x, offsets, mask, kernel, geometry)
         for b in range(n):
-            sampler.columns(b, 0, pixels, out[b], None if g == 1 else np.empty((pixels, c)))
+            sampler.columns(b, 0, pixels, out[b])
     return out
 
 
 def deformable_conv2d(x: np.ndarray, offsets: np.ndarray, filters: np.ndarray, mask: np.ndarray | None,
                       geometry: DeformableGeometry) -> np.ndarray:
-    """``[N, Co, OH, OW]`` in f64: the reference's samples (f64) times the filters (f64), summed by BLAS."""
+    """``[N, Co, OH, OW]`` in f64 (a transposed view of ``[N, OH, OW, Co]``): the reference's samples
+    (f64) times the filters (f64), summed by BLAS."""
     n, c = x.shape[:2]
     co, cig, kh, kw = filters.shape
     oh, ow = offsets.shape[2:]
     g, taps, pixels = geometry.group, kh * kw, oh * ow
-    out = np.zeros((n, co, pixels))
-    if out.size == 0 or cig * taps == 0:
-        return out.reshape(n, co, oh, ow)
+    if n * co * pixels == 0 or cig * taps == 0:
+        return np.zeros((n, co, oh, ow))
+    out = np.empty((n, pixels, co))
     sampler = _Sampler(x, offsets, mask, (kh, kw), geometry)
     cog = co // g
     # filters as [group, taps * channels, outputs], the columns' order
     wt = filters.astype(np.float64).reshape(g, cog, cig, taps).transpose(0, 3, 2, 1).reshape(g, taps * cig, cog)
     block = max(1, min(pixels, BLOCK_ELEMENTS // (c * taps)))
     columns = np.empty((block, g, taps, cig))
-    staging = None if g == 1 else np.empty((block, c))
     for b in range(n):
         for start in range(0, pixels, block):
             stop = min(start + block, pixels)
             cols = columns[:stop - start]
-            sampler.columns(b, start, stop, cols, staging)
+            sampler.columns(b, start, stop, cols)
             for gi in range(g):
-                product = cols[:, gi].reshape(stop - start, taps * cig) @ wt[gi]
-                out[b, gi * cog:(gi + 1) * cog, start:stop] = product.T
-    return out.reshape(n, co, oh, ow)
+                np.matmul(cols[:, gi].reshape(stop - start, taps * cig), wt[gi],
+                          out=out[b, start:stop, gi * cog:(gi + 1) * cog])
+    return out.reshape(n, oh, ow, co).transpose(0, 3, 1, 2)

@@ -19,6 +19,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from graphir.errors import GraphirError
 from graphir.kernels.deformable import DeformableGeometry, deformable_columns
 from graphir.ops.openvino.conv import resolve_pads
 from graphir.ops.openvino.deformable_conv import DeformableConvolution, DeformableConvolution8
@@ -200,6 +201,8 @@ def _random_layer(seed: int) -> tuple[DeformableConvolution, list[np.ndarray | N
     offsets = offsets.astype(dtype if dtype.kind == "f" or dtype == ml_dtypes.bfloat16 else np.float32)
     if dtype.kind in "iu":
         offsets = np.round(offsets).astype(dtype)
+    elif offsets.size > 8 and seed % 2:  # points at NaN and infinity contribute nothing
+        offsets.reshape(-1)[rng.choice(offsets.size, 3, replace=False)] = [np.nan, np.inf, -np.inf]
     mask = None
     if version8 and seed % 4 != 1:
         mask = rng.uniform(0, 1, (n, dg * taps, oh, ow)).astype(offsets.dtype if dtype.kind not in "iu" else dtype)
@@ -330,3 +333,27 @@ def test_deformable_psroi_pooling_blocks_of_one_roi(monkeypatch: pytest.MonkeyPa
         (new,) = op.evaluate(x, rois, offsets)
         old = old_psroi(op, x, rois, offsets)
     assert new.tobytes() == old.tobytes()
+
+
+def test_deformable_psroi_pooling_nan_offsets_give_nan_bins() -> None:
+    """The earlier code failed converting a NaN point to an index; a NaN offset now makes its bins NaN."""
+    op = DeformablePSROIPooling(output_dim=1, spatial_scale=1.0, group_size=2, part_size=2)
+    offsets = np.zeros((2, 2, 2, 2), np.float32)
+    offsets[0, 1, 0, 1] = np.nan  # ROI 0, y of the bin (0, 1)
+    rois = np.array([[0, 0, 0, 3, 3], [0, 1, 1, 2, 2]], np.float32)
+    data = np.broadcast_to(np.arange(4, dtype=np.float32).reshape(1, 4, 1, 1), (1, 4, 4, 4))
+    (out,) = op.evaluate(data, rois, offsets)
+    assert np.isnan(out[0, 0, 0, 1]) and np.isnan(out).sum() == 1
+    assert out[0, 0, 1, 1] == 3 and out[1, 0, 1, 0] == 2  # bin (i, j) pools channel i * 2 + j
+
+
+def test_deformable_psroi_pooling_refuses_an_image_outside_the_batch() -> None:
+    op = DeformablePSROIPooling(output_dim=1, spatial_scale=1.0, group_size=1)
+    x = np.ones((2, 1, 4, 4), np.float32)
+    with pytest.raises(GraphirError, match=r"DeformablePSROIPooling.*ROI 1's image index 2.0 is outside "
+                                           r"the input's batch of 2"):
+        op.evaluate(x, np.array([[1, 0, 0, 2, 2], [2, 0, 0, 2, 2]], np.float32))
+    with pytest.raises(GraphirError, match=r"Input channels \(1\) must be at least output_dim x group_size\^2 "
+                                           r"\(1 x 2\^2\)"):
+        DeformablePSROIPooling(output_dim=1, spatial_scale=1.0, group_size=2).evaluate(
+            x, np.array([[0, 0, 0, 2, 2]], np.float32))

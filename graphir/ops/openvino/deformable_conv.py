@@ -96,8 +96,8 @@ class DeformableConvolution(_ConvBase):
                                       self.deformable_group, self._pad_flag())
         out = deformable_conv2d(x, offsets, w, None if mask is None else np.asarray(mask), geometry)
         if x.dtype.kind in "iu":
-            return [out.astype(np.int64).astype(x.dtype)]
-        return [out.astype(x.dtype)]
+            return [out.astype(np.int64, order="C").astype(x.dtype)]
+        return [out.astype(x.dtype, order="C")]
 
 
 class DeformableConvolution8(DeformableConvolution):
