@@ -357,3 +357,17 @@ def test_deformable_psroi_pooling_refuses_an_image_outside_the_batch() -> None:
                                            r"\(1 x 2\^2\)"):
         DeformablePSROIPooling(output_dim=1, spatial_scale=1.0, group_size=2).evaluate(
             x, np.array([[0, 0, 0, 2, 2]], np.float32))
+
+
+def test_deformable_convolution_refuses_to_run_channels_not_divisible_by_deformable_group() -> None:
+    from graphir import opset
+    from graphir.model import Model
+    data, offsets = opset.parameter("[1,6,5,5]"), opset.parameter("[1,72,3,3]")
+    out = opset.make("DeformableConvolution", data, offsets,
+                     opset.constant(np.ones((2, 6, 3, 3), np.float32)), version="opset8", strides=[1, 1],
+                     pads_begin=[0, 0], pads_end=[0, 0], dilations=[1, 1], deformable_group=4)
+    assert str(out.shape) == "[1,2,3,3]"  # shape inference accepts it, as OpenVINO's does
+    model = Model([out], [data.node, offsets.node])
+    with pytest.raises(GraphirError, match=r"Data batch channels \(6\) must be divisible by 'deformable_group' "
+                                           r"\(4\) to run"):
+        model.run([np.ones((1, 6, 5, 5), np.float32), np.zeros((1, 72, 3, 3), np.float32)])

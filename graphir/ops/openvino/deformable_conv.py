@@ -84,6 +84,12 @@ class DeformableConvolution(_ConvBase):
                 spatial[i] = m
         return [TensorType(et, PartialShape([batch, filters[0]] + spatial))]
 
+    def check_run(self, inputs: list[TensorType]) -> None:
+        channels = inputs[0].shape[1] if inputs[0].shape.rank_is_static else Dimension.dynamic()
+        if channels.is_static and channels.min % self.deformable_group:
+            raise self.fail(f"Data batch channels ({channels}) must be divisible by 'deformable_group' "
+                            f"({self.deformable_group}) to run")
+
     def evaluate(self, x: np.ndarray, offsets: np.ndarray, w: np.ndarray,
                  mask: np.ndarray | None = None) -> list[np.ndarray]:
         x, offsets, w = np.asarray(x), np.asarray(offsets), np.asarray(w)
