@@ -19,7 +19,8 @@ import numpy as np
 
 #: values per block of im2col columns (f64: 32 MiB)
 BLOCK_ELEMENTS = 1 << 22
-#: samples of one tap computed at once (f64: 128 KiB, within a core's L2 cache with their corners)
+#: samples of one tap and deformable group computed at once (f64: 128 KiB, in a core's L2 cache with
+#: their corners)
 CACHED_ELEMENTS = 1 << 14
 
 
@@ -96,17 +97,18 @@ class _Sampler:
         self.point_type = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
         self._rows: tuple[int, np.ndarray] | None = None
 
-    def _tap(self, b: int, d: int, t: int, start: int, stop: int) -> tuple[np.ndarray, list[np.ndarray],
-                                                                          list[np.ndarray], np.ndarray | None]:
-        """Tap ``t`` of deformable group ``d`` for output pixels ``[start, stop)``: which contribute, the
-        corners' row indices, their weights ``[pixels, 1]`` and the mask's ``[pixels, 1]`` (f64)."""
-        o = self.off[b, d, t, :, start:stop].astype(np.float64)
+    def _tap(self, b: int, t: int, start: int, stop: int) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray],
+                                                                   np.ndarray | None]:
+        """Tap ``t`` of every deformable group for output pixels ``[start, stop)``: which points do not
+        contribute ``[dg, pixels]``, the corners' row indices ``[dg, pixels]``, their weights and the
+        mask's values ``[dg, pixels, 1]`` (f64)."""
+        o = self.off[b, :, t, :, start:stop].astype(np.float64)
         # the sampling point in the data type, as OpenVINO computes it (T rel = i + offset)
-        y = ((self.row[start:stop] + self.ty[t]) + o[0]).astype(self.point_type).astype(np.float64)
-        x = ((self.col[start:stop] + self.tx[t]) + o[1]).astype(self.point_type).astype(np.float64)
+        y = ((self.row[start:stop] + self.ty[t]) + o[:, 0]).astype(self.point_type).astype(np.float64)
+        x = ((self.col[start:stop] + self.tx[t]) + o[:, 1]).astype(self.point_type).astype(np.float64)
         valid, indices, weights = _corners(y, x, self.h, self.w, self.geometry.interpolation_pad)
-        scale = None if self.scale is None else self.scale[b, d, t, start:stop].astype(np.float64)[:, None]
-        return ~valid, indices, [v[:, None] for v in weights], scale
+        scale = None if self.scale is None else self.scale[b, :, t, start:stop].astype(np.float64)[..., None]
+        return ~valid, indices, [v[..., None] for v in weights], scale
 
     def columns(self, b: int, start: int, stop: int, out: np.ndarray) -> None:
         """Image ``b``'s samples for output pixels ``[start, stop)`` into ``out [pixels, group, taps,
@@ -116,23 +118,23 @@ class _Sampler:
         rows = self._rows[1]
         size, g, dg = stop - start, self.geometry.group, self.geometry.deformable_group
         per_dg = self.c // dg
-        step = max(1, CACHED_ELEMENTS // self.c)
-        staging = np.empty((min(step, size), self.c))
+        step = min(size, max(1, CACHED_ELEMENTS // per_dg))
+        staging = np.empty((step, self.c))
         for t in range(self.taps):
-            taps = [self._tap(b, d, t, start, stop) for d in range(dg)]
+            invalid, indices, weights, scale = self._tap(b, t, start, stop)
             for lo in range(0, size, step):
                 hi = min(lo + step, size)
                 samples = staging[:hi - lo]
-                for d, (invalid, indices, weights, scale) in enumerate(taps):
+                for d in range(dg):
                     part, image = samples[:, d * per_dg:(d + 1) * per_dg], rows[d]
-                    np.multiply(weights[0][lo:hi], image.take(indices[0][lo:hi], axis=0), out=part)
+                    np.multiply(weights[0][d, lo:hi], image.take(indices[0][d, lo:hi], axis=0), out=part)
                     for k in range(1, 4):
-                        part += weights[k][lo:hi] * image.take(indices[k][lo:hi], axis=0)
+                        part += weights[k][d, lo:hi] * image.take(indices[k][d, lo:hi], axis=0)
                     if self.integer:  # the sample is truncated into the type, then T arithmetic
                         np.trunc(part, out=part)
                     if scale is not None:
-                        part *= scale[lo:hi]
-                    part[invalid[lo:hi]] = 0.0
+                        part *= scale[d, lo:hi]
+                    part[invalid[d, lo:hi]] = 0.0
                 out[lo:hi, :, t, :] = samples.reshape(hi - lo, g, self.c // g)
 
 
