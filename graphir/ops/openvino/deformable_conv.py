@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from graphir.kernels.deformable import DeformableGeometry, deformable_conv2d
 from graphir.ops.base import NUMERIC, Port, TensorType
 from graphir.ops.openvino.conv import _ConvBase, resolve_pads
 from graphir.shapes import Dimension, PartialShape
@@ -83,62 +84,26 @@ class DeformableConvolution(_ConvBase):
                 spatial[i] = m
         return [TensorType(et, PartialShape([batch, filters[0]] + spatial))]
 
+    def check_run(self, inputs: list[TensorType]) -> None:
+        channels = inputs[0].shape[1] if inputs[0].shape.rank_is_static else Dimension.dynamic()
+        if channels.is_static and channels.min % self.deformable_group:
+            raise self.fail(f"Data batch channels ({channels}) must be divisible by 'deformable_group' "
+                            f"({self.deformable_group}) to run")
+
     def evaluate(self, x: np.ndarray, offsets: np.ndarray, w: np.ndarray,
                  mask: np.ndarray | None = None) -> list[np.ndarray]:
         x, offsets, w = np.asarray(x), np.asarray(offsets), np.asarray(w)
-        out_dtype = x.dtype
-        n, c, h, wd = x.shape
-        co, cig, kh, kw = w.shape
-        dg = self.deformable_group
-        oh, ow = offsets.shape[2:]
+        h, wd = x.shape[2:]
+        kh, kw = w.shape[2:]
         (ph, pw), _ = resolve_pads((h, wd), [self.dilations[0] * (kh - 1) + 1, self.dilations[1] * (kw - 1) + 1],
                                    self.strides, self.pads_begin, self.pads_end, self.auto_pad)
-        taps = kh * kw
-        off = offsets.astype(np.float64).reshape(n, dg, taps, 2, oh, ow)
-        m = np.ones((n, dg, taps, oh, ow)) if mask is None else np.asarray(mask, np.float64).reshape(n, dg, taps, oh, ow)
-        ty = (np.arange(kh) * self.dilations[0]).repeat(kw)  # [taps]
-        tx = np.tile(np.arange(kw) * self.dilations[1], kh)
-        base_y = np.arange(oh) * self.strides[0] - ph
-        base_x = np.arange(ow) * self.strides[1] - pw
-        y = base_y[None, None, None, :, None] + ty[None, None, :, None, None] + off[:, :, :, 0]
-        xx = base_x[None, None, None, None, :] + tx[None, None, :, None, None] + off[:, :, :, 1]
-        # the sampling point computed in the data type, as OpenVINO does (T rel = i + offset)
-        y = y.astype(x.dtype if x.dtype.kind == "f" else np.float32).astype(np.float64)
-        xx = xx.astype(x.dtype if x.dtype.kind == "f" else np.float32).astype(np.float64)
-        if self._pad_flag():
-            valid = (np.trunc(y) > -1) & (np.trunc(y) < h) & (np.trunc(xx) > -1) & (np.trunc(xx) < wd)
-            y1, x1 = np.floor(y).astype(np.int64), np.floor(xx).astype(np.int64)
-            y2, x2 = y1 + 1, x1 + 1
-        else:
-            valid = (y >= 0) & (y < h) & (xx >= 0) & (xx < wd)
-            y1 = np.maximum(np.floor(y), 0).astype(np.int64)
-            x1 = np.maximum(np.floor(xx), 0).astype(np.int64)
-            y2 = np.minimum(np.ceil(y), h - 1).astype(np.int64)
-            x2 = np.minimum(np.ceil(xx), wd - 1).astype(np.int64)
-        dy, dx = y - y1, xx - x1
-        group_of_channel = np.arange(c) // (c // dg)
-        xf = x.astype(np.float64)
-        bidx = np.arange(n)[:, None, None, None, None]
-        cidx = np.arange(c)[None, :, None, None, None]
-
-        def corner(yi: np.ndarray, xi: np.ndarray) -> np.ndarray:
-            ok = (yi >= 0) & (yi < h) & (xi >= 0) & (xi < wd)
-            ys, xs = np.clip(yi, 0, h - 1)[:, group_of_channel], np.clip(xi, 0, wd - 1)[:, group_of_channel]
-            return np.where(ok[:, group_of_channel], xf[bidx, cidx, ys, xs], 0.0)
-
-        g = group_of_channel
-        sampled = ((1 - dx[:, g]) * (1 - dy[:, g]) * corner(y1, x1) + (1 - dx[:, g]) * dy[:, g] * corner(y2, x1)
-                   + dx[:, g] * (1 - dy[:, g]) * corner(y1, x2) + dx[:, g] * dy[:, g] * corner(y2, x2))
-        if x.dtype.kind in "iu":  # integers: the sample is truncated into the type, then T arithmetic
-            sampled = np.trunc(sampled)
-        sampled = np.where(valid[:, g], sampled * m[:, g], 0.0)  # [N, C, taps, OH, OW]
-        groups = self.group
-        cols = sampled.reshape(n, groups, cig * taps, oh * ow)
-        wg = w.astype(np.float64).reshape(groups, co // groups, cig * taps)
-        out = np.einsum("gok,ngkp->ngop", wg, cols).reshape(n, co, oh, ow)
+        geometry = DeformableGeometry((self.strides[0], self.strides[1]),
+                                      (self.dilations[0], self.dilations[1]), (ph, pw), self.group,
+                                      self.deformable_group, self._pad_flag())
+        out = deformable_conv2d(x, offsets, w, None if mask is None else np.asarray(mask), geometry)
         if x.dtype.kind in "iu":
-            return [out.astype(np.int64).astype(out_dtype)]
-        return [out.astype(out_dtype)]
+            return [out.astype(np.int64, order="C").astype(x.dtype)]
+        return [out.astype(x.dtype, order="C")]
 
 
 class DeformableConvolution8(DeformableConvolution):

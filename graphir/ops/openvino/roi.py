@@ -17,6 +17,10 @@ from graphir.shapes import Dimension, PartialShape
 from graphir.types import ElementType
 
 
+#: bins pooled at once by DeformablePSROIPooling (ROIs x output_dim x group_size^2), bounding its temporaries
+_PSROI_BLOCK = 1 << 18
+
+
 def _rank(op: Op, t: TensorType, rank: int, what: str) -> PartialShape:
     if t.shape.rank_is_static and len(t.shape) != rank:
         raise op.fail(f"Expected a {rank}D tensor for the {what}. Got: {t.shape}")
@@ -509,51 +513,76 @@ class DeformablePSROIPooling(Op):
 
     def evaluate(self, data: np.ndarray, rois: np.ndarray, offsets: np.ndarray | None = None) -> list[np.ndarray]:
         data = np.asarray(data)
-        x = data.astype(np.float32)
-        _, _, height, width = x.shape
+        x = data.astype(np.float32, copy=False)
+        boxes = np.asarray(rois, np.float32)
+        off = None if offsets is None else np.asarray(offsets, np.float32)
+        g, dim = self.group_size, self.output_dim
+        out = np.zeros((len(boxes), dim, g, g), np.float32)
+        block = max(1, _PSROI_BLOCK // max(dim * g * g, 1))
+        for start in range(0, len(boxes), block):
+            stop = min(start + block, len(boxes))
+            out[start:stop] = self._pool(x, boxes[start:stop], None if off is None else off[start:stop])
+        return [out.astype(data.dtype)]
+
+    def _pool(self, x: np.ndarray, boxes: np.ndarray, off: np.ndarray | None) -> np.ndarray:
+        """ROIs' bins ``[R, output_dim, g, g]``: every bin's samples in f32, summed in OpenVINO's
+        reference order (row of samples by row) and averaged over those inside the map."""
         f = np.float32
+        _, channels, height, width = x.shape
         g, dim, part = self.group_size, self.output_dim, self.part_size
         bins_x, bins_y = self.spatial_bins_x, self.spatial_bins_y
-        off = None if offsets is None else np.asarray(offsets, np.float32)
-        classes = 1 if off is None else max(off.shape[1] // 2, 1)
-        per_class = max(dim // classes, 1)
-        out = np.zeros((len(rois), dim, g, g), np.float32)
         scale = f(self.spatial_scale)
-        for n, box in enumerate(np.asarray(rois, np.float32)):
-            fmap = x[int(box[0])]
-            sw = f(np.round(box[1])) * scale - f(0.5)
-            sh = f(np.round(box[2])) * scale - f(0.5)
-            ew = f(np.round(box[3]) + 1) * scale - f(0.5)
-            eh = f(np.round(box[4]) + 1) * scale - f(0.5)
-            rw, rh = max(f(ew - sw), f(0.1)), max(f(eh - sh), f(0.1))
-            bw, bh = f(rw / f(g)), f(rh / f(g))
-            sbw, sbh = f(bw / f(bins_x)), f(bh / f(bins_y))
-            for c in range(dim):
-                cls = c // per_class
-                for i in range(g):
-                    for j in range(g):
-                        pi, pj = int(np.floor(f(i) / f(g) * f(part))), int(np.floor(f(j) / f(g) * f(part)))
-                        tx = ty = f(0)
-                        if off is not None:
-                            tx = f(off[n, cls * 2, pi, pj] * f(self.trans_std))
-                            ty = f(off[n, cls * 2 + 1, pi, pj] * f(self.trans_std))
-                        ws = f(f(j) * bw + sw + tx * rw)
-                        hs = f(f(i) * bh + sh + ty * rh)
-                        plane = fmap[(c * g + i) * g + j]
-                        total, count = f(0), 0
-                        for iy in range(bins_y):
-                            for ix in range(bins_x):
-                                px, py = f(ws + f(ix) * sbw), f(hs + f(iy) * sbh)
-                                if px < -0.5 or px > width - 0.5 or py < -0.5 or py > height - 0.5:
-                                    continue
-                                px = min(max(px, f(0)), f(width - 1))
-                                py = min(max(py, f(0)), f(height - 1))
-                                x0, y0 = int(np.floor(px)), int(np.floor(py))
-                                x1, y1 = min(x0 + 1, width - 1), min(y0 + 1, height - 1)
-                                dx, dy = f(px - x0), f(py - y0)
-                                top = plane[y0, x0] * (f(1) - dx) + plane[y0, x1] * dx
-                                bottom = plane[y1, x0] * (f(1) - dx) + plane[y1, x1] * dx
-                                total = f(total + top * (f(1) - dy) + bottom * dy)
-                                count += 1
-                        out[n, c, i, j] = total / f(count) if count else 0
-        return [out.astype(data.dtype)]
+        # per ROI [R, 1, 1, 1]
+        sw, sh = np.round(boxes[:, 1]) * scale - f(0.5), np.round(boxes[:, 2]) * scale - f(0.5)
+        ew, eh = (np.round(boxes[:, 3]) + 1) * scale - f(0.5), (np.round(boxes[:, 4]) + 1) * scale - f(0.5)
+        rw, rh = ew - sw, eh - sh
+        rw, rh = np.where(f(0.1) > rw, f(0.1), rw), np.where(f(0.1) > rh, f(0.1), rh)  # Python's max(v, 0.1)
+        bw, bh = rw / f(g), rh / f(g)
+        sbw, sbh = bw / f(bins_x), bh / f(bins_y)
+        sw, sh, rw, rh, bw, bh, sbw, sbh = (v.reshape(-1, 1, 1, 1) for v in (sw, sh, rw, rh, bw, bh, sbw, sbh))
+        cells = np.arange(g)
+        parts = np.array([int(np.floor(f(k) / f(g) * f(part))) for k in range(g)], np.int64)
+        if off is None:
+            tx = ty = np.zeros((len(boxes), 1, 1, 1), f)
+        else:
+            per_class = max(dim // max(off.shape[1] // 2, 1), 1)
+            cls = (np.arange(dim) // per_class)[None, :, None, None]
+            roi = np.arange(len(boxes))[:, None, None, None]
+            tx = off[roi, cls * 2, parts[:, None], parts[None, :]] * f(self.trans_std)
+            ty = off[roi, cls * 2 + 1, parts[:, None], parts[None, :]] * f(self.trans_std)
+        ws = (cells[None, None, None, :].astype(f) * bw + sw) + tx * rw
+        hs = (cells[None, None, :, None].astype(f) * bh + sh) + ty * rh
+        # the flat index of each bin's plane: image of the ROI, channel (c * g + i) * g + j
+        plane = (np.arange(dim)[:, None, None] * g + cells[:, None]) * g + cells
+        image = boxes[:, 0].astype(np.int64)
+        image = np.where(image < 0, image + x.shape[0], image)  # -1: the last image, as Python indexes
+        outside = np.flatnonzero((image < 0) | (image >= x.shape[0]))
+        if outside.size:
+            raise self.fail(f"ROI {outside[0]}'s image index {boxes[outside[0], 0]} is outside the input's batch "
+                            f"of {x.shape[0]}")
+        if dim * g * g > channels:
+            raise self.fail(f"Input channels ({channels}) must be at least output_dim x group_size^2 "
+                            f"({dim} x {g}^2)")
+        base = (image[:, None, None, None] * channels + plane) * (height * width)
+        flat = x.reshape(-1)
+        total = np.zeros(np.broadcast_shapes(ws.shape, hs.shape, base.shape), f)
+        count = np.zeros(total.shape, np.int64)
+        for iy in range(bins_y):
+            py = hs + f(iy) * sbh
+            for ix in range(bins_x):
+                px = ws + f(ix) * sbw
+                keep = ~((px < -0.5) | (px > width - 0.5) | (py < -0.5) | (py > height - 0.5))
+                cx = np.where(f(0) > px, f(0), px)
+                cx = np.where(f(width - 1) < cx, f(width - 1), cx)
+                cy = np.where(f(0) > py, f(0), py)
+                cy = np.where(f(height - 1) < cy, f(height - 1), cy)
+                # NaN points (NaN boxes or offsets) read the first cell, their bin becomes NaN
+                x0 = np.floor(np.where(np.isnan(cx), f(0), cx)).astype(np.int64)
+                y0 = np.floor(np.where(np.isnan(cy), f(0), cy)).astype(np.int64)
+                x1, y1 = np.minimum(x0 + 1, width - 1), np.minimum(y0 + 1, height - 1)
+                dx, dy = cx - x0.astype(f), cy - y0.astype(f)
+                top = flat.take(base + y0 * width + x0) * (f(1) - dx) + flat.take(base + y0 * width + x1) * dx
+                bottom = flat.take(base + y1 * width + x0) * (f(1) - dx) + flat.take(base + y1 * width + x1) * dx
+                total = np.where(keep, (total + top * (f(1) - dy)) + bottom * dy, total)
+                count += keep
+        return np.divide(total, count.astype(f), out=np.zeros(total.shape, f), where=count > 0)
