@@ -38,9 +38,12 @@ import numpy as np
 
 from graphir.ops.step_forms import METHODS
 
-#: step lists longer than this run through the loop (compiling costs ~55 us per step, once: ssdlite's
-#: 1,664 steps 91 ms; the bookkeeping saved is ~0.1 us per step and run)
-MAX_COMPILED_STEPS = 3000
+#: step lists longer than this run through the loop: compiling costs ~55 us per step, once (ssdlite's
+#: 1,664 steps: 91 ms, its first run 353-396 -> 487 ms CPU), for ~0.1 us per step and run saved
+#: (ssdlite compiled and looped measured alike, 74.6 ms each, alternated in one process), so ~500 runs
+#: to pay back at any size. (Its compiled run was 7-9 ms slower, with 1,468 page faults, only while the
+#: evaluates were closure cells: see the module docstring.)
+MAX_COMPILED_STEPS = 1000
 
 
 def _inline_form(evaluate: Any) -> "tuple[str, Any, int] | None":

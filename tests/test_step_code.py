@@ -149,7 +149,7 @@ def test_a_product_by_weights_as_they_are_calls_numpy_and_one_laid_out_anew_does
         assert all(got[k].tobytes() == want[k].tobytes() for k in got)
 
 
-def test_the_frame_of_a_long_run_holds_a_few_slots_whatever_its_length() -> None:
+def test_the_frame_of_a_long_run_holds_a_few_slots_whatever_its_length(monkeypatch: pytest.MonkeyPatch) -> None:
     """The evaluates are globals of the generated module, not locals or closure cells of ``run``:
     a frame with a slot per step (27 KiB for ssdlite's 1,664) left so little of CPython's 32 KiB
     data-stack chunk that deeper calls kept mapping fresh chunks (1,468 page faults a run)."""
@@ -157,6 +157,7 @@ def test_the_frame_of_a_long_run_holds_a_few_slots_whatever_its_length() -> None
         return [v + 1]
 
     count = 2000
+    monkeypatch.setattr(step_code, "MAX_COMPILED_STEPS", count)
     steps = [(increment, 1, k, -1, -1, (k,), k + 1, 1, (k,), f"node {k}") for k in range(count)]
     run = step_code.compile_steps(steps, lambda o, n: list(o), lambda v, k, e: None)
     assert run is not None
