@@ -15,8 +15,16 @@ and compiles it once per specialization. The code holds integers and the names `
 only (no node name, no value from the model), computes exactly what the loop computes, and hands a
 failure to ``fail(values, k, exc)``, which names the node as the loop does.
 
+**The names are globals of the generated module**, never locals or closure cells of ``run``: in
+CPython 3.11 a function's frame holds a slot per local and per free variable, and frames live on
+the thread's data stack, in chunks of 16 KiB (doubled until a frame fits) that are mmap'ed when a
+call does not fit in the current chunk and unmapped when it returns. With ``f0...``/``g0...`` as
+closure cells, ssdlite's 1,664 steps made a 27 KiB frame in a 32 KiB chunk, so the kernels' deeper
+Python calls below it kept mapping fresh chunks: 1,468 page faults and ~7 ms more per run than the
+loop (74.4 vs 67.2 ms, CPU time). As globals the frame holds five slots: 0 faults, 64.8 ms.
+
 **Inline forms.** A prepared evaluate that is one numpy call wrapped in a list may say so with
-:func:`graphir.ops.step_forms.inline` (a binary ufunc ``lambda a, b: [np.add(a, b)]``, a transpose by a fixed order); its
+:func:`graphir.ops.step_forms.inline` (a binary ufunc ``lambda a, b: [np.add(a, b)]``, a reshape to a fixed shape); its
 step then calls numpy directly (``values[14] = g7(values[12], values[3])``), without the wrapper's
 call and list: ~0.1 us per step. The form is recorded with the function it describes, so a wrapper
 that copies the attributes (``functools.wraps``: the run guard's checks) is never inlined.
@@ -30,10 +38,11 @@ import numpy as np
 
 from graphir.ops.step_forms import METHODS
 
-#: step lists longer than this run through the loop (compiling costs ~10 us per step, once; the
-#: bookkeeping saved is ~0.1 us per step and run). 1,000, not more: ssdlite's 1,664 steps ran 10-13 ms
-#: slower compiled than in the loop (72.7-75.8 vs 62.3-63.1 ms, benchmarks/real_files.py's worker; cause
-#: not found); efficientnet_b0's 239 steps run alike either way
+#: step lists longer than this run through the loop: compiling costs ~55 us per step, once (ssdlite's
+#: 1,664 steps: 91 ms, its first run 353-396 -> 487 ms CPU), for ~0.1 us per step and run saved
+#: (ssdlite compiled and looped measured alike, 74.6 ms each, alternated in one process), so ~500 runs
+#: to pay back at any size. (Its compiled run was 7-9 ms slower, with 1,468 page faults, only while the
+#: evaluates were closure cells: see the module docstring.)
 MAX_COMPILED_STEPS = 1000
 
 
@@ -60,20 +69,22 @@ def compile_steps(steps: Sequence[tuple[Any, ...]], outputs: Callable[[Any, int]
     for step in steps:
         form = _inline_form(step[0]) if step[7] == 1 else None
         extras.append(None if form is None else form[1][1] if form[0] == "method" else form[1])
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = {"outputs": outputs, "fail": fail, "ndarray": np.ndarray}
+    for k, (step, extra) in enumerate(zip(steps, extras)):
+        namespace[f"f{k}"], namespace[f"g{k}"] = step[0], extra
     try:
         exec(compile(step_source(steps), "<graphir run steps>", "exec"), namespace)  # noqa: S102 - literals only
     except (RecursionError, MemoryError, SyntaxError):  # a compiler limit: the loop runs them
         return None
-    run: Callable[[list[Any]], None] = namespace["make"]([step[0] for step in steps], extras, outputs, fail,
-                                                         np.ndarray)
+    run: Callable[[list[Any]], None] = namespace["run"]
     return run
 
 
 def step_source(steps: Sequence[tuple[Any, ...]]) -> str:
-    """The source of ``make(evaluates, extras, outputs, fail, ndarray)``, which returns the ``run``
-    of ``steps``: integers (slots, counts, step indices), the names ``f0...`` (the evaluates),
-    ``g0...`` (their inline targets) and the methods of :data:`graphir.ops.step_forms.METHODS` only."""
+    """The source of ``run(values)`` doing ``steps``: integers (slots, counts, step indices), the
+    names ``f0...`` (the evaluates), ``g0...`` (their inline targets), ``outputs``, ``fail`` and
+    ``ndarray`` (globals of the module it is executed in: see :func:`compile_steps`) and the methods
+    of :data:`graphir.ops.step_forms.METHODS` only."""
     body: list[str] = []
     for k, step in enumerate(steps):
         ins, release = [int(s) for s in step[5]], [int(s) for s in step[8]]
@@ -107,17 +118,11 @@ def step_source(steps: Sequence[tuple[Any, ...]]) -> str:
                      f"else outputs(o, {count})",
                      "o = None"]
         body.extend(f"values[{s}] = None" for s in release)
-    fs = ", ".join(f"f{k}" for k in range(len(steps)))
-    gs = ", ".join(f"g{k}" for k in range(len(steps)))
     return "\n".join([
-        "def make(evaluates, extras, outputs, fail, ndarray):",
-        f"    {fs}, = evaluates",
-        f"    {gs}, = extras",
-        "    def run(values):",
-        "        k = -1",
-        "        try:",
-        *(f"            {line}" for line in body),
-        "        except Exception as exc:",
-        "            fail(values, k, exc)",
-        "    return run",
+        "def run(values):",
+        "    k = -1",
+        "    try:",
+        *(f"        {line}" for line in body),
+        "    except Exception as exc:",
+        "        fail(values, k, exc)",
     ])

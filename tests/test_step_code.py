@@ -14,7 +14,7 @@ from graphir.interpreter import _run_unspecialized, get_plan
 
 def _model() -> graphir.Model:
     """Steps of one, two and three inputs and of two outputs (TopK, VariadicSplit), values freed
-    between, inline forms (Multiply, Add into its input, Transpose)."""
+    between, inline forms (Multiply, Add into its input, Reshape, Transpose)."""
     x = opset.parameter([3, 8], "f32", name="x")
     top = opset.topk(opset.relu(x), opset.constant(np.array(3)), 1, "max", "value")
     parts = opset.variadic_split(x, opset.constant(np.array(1)), opset.constant(np.array([5, 3])))
@@ -114,9 +114,8 @@ def test_inline_forms_call_numpy_directly_and_a_copied_form_is_not_taken() -> No
     steps = _spec(model).steps
     source = step_code.step_source(steps)
     kinds = {s[-1].type_name: getattr(s[0], "inline", (None, None))[1] for s in steps}
-    # (Reshape is not marked: its direct call cost ssdlite 1,300 page faults a run; see prepared_reshape)
-    assert kinds["Multiply"] == "call" and kinds["Transpose"] == "method" and kinds["Reshape"] is None
-    assert ".reshape(g" not in source and ".transpose(g" in source and "out=values[" in source
+    assert kinds["Multiply"] == "call" and kinds["Reshape"] == kinds["Transpose"] == "method"
+    assert ".reshape(g" in source and ".transpose(g" in source and "out=values[" in source
     seen: list[str] = []
 
     def checked(*args: Any) -> Any:  # a guard around a step copies its attributes (functools.wraps)
@@ -148,3 +147,23 @@ def test_a_product_by_weights_as_they_are_calls_numpy_and_one_laid_out_anew_does
         assert (getattr(step[0], "inline", (None, None))[1] == "call") == inlined
         want = _run_unspecialized(model, [value])
         assert all(got[k].tobytes() == want[k].tobytes() for k in got)
+
+
+def test_the_frame_of_a_long_run_holds_a_few_slots_whatever_its_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The evaluates are globals of the generated module, not locals or closure cells of ``run``:
+    a frame with a slot per step (27 KiB for ssdlite's 1,664) left so little of CPython's 32 KiB
+    data-stack chunk that deeper calls kept mapping fresh chunks (1,468 page faults a run)."""
+    def increment(v: Any) -> list[Any]:
+        return [v + 1]
+
+    count = 2000
+    monkeypatch.setattr(step_code, "MAX_COMPILED_STEPS", count)
+    steps = [(increment, 1, k, -1, -1, (k,), k + 1, 1, (k,), f"node {k}") for k in range(count)]
+    run = step_code.compile_steps(steps, lambda o, n: list(o), lambda v, k, e: None)
+    assert run is not None
+    code = run.__code__  # type: ignore[attr-defined]
+    assert code.co_freevars == () and code.co_nlocals <= 6 and code.co_stacksize < 16
+    values: list[Any] = [None] * (count + 1)
+    values[0] = 0
+    run(values)
+    assert values[count] == count and values[:count] == [None] * count
