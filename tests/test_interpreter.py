@@ -445,7 +445,8 @@ def test_an_output_nobody_reads_is_dropped_at_once() -> None:
 
 def test_dispatch_stays_cheap() -> None:
     """A gross regression guard (benchmarks/dispatch.py has the real figures: ~0.5 us per node):
-    a 2,000-node chain of do-nothing ops must run well under 5 us per node."""
+    a 2,000-node chain of do-nothing ops must run well under 5 us per node. Timed in this thread's
+    CPU time, so the other processes of a loaded machine do not count."""
     import time
 
     x = opset.parameter([2], "f32", name="x")
@@ -458,8 +459,8 @@ def test_dispatch_stays_cheap() -> None:
     Probe.seen.clear()
     best = float("inf")
     for _ in range(7):
-        start = time.perf_counter()
+        start = time.thread_time()
         m.run(value)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.thread_time() - start)
         Probe.seen.clear()
     assert best / 2000 < 5e-6, f"{best / 2000 * 1e6:.2f} us per node"
