@@ -1426,9 +1426,11 @@ def concurrent_saves_threads(directory: Path) -> str:
 @case("ok", "20 rounds", "20 B", "0 mixed", seconds=30)
 def concurrent_saves_interleaved(directory: Path) -> str:
     """The interleaving that mixes a pair, made certain: a save of A over its own pair finds its
-    .bin unchanged (kept), then is slowed 20 ms before it compares the .xml, while a save of B
-    starts 5 ms after it. Unlocked (main), B's pair is written whole in between and A's .xml then
-    lands beside B's .bin (main: 13 of 20 rounds mixed); with the lock B waits for A and the pair is B's."""
+    .bin unchanged (kept), then is slowed 20 ms before it compares the .xml, and a save of B starts
+    once A is there (an event, not a sleep: on a loaded machine A's thread could otherwise reach
+    the lock after B and the pair left would rightly be A's). Unlocked (main), B's pair is written
+    whole in between and A's .xml then lands beside B's .bin (main: 13 of 20 rounds mixed); with
+    the lock B waits for A and the pair is B's."""
     import threading
     import time as clock
 
@@ -1438,9 +1440,11 @@ def concurrent_saves_interleaved(directory: Path) -> str:
     models = _named_models()
     real_holds = atomic.holds
     slowed = threading.local()
+    comparing = threading.Event()  # A is comparing its .xml (under the lock, when there is one)
 
     def slow_holds(path: Path, data: Any) -> bool:
         if getattr(slowed, "on", False) and path.suffix == ".xml":
+            comparing.set()
             clock.sleep(0.02)
         return real_holds(path, data)
 
@@ -1454,9 +1458,10 @@ def concurrent_saves_interleaved(directory: Path) -> str:
         for round_ in range(20):
             target = directory / f"r{round_}.xml"
             graphir.save_model(models["A"], target)
+            comparing.clear()
             first = threading.Thread(target=save_slowly, args=(target,))
             first.start()
-            clock.sleep(0.005)
+            assert comparing.wait(10), "the slowed save of A never compared its .xml"
             second = threading.Thread(target=graphir.save_model, args=(models["B"], target))
             second.start()
             first.join()

@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -49,20 +48,19 @@ def samples(tmp_path: Path, count: int) -> tuple[Path, list[np.ndarray]]:
     return folder, values
 
 
-def watch(path: Path, rows: int, action: Any) -> threading.Thread:
-    """Calls ``action(first rows)`` once ``path`` holds ``rows`` rows (in a thread)."""
-    def poll() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if path.exists():
-                lines = path.read_text().splitlines()
-                if len(lines) >= rows:
-                    action([json.loads(line) for line in lines[:rows]])
-                    return
-            time.sleep(0.01)
-    thread = threading.Thread(target=poll, daemon=True)
-    thread.start()
-    return thread
+def kill_worker_at(row_number: int, killed: list[int]) -> Any:
+    """An ``on_row`` callback that SIGKILLs the worker that ran the ``row_number``-th row, once
+    that row is written: in the batch's own loop, so the kill lands mid-batch whatever the load
+    (a thread polling the output for rows could wake after the batch had finished)."""
+    seen: list[dict[str, Any]] = []
+
+    def on_row(row: dict[str, Any]) -> None:
+        seen.append(row)
+        if len(seen) == row_number:
+            pid = int(row["worker"].rsplit(":", 1)[1])
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+    return on_row
 
 
 # ---------------------------------------------------------------- rows, jobs, errors
@@ -236,25 +234,49 @@ def test_resume_cuts_a_torn_row_and_runs_only_what_is_missing(tmp_path: Path) ->
     assert batch.run(tasks, output=out, resume=True, progress=False).skipped == 6
 
 
+#: ``graphir batch`` as the command runs it, except that it waits (on its stdin, which the test
+#: never closes) before writing its last row: a kill chosen by time still lands mid-batch however
+#: slowly the test's own polling gets to run
+GATED_COMMAND = """
+import sys
+from graphir import batch
+from graphir.cli import main
+
+write = batch.RowWriter.write
+def gated(self, row):
+    self.rows = getattr(self, "rows", 0) + 1
+    if self.rows == LAST:
+        sys.stdin.read()
+    write(self, row)
+batch.RowWriter.write = gated
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 def test_a_killed_batch_keeps_whole_rows_and_resumes(tmp_path: Path) -> None:
     """The command killed (SIGKILL) mid-batch: every line is a whole row; --resume completes it,
     each task exactly once."""
     model = save(tmp_path, "m")
     out = tmp_path / "out.jsonl"
-    argv = [sys.executable, "-m", "graphir", "batch", str(model), "--random", "3000", "-o", str(out), "--no-progress"]
+    args = ["batch", str(model), "--random", "3000", "-o", str(out), "--no-progress"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 20_000):
-            time.sleep(0.005)
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.wait()
+    code = GATED_COMMAND.replace("LAST", "3000")
+    with subprocess.Popen([sys.executable, "-c", code, *args], env=env, stdin=subprocess.PIPE,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
+        try:
+            deadline = time.monotonic() + 300  # only a bound on a hang; the gate keeps the batch unfinished
+            while process.poll() is None and (not out.exists() or out.stat().st_size < 20_000):
+                assert time.monotonic() < deadline, "the batch wrote under 20,000 bytes in 300 s"
+                time.sleep(0.005)
+            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+        finally:
+            process.kill()
+            process.wait()
     assert process.returncode == -signal.SIGKILL
     before = rows_of(out)
     assert 0 < len(before) < 3000
-    done = subprocess.run(argv + ["--resume"], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "graphir", *args, "--resume"], env=env, capture_output=True,
+                          text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"3000 tasks: {3000 - len(before)} ok, 0 failed, {len(before)} already done")
     rows = rows_of(out)
@@ -294,15 +316,8 @@ def test_pool_reads_a_model_once_per_worker_and_survives_a_killed_worker(tmp_pat
     out = tmp_path / "out.jsonl"
     tasks = batch.make_tasks([str(model)], batch.expand_samples(random=400))
     killed: list[int] = []
-
-    def kill(first: list[dict[str, Any]]) -> None:
-        pid = int(first[-1]["worker"].rsplit(":", 1)[1])
-        os.kill(pid, signal.SIGKILL)
-        killed.append(pid)
-
-    watcher = watch(out, 20, kill)
-    summary = batch.run(tasks, workers=2, output=out, progress=False, chunk_size=5)
-    watcher.join()
+    summary = batch.run(tasks, workers=2, output=out, progress=False, chunk_size=5,
+                        on_row=kill_worker_at(20, killed))
     assert killed, "no worker was killed"
     rows = rows_of(out)
     assert (summary.ok, summary.failed) == (400, 0)
@@ -375,18 +390,10 @@ def test_dask_worker_killed_mid_batch(tmp_path: Path, dask_client: Any) -> None:
     out = tmp_path / "out.jsonl"
     tasks = batch.make_tasks([str(model)], batch.expand_samples(random=300))
     pids = dask_client.run(os.getpid)
-    killed: list[tuple[int, int]] = []
-
-    def kill(first: list[dict[str, Any]]) -> None:
-        pid = int(first[-1]["worker"].rsplit(":", 1)[1])
-        os.kill(pid, signal.SIGKILL)
-        killed.append((pid, len(rows_of(out))))
-
-    watcher = watch(out, 10, kill)
-    summary = batch.run(tasks, client=dask_client, output=out, progress=False, chunk_size=1)
-    watcher.join()
-    assert killed and killed[0][0] in pids.values()
-    assert killed[0][1] < 300, "the batch had finished before the kill"
+    killed: list[int] = []
+    summary = batch.run(tasks, client=dask_client, output=out, progress=False, chunk_size=1,
+                        on_row=kill_worker_at(10, killed))
+    assert killed and killed[0] in pids.values()
     rows = rows_of(out)
     assert (summary.ok, summary.failed) == (300, 0)
     assert Counter(r["sample"] for r in rows) == Counter(t.sample for t in tasks)  # every row exactly once

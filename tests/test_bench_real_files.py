@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
@@ -63,6 +63,13 @@ def test_short_calls_are_timed_more_often() -> None:
     """A call under SHORT_CALL_S gets at least SHORT_SAMPLES timed calls (a cold 0.1 ms reshape's
     best of 5 is noise); a slow one gets ``repeat``; ``before`` runs once per call, untimed."""
     bench = _bench_module()
+    ticks = [0.0]
+
+    def clock() -> float:  # 1 us a reading: a wall clock could make all 3 first calls "slow" on a loaded machine
+        ticks[0] += 1e-6
+        return ticks[0]
+
+    bench.time = SimpleNamespace(perf_counter=clock, process_time=clock)
     calls: list[str] = []
     best, out = bench.best_time(lambda: calls.append("call") or 7, 3, lambda: calls.append("before"))
     assert out == 7 and 0 <= best < bench.SHORT_CALL_S

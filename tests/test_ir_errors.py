@@ -206,9 +206,10 @@ XXE = """<?xml version="1.0"?>
 
 @pytest.mark.parametrize("text", [BILLION_LAUGHS, XXE], ids=["billion_laughs", "external_entity"])
 def test_entities_are_refused_fast(tmp_path: Path, text: str) -> None:
-    start = time.perf_counter()
+    # this thread's CPU time (~0.5 ms), not the wall clock: a loaded machine does not stretch it
+    start = time.thread_time()
     _expect(tmp_path, text, b"", "DOCTYPE or entity declaration is not allowed")
-    assert time.perf_counter() - start < 1.0
+    assert time.thread_time() - start < 1.0
 
 
 def test_not_a_net(tmp_path: Path) -> None:

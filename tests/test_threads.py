@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -14,6 +14,7 @@ import graphir
 from graphir import opset
 from graphir.errors import GraphirError
 from graphir.node import Node
+from graphir.ops.base import Op, Port, TensorType
 from graphir.ops.openvino.variables import Assign6, ReadValue6
 
 THREADS = 8
@@ -147,33 +148,56 @@ def test_a_stateful_model_one_request_per_thread() -> None:
     np.testing.assert_array_equal(next(iter(model.run([x]).values())), x)  # model.run: a fresh request each call
 
 
+class _Gate(Op):
+    """y = x, but a run in the thread named "gated" waits inside it until the test opens the gate:
+    a run that is certainly under way, however the threads are scheduled."""
+
+    dialect: ClassVar[str] = "graphir_test"
+    version: ClassVar[str] = "test1"
+    inputs: ClassVar[tuple[Port, ...]] = (Port("x"),)
+    outputs: ClassVar[tuple[Port, ...]] = (Port("y"),)
+    inside: ClassVar[threading.Event] = threading.Event()
+    open: ClassVar[threading.Event] = threading.Event()
+
+    def infer(self, inputs: list[TensorType]) -> list[TensorType]:
+        return [TensorType(inputs[0].element_type, inputs[0].shape)]
+
+    def evaluate(self, x: np.ndarray) -> list[np.ndarray]:
+        if threading.current_thread().name == "gated":
+            _Gate.inside.set()
+            assert _Gate.open.wait(120), "the test never opened the gate"
+        return [x]
+
+
+_Gate.type_name = "ThreadsTestGate"  # set after creation: never enters the global op registry
+
+
 def test_one_request_shared_by_two_threads_is_refused() -> None:
-    model = _shape_loop()
+    x = opset.parameter("[?,?]", "f32", name="x")
+    y = opset.add(Node(_Gate(), [x]).output(0), opset.constant(np.float32(1)))
+    model = graphir.Model([y], [x], name="gated")
     request = model.create_infer_request()
-    feed = [np.ones((2, 2), np.float32), np.array(20000, np.int64)]  # long enough to overlap
-    inside = threading.Event()
+    _Gate.inside.clear()
+    _Gate.open.clear()
     errors: list[BaseException] = []
     results: list[Any] = []
-
-    def first() -> None:
-        inside.set()
-        results.append(request.infer(feed))
-
-    thread = threading.Thread(target=first)
+    thread = threading.Thread(target=lambda: results.append(request.infer([np.zeros((2, 2), np.float32)])),
+                              name="gated")
     thread.start()
-    inside.wait()
-    for _ in range(2000):  # until the first thread is inside infer
-        try:
-            request.infer([np.ones((1, 1), np.float32), np.array(1, np.int64)])
+    try:
+        assert _Gate.inside.wait(120), "the first thread's run never started"
+        try:  # the first thread's run is waiting inside the gate
+            request.infer([np.ones((1, 1), np.float32)])
         except GraphirError as exc:
             errors.append(exc)
-            break
-    thread.join()
+    finally:
+        _Gate.open.set()
+        thread.join()
     assert errors, "the second thread's infer was not refused"
-    assert str(errors[0]).startswith("request busy: this InferRequest on model 'shape_loop' is running in another "
+    assert str(errors[0]).startswith("request busy: this InferRequest on model 'gated' is running in another "
                                      "thread; use one request per thread")
-    np.testing.assert_array_equal(next(iter(results[0].values())), np.full((2, 2), 20000, np.float32))
-    np.testing.assert_array_equal(next(iter(request.infer([np.ones((1, 3), np.float32), np.array(2, np.int64)]).values())),
+    np.testing.assert_array_equal(next(iter(results[0].values())), np.ones((2, 2), np.float32))
+    np.testing.assert_array_equal(next(iter(request.infer([np.ones((1, 3), np.float32)]).values())),
                                   np.full((1, 3), 2, np.float32))  # free again
 
 
