@@ -1,0 +1,490 @@
+"""A sweep of real torch exports through graphir's ONNX reader (not collected by pytest).
+
+Run from the repository root (needs the ``test`` and ``onnx`` extras: torch, torchvision, onnx,
+onnxruntime, openvino):
+    PYTHONPATH=$PWD python3 tests/onnx_sweep.py                  # every model
+    PYTHONPATH=$PWD python3 tests/onnx_sweep.py squeezenet lstm  # names containing these words
+    PYTHONPATH=$PWD python3 tests/onnx_sweep.py --list
+Each model is exported by torch's TorchScript exporter (``dynamo=False``) into a temporary folder
+(``--out DIR`` keeps the files), read by ``graphir.read_model``, every named layer's type and shape
+compared with OpenVINO's ONNX frontend (by friendly name, as tests/test_onnx_exports.py does), then
+run by graphir (reference numerics), ONNX Runtime (1 thread) and OpenVINO CPU (f32 hint) on one seeded
+input; ``graphir convert`` IR is run by OpenVINO too. One row per model: read ok, layers matched /
+mismatched, max abs diff of graphir vs ORT and vs OpenVINO (scaled: diff / (atol + rtol*|ref|), so
+<= 1 is within rtol 1e-3 / atol 1e-4), the IR's diff vs OpenVINO on the .onnx, and seconds.
+Detection outputs are compared only where ORT and OpenVINO agree with each other (NMS/TopK tie order).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+RTOL, ATOL = 1e-3, 1e-4
+
+
+def _cpu_nms(boxes: torch.Tensor, scores: torch.Tensor, iou: float) -> torch.Tensor:
+    """torchvision::nms for tracing: the PyPI torchvision wheel's compiled ops do not load with CPU
+    torch, and detection models call nms while being traced (the ONNX symbolic replaces it)."""
+    order = scores.argsort(descending=True)
+    keep: list[int] = []
+    b = boxes[order]
+    alive = torch.ones(len(order), dtype=torch.bool)
+    area = (b[:, 2] - b[:, 0]).clamp(min=0) * (b[:, 3] - b[:, 1]).clamp(min=0)
+    for i in range(len(order)):
+        if not alive[i]:
+            continue
+        keep.append(int(order[i]))
+        lt = torch.maximum(b[i, :2], b[:, :2])
+        rb = torch.minimum(b[i, 2:], b[:, 2:])
+        inter = (rb - lt).clamp(min=0).prod(dim=1)
+        alive &= inter / (area[i] + area - inter) <= iou
+    return torch.tensor(keep, dtype=torch.int64)
+
+
+def _load_torchvision() -> Any:
+    lib = torch.library.Library("torchvision", "FRAGMENT")
+    if not hasattr(torch.ops.torchvision, "nms"):
+        lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
+        lib.impl("nms", _cpu_nms, "CPU")
+    import torchvision
+    return torchvision, lib
+
+
+TORCHVISION, _LIB = _load_torchvision()
+tvm = TORCHVISION.models
+
+
+@dataclass
+class Case:
+    name: str
+    build: Callable[[], nn.Module]
+    inputs: Callable[[], tuple[torch.Tensor, ...]]
+    opset: int = 17
+    dynamic: dict[str, dict[int, str]] = field(default_factory=dict)
+    detection: bool = False
+    #: inputs fed at run time when they differ from the export's (dynamic dims)
+    run_inputs: Callable[[], tuple[torch.Tensor, ...]] | None = None
+
+
+def _randomize(module: nn.Module, seed: int = 0) -> nn.Module:
+    """Seeded BatchNorm statistics (torchvision's init leaves outputs near 0) and eval mode."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in module.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm):
+                n = m.num_features
+                m.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
+                m.running_var.copy_(torch.rand(n, generator=g) + 0.5)
+                if m.affine:
+                    m.weight.copy_(torch.rand(n, generator=g) + 0.5)
+                    m.bias.copy_(torch.randn(n, generator=g) * 0.1)
+    return module.eval()
+
+
+def _image(*shape: int) -> Callable[[], tuple[torch.Tensor, ...]]:
+    return lambda: (torch.randn(*shape, generator=torch.Generator().manual_seed(7)),)
+
+
+class _Out(nn.Module):
+    """A dict/tuple-returning net reduced to its tensors."""
+
+    def __init__(self, inner: nn.Module, key: str | None = None) -> None:
+        super().__init__()
+        self.inner, self.key = inner, key
+
+    def forward(self, x: torch.Tensor) -> Any:
+        y = self.inner(x)
+        if self.key is not None:
+            return y[self.key]
+        return y
+
+
+class _Detector(nn.Module):
+    """A torchvision detector on one image: boxes, scores, labels (and keypoints) as a tuple."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x: torch.Tensor) -> Any:
+        out = self.inner([x])[0]
+        return tuple(out[k] for k in sorted(out))
+
+
+class _Raft(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = tvm.optical_flow.raft_small(weights=None)
+
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return self.inner(a, b, num_flow_updates=2)[-1]
+
+
+# ---- handwritten modules exercising ops the fixtures lack ----
+
+class Recurrent(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(6, 8, num_layers=2, batch_first=True, bidirectional=True)
+        self.gru = nn.GRU(16, 5, batch_first=True)
+
+    def forward(self, x: torch.Tensor) -> Any:
+        y, (h, c) = self.lstm(x)
+        z, g = self.gru(y)
+        return z, h, g
+
+
+class Sampling(nn.Module):
+    def forward(self, x: torch.Tensor, grid: torch.Tensor) -> Any:
+        a = nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
+        b = nn.functional.grid_sample(x, grid, mode="nearest", padding_mode="border", align_corners=True)
+        c = nn.functional.interpolate(x, scale_factor=2.0, mode="bicubic", align_corners=True)
+        d = nn.functional.interpolate(x, size=(5, 11), mode="bicubic", align_corners=False)
+        e = nn.functional.interpolate(x, scale_factor=1.5, mode="nearest")
+        f = nn.functional.interpolate(x, size=(9, 13), mode="bilinear", align_corners=True)
+        g = nn.functional.pixel_shuffle(torch.cat([x, x, x, x], 1), 2)
+        h = nn.functional.pixel_unshuffle(x, 2)
+        return a, b, c, d, e, f, g, h
+
+
+class Indexing(nn.Module):
+    def forward(self, x: torch.Tensor, idx: torch.Tensor) -> Any:
+        r = torch.roll(x, shifts=(1, -2), dims=(0, 2))
+        c = torch.cumsum(x, dim=1)
+        cr = torch.flip(torch.cumsum(torch.flip(x, [2]), 2), [2])
+        v, i = torch.topk(x, 3, dim=-1)
+        order = torch.argsort(x[:, 0], dim=-1, descending=True)
+        m = x.masked_fill(x > 0.5, -1.0)
+        s = torch.zeros_like(x).scatter(2, idx, 1.0)
+        sa = torch.zeros_like(x).scatter_add(2, idx, x[..., : idx.shape[-1]])
+        y = x.clone()
+        y[:, 1] = 0.25
+        w = torch.where(x > 0, x, torch.tensor([0.5]))
+        nz = torch.nonzero(x > 1.0)
+        g = torch.gather(x, 2, idx)
+        emb = nn.functional.embedding(idx.flatten(), x.reshape(-1, x.shape[-1])).sum(0)
+        return r, c, cr, v, i, order, m, s, sa, y, w, nz, g, emb
+
+
+class Integers(nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> Any:
+        q = torch.div(a, b, rounding_mode="floor")
+        t = torch.div(a, b, rounding_mode="trunc")
+        r = torch.remainder(a, b)
+        f = torch.fmod(a, b)
+        m = (a * b + 7) // 3
+        logic = ((a > 0) & (b < 3)) | ~(a == b) ^ (a % 2 == 0)
+        cnt = logic.sum(-1)
+        amax = torch.argmax(a, dim=1, keepdim=True)
+        cmp = torch.clamp(a, -3, 4)
+        return q, t, r, f, m, logic, cnt, amax, cmp, a.abs().max(), torch.minimum(a, b)
+
+
+class Norms(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ln = nn.LayerNorm([6, 7])
+        self.gn = nn.GroupNorm(2, 4)
+        self.inorm = nn.InstanceNorm2d(4, affine=True)
+        self.inorm2 = nn.InstanceNorm2d(4, affine=False, track_running_stats=False)
+        with torch.no_grad():
+            for p in self.parameters():
+                p.uniform_(0.5, 1.5)
+
+    def forward(self, x: torch.Tensor) -> Any:
+        return self.ln(x), self.gn(x), self.inorm(x), self.inorm2(x), nn.functional.normalize(x, dim=1)
+
+
+class Attention(nn.Module):
+    """einsum and scaled_dot_product_attention over a dynamic batch and sequence."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q = nn.Linear(16, 16)
+        self.k = nn.Linear(16, 16)
+
+    def forward(self, x: torch.Tensor) -> Any:
+        q, k = self.q(x), self.k(x)
+        scores = torch.einsum("bsd,btd->bst", q, k) / 4.0
+        causal = torch.triu(torch.ones(x.shape[1], x.shape[1], dtype=torch.bool), 1)
+        scores = scores.masked_fill(causal, float("-inf")).softmax(-1)
+        out = torch.einsum("bst,btd->bsd", scores, x)
+        heads = q.unflatten(-1, (2, 8)).transpose(1, 2)
+        mha = nn.functional.scaled_dot_product_attention(heads, heads, heads, is_causal=True)
+        diag = torch.einsum("bii->bi", scores)
+        outer = torch.einsum("bi,bj->bij", x[:, 0], x[:, -1])
+        return out, mha, diag, outer
+
+
+def _models() -> list[Case]:
+    T = tvm
+    cases = [
+        Case("squeezenet1_0", lambda: T.squeezenet1_0(weights=None, num_classes=10), _image(1, 3, 64, 64)),
+        Case("shufflenet_v2_x0_5", lambda: T.shufflenet_v2_x0_5(weights=None), _image(1, 3, 64, 64)),
+        Case("mnasnet0_5", lambda: T.mnasnet0_5(weights=None), _image(1, 3, 64, 64), opset=18),
+        Case("googlenet", lambda: T.googlenet(weights=None, aux_logits=False, init_weights=True),
+             _image(1, 3, 64, 64)),
+        Case("regnet_x_400mf", lambda: T.regnet_x_400mf(weights=None), _image(1, 3, 64, 64)),
+        Case("resnext50_32x4d", lambda: T.resnext50_32x4d(weights=None), _image(1, 3, 64, 64), opset=18),
+        Case("convnext_tiny", lambda: T.convnext_tiny(weights=None), _image(1, 3, 64, 64)),
+        Case("efficientnet_v2_s", lambda: T.efficientnet_v2_s(weights=None), _image(1, 3, 64, 64)),
+        Case("vit_b_16", lambda: T.vit_b_16(weights=None), _image(1, 3, 224, 224)),
+        Case("swin_t", lambda: T.swin_t(weights=None), _image(1, 3, 64, 64), opset=18),
+        Case("maxvit_t", lambda: T.maxvit_t(weights=None), _image(1, 3, 224, 224)),
+        Case("densenet121", lambda: T.densenet121(weights=None), _image(1, 3, 64, 64)),
+        Case("lraspp_mobilenet_v3_large",
+             lambda: _Out(T.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None), "out"),
+             _image(1, 3, 64, 64)),
+        Case("deeplabv3_mobilenet_v3_large",
+             lambda: _Out(T.segmentation.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None), "out"),
+             _image(1, 3, 64, 64), opset=18),
+        Case("fcn_resnet50",
+             lambda: _Out(T.segmentation.fcn_resnet50(weights=None, weights_backbone=None), "out"),
+             _image(1, 3, 64, 64)),
+        Case("r3d_18", lambda: T.video.r3d_18(weights=None), _image(1, 3, 4, 32, 32)),
+        Case("raft_small", _Raft, lambda: (torch.randn(1, 3, 64, 64, generator=torch.Generator().manual_seed(1)),
+                                           torch.randn(1, 3, 64, 64, generator=torch.Generator().manual_seed(2)))),
+        Case("fasterrcnn_mobilenet_v3_large_320_fpn",
+             lambda: _Detector(T.detection.fasterrcnn_mobilenet_v3_large_320_fpn(
+                 weights=None, weights_backbone=None, num_classes=5)),
+             lambda: (torch.rand(3, 160, 160, generator=torch.Generator().manual_seed(7)),), detection=True),
+        Case("ssdlite320_mobilenet_v3_large",
+             lambda: _Detector(T.detection.ssdlite320_mobilenet_v3_large(
+                 weights=None, weights_backbone=None, num_classes=5)),
+             lambda: (torch.rand(3, 160, 160, generator=torch.Generator().manual_seed(7)),), detection=True),
+        Case("retinanet_resnet50_fpn",
+             lambda: _Detector(T.detection.retinanet_resnet50_fpn(
+                 weights=None, weights_backbone=None, num_classes=5, min_size=128, max_size=128)),
+             lambda: (torch.rand(3, 128, 128, generator=torch.Generator().manual_seed(7)),), detection=True),
+        Case("keypointrcnn_resnet50_fpn",
+             lambda: _Detector(T.detection.keypointrcnn_resnet50_fpn(
+                 weights=None, weights_backbone=None, num_classes=2, min_size=128, max_size=128)),
+             lambda: (torch.rand(3, 128, 128, generator=torch.Generator().manual_seed(7)),), detection=True),
+        Case("recurrent", Recurrent, _image(2, 5, 6), dynamic={"in0": {0: "batch", 1: "seq"}},
+             run_inputs=_image(3, 9, 6)),
+        Case("sampling", Sampling,
+             lambda: (torch.randn(2, 3, 6, 8, generator=torch.Generator().manual_seed(3)),
+                      torch.rand(2, 5, 7, 2, generator=torch.Generator().manual_seed(4)) * 2.4 - 1.2)),
+        Case("sampling_opset18", Sampling,
+             lambda: (torch.randn(2, 3, 6, 8, generator=torch.Generator().manual_seed(3)),
+                      torch.rand(2, 5, 7, 2, generator=torch.Generator().manual_seed(4)) * 2.4 - 1.2), opset=18),
+        Case("indexing", Indexing,
+             lambda: (torch.randn(2, 4, 6, generator=torch.Generator().manual_seed(5)) * 1.5,
+                      torch.randint(0, 6, (2, 4, 3), generator=torch.Generator().manual_seed(6))),
+             dynamic={"in0": {0: "batch"}, "in1": {0: "batch"}}),
+        Case("integers", Integers,
+             lambda: (torch.randint(-20, 20, (3, 5), generator=torch.Generator().manual_seed(8)),
+                      torch.randint(1, 6, (3, 5), generator=torch.Generator().manual_seed(9))
+                      * (torch.randint(0, 2, (3, 5), generator=torch.Generator().manual_seed(10)) * 2 - 1)),
+             dynamic={"in0": {0: "batch"}, "in1": {0: "batch"}}),
+        Case("norms", Norms, _image(2, 4, 6, 7), opset=18),
+        Case("attention", Attention, _image(2, 5, 16), dynamic={"in0": {0: "batch", 1: "seq"}},
+             run_inputs=_image(3, 8, 16)),
+    ]
+    return cases
+
+
+# ---- the comparison ----
+
+def _dims(shape: Any) -> list[int]:
+    return [-1 if d.is_dynamic else int(d.get_length()) for d in shape]
+
+
+def _layers(path: Path, model: Any, ov: Any, onnx: Any) -> tuple[int, list[tuple[str, Any, Any]]]:
+    theirs = {op.get_friendly_name(): op for op in ov.Core().read_model(str(path)).get_ordered_ops()}
+    proto = onnx.load(str(path), load_external_data=False)
+    names = {n.name for n in proto.graph.node} | {o for n in proto.graph.node for o in n.output}
+    compared, differ = 0, []
+    for node in model.get_ordered_ops():
+        other = theirs.get(node.name)
+        if other is None or node.name not in names or node.type_name == "Constant":
+            continue
+        compared += 1
+        ours = [(str(t.element_type), _dims(t.shape)) for t in node.output_types]
+        got = [(other.get_output_element_type(i).get_type_name(), _dims(other.get_output_partial_shape(i)))
+               for i in range(other.get_output_size())]
+        if ours != got:
+            differ.append((node.name, ours, got))
+    return compared, differ
+
+
+def _scaled(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> float:
+    if a.shape != b.shape:
+        return float("inf")
+    if a.dtype == bool or b.dtype == bool:
+        a, b = a.astype(np.int8), b.astype(np.int8)
+    a64, b64 = np.atleast_1d(a.astype(np.float64)), np.atleast_1d(b.astype(np.float64))
+    both_nan = np.isnan(a64) & np.isnan(b64)
+    same_inf = np.isinf(a64) & (a64 == b64)
+    d = np.abs(a64 - b64) / (ATOL + RTOL * np.abs(b64))
+    d[both_nan | same_inf] = 0.0
+    if mask is not None:
+        d = d[mask]
+    return float(np.nanmax(d, initial=0.0)) if not np.isnan(d).any() else float("nan")
+
+
+@dataclass
+class Row:
+    name: str
+    opset: int = 0
+    read: str = "-"
+    matched: int = 0
+    mismatched: int = 0
+    ort: float = float("nan")
+    ov: float = float("nan")
+    ir: float = float("nan")
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+def sweep_one(case: Case, out: Path, verbose: bool) -> Row:
+    import onnx
+    import onnxruntime
+    import openvino as ov
+
+    import graphir
+    from graphir.cli import main as cli_main
+
+    row = Row(case.name, case.opset)
+    start = time.perf_counter()
+    torch.manual_seed(0)
+    path = out / f"{case.name}.onnx"
+    try:
+        module = _randomize(case.build())
+        args = case.inputs()
+        names = [f"in{i}" for i in range(len(args))]
+        with torch.no_grad():
+            torch.onnx.export(module, args if len(args) > 1 else args[0], str(path), dynamo=False,
+                              opset_version=case.opset, input_names=names, dynamic_axes=case.dynamic or None)
+    except Exception as e:  # noqa: BLE001 - an export torch refuses is a skip, noted
+        row.read = "no export"
+        row.notes.append(f"export: {type(e).__name__}: {str(e).splitlines()[0][:160]}")
+        row.seconds = time.perf_counter() - start
+        return row
+    feed_args = (case.run_inputs or case.inputs)()
+    feed = {n: t.numpy() for n, t in zip(names, feed_args)}
+    proto = onnx.load(str(path), load_external_data=False)
+    feed = {k: v for k, v in feed.items() if k in {i.name for i in proto.graph.input}}
+    try:
+        model = graphir.read_model(path)
+        row.read = "ok"
+    except Exception as e:  # noqa: BLE001
+        row.read = "FAIL"
+        row.notes.append(f"read: {type(e).__name__}: {str(e)[:300]}")
+        if verbose:
+            traceback.print_exc()
+        row.seconds = time.perf_counter() - start
+        return row
+    try:
+        row.matched, differ = _layers(path, model, ov, onnx)
+        row.mismatched = len(differ)
+        for name, ours, got in differ[:5]:
+            row.notes.append(f"layer {name}: graphir {ours} openvino {got}")
+    except Exception as e:  # noqa: BLE001
+        row.notes.append(f"openvino read: {type(e).__name__}: {str(e)[:200]}")
+    session = onnxruntime.SessionOptions()
+    session.intra_op_num_threads = session.inter_op_num_threads = 1
+    ref = onnxruntime.InferenceSession(str(path), session, providers=["CPUExecutionProvider"]).run(None, feed)
+    theirs: list[np.ndarray] | None = None
+    try:
+        core = ov.Core()
+        compiled = core.compile_model(core.read_model(str(path)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        res = compiled(feed)
+        theirs = [np.asarray(res[o]) for o in compiled.outputs]
+    except Exception as e:  # noqa: BLE001
+        row.notes.append(f"openvino run: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    try:
+        ours = list(model.run(feed).values())
+    except Exception as e:  # noqa: BLE001
+        row.notes.append(f"graphir run: {type(e).__name__}: {str(e)[:300]}")
+        if verbose:
+            traceback.print_exc()
+        row.seconds = time.perf_counter() - start
+        return row
+    ort_diffs, ov_diffs = [], []
+    for k, (a, b) in enumerate(zip(ours, ref)):
+        if a.dtype != b.dtype:
+            row.notes.append(f"output {k}: dtype graphir {a.dtype} ort {b.dtype}")
+        c = theirs[k] if theirs is not None and k < len(theirs) else None
+        mask = None
+        if case.detection and c is not None and c.shape == b.shape:
+            mask = np.isclose(b.astype(np.float64), c.astype(np.float64), rtol=RTOL, atol=ATOL)
+        elif case.detection:
+            row.notes.append(f"output {k}: ort {b.shape} openvino {None if c is None else c.shape}")
+            continue
+        ort_diffs.append(_scaled(a, b, mask))
+        if c is not None:
+            ov_diffs.append(_scaled(a, c, mask))
+        if ort_diffs[-1] > 1 or (c is not None and ov_diffs[-1] > 1):
+            row.notes.append(f"output {k} {a.shape}/{b.shape}: vs ort {ort_diffs[-1]:.3g}"
+                             + (f" vs ov {ov_diffs[-1]:.3g}" if c is not None else "")
+                             + (f" ort~ov {_scaled(c, b):.3g}" if c is not None else ""))
+    if len(ours) != len(ref):
+        row.notes.append(f"graphir gave {len(ours)} outputs, ort {len(ref)}")
+    row.ort = max(ort_diffs, default=float("nan"))
+    row.ov = max(ov_diffs, default=float("nan"))
+    try:
+        xml = out / f"{case.name}.xml"
+        if cli_main(["convert", str(path), str(xml)]) != 0:
+            raise RuntimeError("graphir convert failed")
+        core = ov.Core()
+        compiled = core.compile_model(core.read_model(str(xml)), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+        res = compiled(feed)
+        from_ir = [np.asarray(res[o]) for o in compiled.outputs]
+        if theirs is not None:
+            row.ir = max((_scaled(a, b) for a, b in zip(from_ir, theirs) if not case.detection), default=0.0)
+    except Exception as e:  # noqa: BLE001
+        row.notes.append(f"convert: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+    row.seconds = time.perf_counter() - start
+    return row
+
+
+def _print(rows: list[Row]) -> None:
+    head = f"{'model':40} {'opset':>5} {'read':>9} {'layers':>7} {'differ':>6} {'vs ORT':>9} {'vs OV':>9} {'IR':>9} {'s':>6}"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(f"{r.name:40} {r.opset:>5} {r.read:>9} {r.matched:>7} {r.mismatched:>6} {r.ort:>9.3g} {r.ov:>9.3g} "
+              f"{r.ir:>9.3g} {r.seconds:>6.1f}")
+        for n in r.notes:
+            print(f"    {n}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("words", nargs="*", help="run the models whose names contain one of these")
+    parser.add_argument("--out", type=Path, help="keep the exports here (default: a temporary folder)")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print tracebacks")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    cases = [c for c in _models() if not args.words or any(w in c.name for w in args.words)]
+    if args.list:
+        print("\n".join(c.name for c in cases))
+        return 0
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.out or Path(tmp)
+        out.mkdir(parents=True, exist_ok=True)
+        for case in cases:
+            rows.append(sweep_one(case, out, args.verbose))
+            _print(rows[-1:])
+            sys.stdout.flush()
+    print()
+    _print(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
