@@ -51,13 +51,30 @@ def _cpu_nms(boxes: torch.Tensor, scores: torch.Tensor, iou: float) -> torch.Ten
     return torch.tensor(keep, dtype=torch.int64)
 
 
+def _has_ops() -> bool:
+    """torchvision's check, answered yes (TorchScript compiles it: a plain function)."""
+    return True
+
+
 def _load_torchvision() -> Any:
     lib = torch.library.Library("torchvision", "FRAGMENT")
     if not hasattr(torch.ops.torchvision, "nms"):
         lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
         lib.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
         lib.impl("nms", _cpu_nms, "CPU")
+    if not hasattr(torch.ops.torchvision, "roi_align"):
+        lib.define("roi_align(Tensor input, Tensor rois, float spatial_scale, SymInt pooled_height, "
+                   "SymInt pooled_width, int sampling_ratio, bool aligned) -> Tensor")
     import torchvision
+    import torchvision.extension
+    import torchvision.ops.roi_align
+
+    roi_align = sys.modules["torchvision.ops.roi_align"]  # the package's name is the function
+
+    if not torchvision.extension._has_ops():
+        # the detectors' nms and roi_align run (traced) through the definitions above
+        lib.impl("roi_align", roi_align._roi_align, "CPU")
+        torchvision.extension._has_ops = roi_align._has_ops = _has_ops
     return torchvision, lib
 
 
@@ -317,6 +334,54 @@ class MoreRecurrent(nn.Module):
         return g, hg, l, hl, cl, r, hr
 
 
+class Scatters(nn.Module):
+    """index_put with accumulate, scatter_reduce, one_hot, unique, embedding_bag (a Loop), tile, meshgrid."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bag = nn.EmbeddingBag(10, 4, mode="mean")
+
+    def forward(self, x: torch.Tensor, idx: torch.Tensor) -> Any:
+        acc = torch.zeros(5, x.shape[1]).index_put((idx[:, 0] % 5,), x, accumulate=True)
+        red = torch.full((2, 5), -9.0).scatter_reduce(1, idx[:2] % 5, x[:2, :3], reduce="amax", include_self=False)
+        hot = nn.functional.one_hot(idx[:, 1] % 4, 4)
+        uniq, inverse = torch.unique(idx % 4, sorted=True, return_inverse=True)
+        bag = self.bag(idx.flatten() % 10, torch.tensor([0, 2, 5]))
+        tile = torch.tile(x[:1], (2, 1, 2))
+        gx, gy = torch.meshgrid(torch.arange(3.0), x[0, :4], indexing="ij")
+        put = x.clone()
+        put[idx[:, 0] % 2, 1] = -1.0
+        return acc, red, hot, uniq, inverse, bag, tile, gx, gy, put
+
+
+class Spectral(nn.Module):
+    def forward(self, x: torch.Tensor) -> Any:
+        s = torch.stft(x, 16, hop_length=4, window=torch.hann_window(16), return_complex=False, center=False)
+        return s, s.sum(-1)
+
+
+class Resizes(nn.Module):
+    """interpolate to a size taken from another input (dynamic), trilinear, nearest-exact, area."""
+
+    def forward(self, x: torch.Tensor, like: torch.Tensor) -> Any:
+        f = nn.functional
+        a = f.interpolate(x, size=like.shape[-2:], mode="bilinear", align_corners=False)
+        b = f.interpolate(x, size=like.shape[-2:], mode="nearest")
+        c = f.interpolate(x.unsqueeze(2).expand(-1, -1, 3, -1, -1), scale_factor=(1.0, 2.0, 1.5), mode="trilinear")
+        d = f.interpolate(x, scale_factor=1.7, mode="nearest-exact")
+        e = f.interpolate(x, size=(3, 4), mode="area")
+        g = f.upsample(x, scale_factor=2, mode="bilinear", align_corners=True)
+        h = f.interpolate(x[:, :, 0], scale_factor=2.5, mode="linear")
+        return a, b, c, d, e, g, h
+
+
+class Einsums(nn.Module):
+    def forward(self, a: torch.Tensor, b: torch.Tensor) -> Any:
+        return (torch.einsum("...ij,...jk->...ik", a, b), torch.einsum("bij,bij->b", a, a),
+                torch.einsum("bij->bji", a), torch.einsum("bij,bkj->bik", a, a), torch.einsum("ij,ij->", a[0], a[1]),
+                torch.bmm(a, b), torch.matmul(a[0], b), torch.matmul(a[:, 0], b[0]), torch.outer(a[0, 0], b[0, 0]))
+
+
 def _models() -> list[Case]:
     T = tvm
     cases = [
@@ -392,6 +457,22 @@ def _models() -> list[Case]:
              dynamic={"in0": {0: "batch", 1: "seq"}, "in1": {1: "batch"}},
              run_inputs=lambda: (torch.randn(3, 4, 4, generator=torch.Generator().manual_seed(11)),
                                  torch.randn(4, 3, 6, generator=torch.Generator().manual_seed(12)))),
+        Case("scatters", Scatters,
+             lambda: (torch.randn(6, 3, generator=torch.Generator().manual_seed(13)),
+                      torch.randint(0, 20, (6, 2), generator=torch.Generator().manual_seed(14))), opset=18),
+        Case("spectral", Spectral, _image(2, 64)),
+        Case("resizes", Resizes, lambda: (torch.randn(1, 2, 5, 6, generator=torch.Generator().manual_seed(15)),
+                                          torch.randn(1, 1, 8, 9, generator=torch.Generator().manual_seed(16))),
+             dynamic={"in1": {2: "h", 3: "w"}},
+             run_inputs=lambda: (torch.randn(1, 2, 5, 6, generator=torch.Generator().manual_seed(15)),
+                                 torch.randn(1, 1, 11, 7, generator=torch.Generator().manual_seed(16)))),
+        Case("einsums", Einsums, lambda: (torch.randn(2, 3, 4, generator=torch.Generator().manual_seed(17)),
+                                          torch.randn(2, 4, 5, generator=torch.Generator().manual_seed(18)))),
+        Case("integers_opset18", Integers,
+             lambda: (torch.randint(-20, 20, (3, 5), generator=torch.Generator().manual_seed(8)),
+                      torch.randint(1, 6, (3, 5), generator=torch.Generator().manual_seed(9))
+                      * (torch.randint(0, 2, (3, 5), generator=torch.Generator().manual_seed(10)) * 2 - 1)),
+             opset=18),
     ]
     return cases
 
@@ -576,6 +657,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="print tracebacks")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
+    torch.backends.mha.set_fastpath_enabled(False)  # its fused op has no ONNX export (vit, swin)
     cases = [c for c in _models() if not args.words or any(w in c.name for w in args.words)]
     if args.list:
         print("\n".join(c.name for c in cases))
