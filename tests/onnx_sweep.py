@@ -335,23 +335,29 @@ class MoreRecurrent(nn.Module):
 
 
 class Scatters(nn.Module):
-    """index_put with accumulate, scatter_reduce, one_hot, unique, embedding_bag (a Loop), tile, meshgrid."""
+    """index_put with accumulate, scatter_reduce, one_hot, unique, tile, meshgrid."""
+
+    def forward(self, x: torch.Tensor, idx: torch.Tensor) -> Any:
+        acc = torch.zeros(5, x.shape[1]).index_put((idx[:, 0] % 5,), x, accumulate=True)
+        red = torch.full((2, 5), -9.0).scatter_reduce(1, idx[:2] % 5, x[:2, :2], reduce="amax", include_self=True)
+        hot = nn.functional.one_hot(idx[:, 1] % 4, 4)
+        uniq, inverse = torch.unique(idx % 4, sorted=True, return_inverse=True)
+        tile = torch.tile(x[:1], (2, 2))  # (2, 1, 2) exports an If whose dead branch ORT and OpenVINO refuse
+        gx, gy = torch.meshgrid(torch.arange(3.0), x[0, :4], indexing="ij")
+        put = x.clone()
+        put[idx[:, 0] % 2, 1] = -1.0
+        return acc, red, hot, uniq, inverse, tile, gx, gy, put
+
+
+class Bag(nn.Module):
+    """EmbeddingBag with offsets: a Loop over the bags."""
 
     def __init__(self) -> None:
         super().__init__()
         self.bag = nn.EmbeddingBag(10, 4, mode="mean")
 
-    def forward(self, x: torch.Tensor, idx: torch.Tensor) -> Any:
-        acc = torch.zeros(5, x.shape[1]).index_put((idx[:, 0] % 5,), x, accumulate=True)
-        red = torch.full((2, 5), -9.0).scatter_reduce(1, idx[:2] % 5, x[:2, :3], reduce="amax", include_self=False)
-        hot = nn.functional.one_hot(idx[:, 1] % 4, 4)
-        uniq, inverse = torch.unique(idx % 4, sorted=True, return_inverse=True)
-        bag = self.bag(idx.flatten() % 10, torch.tensor([0, 2, 5]))
-        tile = torch.tile(x[:1], (2, 1, 2))
-        gx, gy = torch.meshgrid(torch.arange(3.0), x[0, :4], indexing="ij")
-        put = x.clone()
-        put[idx[:, 0] % 2, 1] = -1.0
-        return acc, red, hot, uniq, inverse, bag, tile, gx, gy, put
+    def forward(self, idx: torch.Tensor) -> Any:
+        return self.bag(idx.flatten() % 10, torch.tensor([0, 2, 5]))
 
 
 class Spectral(nn.Module):
@@ -361,15 +367,16 @@ class Spectral(nn.Module):
 
 
 class Resizes(nn.Module):
-    """interpolate to a size taken from another input (dynamic), trilinear, nearest-exact, area."""
+    """interpolate to a size taken from another input (dynamic), trilinear, area, linear (nearest-exact
+    does not export)."""
 
     def forward(self, x: torch.Tensor, like: torch.Tensor) -> Any:
         f = nn.functional
         a = f.interpolate(x, size=like.shape[-2:], mode="bilinear", align_corners=False)
         b = f.interpolate(x, size=like.shape[-2:], mode="nearest")
         c = f.interpolate(x.unsqueeze(2).expand(-1, -1, 3, -1, -1), scale_factor=(1.0, 2.0, 1.5), mode="trilinear")
-        d = f.interpolate(x, scale_factor=1.7, mode="nearest-exact")
-        e = f.interpolate(x, size=(3, 4), mode="area")
+        d = f.interpolate(x, scale_factor=1.7, mode="nearest")
+        e = f.interpolate(x, size=(5, 3), mode="area")
         g = f.upsample(x, scale_factor=2, mode="bilinear", align_corners=True)
         h = f.interpolate(x[:, :, 0], scale_factor=2.5, mode="linear")
         return a, b, c, d, e, g, h
@@ -408,8 +415,8 @@ def _models() -> list[Case]:
              lambda: _Out(T.segmentation.fcn_resnet50(weights=None, weights_backbone=None), "out"),
              _image(1, 3, 64, 64)),
         Case("r3d_18", lambda: T.video.r3d_18(weights=None), _image(1, 3, 4, 32, 32)),
-        Case("raft_small", _Raft, lambda: (torch.randn(1, 3, 64, 64, generator=torch.Generator().manual_seed(1)),
-                                           torch.randn(1, 3, 64, 64, generator=torch.Generator().manual_seed(2)))),
+        Case("raft_small", _Raft, lambda: (torch.randn(1, 3, 128, 128, generator=torch.Generator().manual_seed(1)),
+                                           torch.randn(1, 3, 128, 128, generator=torch.Generator().manual_seed(2)))),
         Case("fasterrcnn_mobilenet_v3_large_320_fpn",
              lambda: _Detector(T.detection.fasterrcnn_mobilenet_v3_large_320_fpn(
                  weights=None, weights_backbone=None, num_classes=5)),
@@ -460,6 +467,7 @@ def _models() -> list[Case]:
         Case("scatters", Scatters,
              lambda: (torch.randn(6, 3, generator=torch.Generator().manual_seed(13)),
                       torch.randint(0, 20, (6, 2), generator=torch.Generator().manual_seed(14))), opset=18),
+        Case("embedding_bag", Bag, lambda: (torch.randint(0, 20, (6, 2), generator=torch.Generator().manual_seed(14)),)),
         Case("spectral", Spectral, _image(2, 64)),
         Case("resizes", Resizes, lambda: (torch.randn(1, 2, 5, 6, generator=torch.Generator().manual_seed(15)),
                                           torch.randn(1, 1, 8, 9, generator=torch.Generator().manual_seed(16))),
