@@ -12,11 +12,15 @@ run by graphir (reference numerics), ONNX Runtime (1 thread) and OpenVINO CPU (f
 input; ``graphir convert`` IR is run by OpenVINO too. One row per model: read ok, layers matched /
 mismatched, max abs diff of graphir vs ORT and vs OpenVINO (scaled: diff / (atol + rtol*|ref|), so
 <= 1 is within rtol 1e-3 / atol 1e-4), the IR's diff vs OpenVINO on the .onnx, and seconds.
-Detection outputs are compared only where ORT and OpenVINO agree with each other (NMS/TopK tie order).
+Detection outputs are compared as sets (rows sorted) and only where ORT and OpenVINO agree with each
+other: NMS/TopK tie order under random weights is not a bug.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -106,6 +110,9 @@ def _randomize(module: nn.Module, seed: int = 0) -> nn.Module:
                 if m.affine:
                     m.weight.copy_(torch.rand(n, generator=g) + 0.5)
                     m.bias.copy_(torch.randn(n, generator=g) * 0.1)
+            elif isinstance(m, (nn.Linear, nn.Conv2d)) and not m.weight.any():
+                # zero-initialized heads (vit, swin) would give all-zero outputs that compare nothing
+                m.weight.copy_(torch.randn(m.weight.shape, generator=g) * 0.02)
     return module.eval()
 
 
@@ -524,6 +531,16 @@ def _scaled(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> flo
     return float(np.nanmax(d, initial=0.0)) if not np.isnan(d).any() else float("nan")
 
 
+def _rows_sorted(x: np.ndarray) -> np.ndarray:
+    """Detections as a set: rows sorted (scores tie under random weights; their order is no bug)."""
+    if x.ndim == 0:
+        return x
+    if x.ndim == 1:
+        return np.sort(x)
+    flat = x.reshape(x.shape[0], -1)
+    return flat[np.lexsort(flat.T[::-1])].reshape(x.shape)
+
+
 @dataclass
 class Row:
     name: str
@@ -614,7 +631,8 @@ def sweep_one(case: Case, out: Path, verbose: bool) -> Row:
             row.notes.append(f"output {k}: dtype graphir {a.dtype} ort {b.dtype}")
         c = theirs[k] if theirs is not None and k < len(theirs) else None
         mask = None
-        if case.detection and c is not None and c.shape == b.shape:
+        if case.detection and c is not None and c.shape == b.shape == a.shape:
+            a, b, c = _rows_sorted(a), _rows_sorted(b), _rows_sorted(c)
             mask = np.isclose(b.astype(np.float64), c.astype(np.float64), rtol=RTOL, atol=ATOL)
         elif case.detection:
             row.notes.append(f"output {k}: ort {b.shape} openvino {None if c is None else c.shape}")
@@ -657,15 +675,38 @@ def _print(rows: list[Row]) -> None:
             print(f"    {n}")
 
 
+def _isolated(name: str, out: Path, verbose: bool) -> Row:
+    """One model in its own process: exports leave TorchScript/tracing state behind that has broken a
+    later detector's export, and a model's memory is returned when it ends."""
+    command = [sys.executable, __file__, "--one", name, "--out", str(out)] + (["-v"] if verbose else [])
+    done = subprocess.run(command, capture_output=True, text=True)
+    if verbose:
+        sys.stderr.write(done.stderr)
+    for line in reversed(done.stdout.splitlines()):
+        if line.startswith(_RESULT):
+            return Row(**json.loads(line[len(_RESULT):]))
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return Row(name, read="CRASH", notes=[f"exit {done.returncode}: {tail[:200]}"])
+
+
+_RESULT = "SWEEP-ROW "
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("words", nargs="*", help="run the models whose names contain one of these")
     parser.add_argument("--out", type=Path, help="keep the exports here (default: a temporary folder)")
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # run this one model here (the parent's child)
     parser.add_argument("-v", "--verbose", action="store_true", help="print tracebacks")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     torch.backends.mha.set_fastpath_enabled(False)  # its fused op has no ONNX export (vit, swin)
+    if args.one:
+        case = next(c for c in _models() if c.name == args.one)
+        row = sweep_one(case, args.out, args.verbose)
+        print(_RESULT + json.dumps(dataclasses.asdict(row)))
+        return 0
     cases = [c for c in _models() if not args.words or any(w in c.name for w in args.words)]
     if args.list:
         print("\n".join(c.name for c in cases))
@@ -675,7 +716,7 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
         for case in cases:
-            rows.append(sweep_one(case, out, args.verbose))
+            rows.append(_isolated(case.name, out, args.verbose))
             _print(rows[-1:])
             sys.stdout.flush()
     print()
