@@ -33,6 +33,9 @@ import numpy as np
 import torch
 from torch import nn
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: its sibling modules
+from onnx_layers import layer_differences  # noqa: E402
+
 RTOL, ATOL = 1e-3, 1e-4
 
 
@@ -524,28 +527,6 @@ def _models() -> list[Case]:
 
 # ---- the comparison ----
 
-def _dims(shape: Any) -> list[int]:
-    return [-1 if d.is_dynamic else int(d.get_length()) for d in shape]
-
-
-def _layers(path: Path, model: Any, ov: Any, onnx: Any) -> tuple[int, list[tuple[str, Any, Any]]]:
-    theirs = {op.get_friendly_name(): op for op in ov.Core().read_model(str(path)).get_ordered_ops()}
-    proto = onnx.load(str(path), load_external_data=False)
-    names = {n.name for n in proto.graph.node} | {o for n in proto.graph.node for o in n.output}
-    compared, differ = 0, []
-    for node in model.get_ordered_ops():
-        other = theirs.get(node.name)
-        if other is None or node.name not in names or node.type_name == "Constant":
-            continue
-        compared += 1
-        ours = [(str(t.element_type), _dims(t.shape)) for t in node.output_types]
-        got = [(other.get_output_element_type(i).get_type_name(), _dims(other.get_output_partial_shape(i)))
-               for i in range(other.get_output_size())]
-        if ours != got:
-            differ.append((node.name, ours, got))
-    return compared, differ
-
-
 def _scaled(a: np.ndarray, b: np.ndarray, mask: np.ndarray | None = None) -> float:
     if a.shape != b.shape:
         return float("inf")
@@ -624,7 +605,7 @@ def sweep_one(case: Case, out: Path, verbose: bool) -> Row:
         row.seconds = time.perf_counter() - start
         return row
     try:
-        row.matched, differ = _layers(path, model, ov, onnx)
+        row.matched, differ, _ = layer_differences(path, model, ov, onnx)
         row.mismatched = len(differ)
         for name, ours, got in differ[:5]:
             row.notes.append(f"layer {name}: graphir {ours} openvino {got}")
