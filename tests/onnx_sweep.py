@@ -318,7 +318,7 @@ class Shapes(nn.Module):
         chunks = x.chunk(2, dim=-1)
         rep = x[:, :1].repeat(1, 3, 2)
         tri = torch.tril(x[..., :n] if x.shape[-1] >= n else x)
-        flat = x.reshape(x.shape[0], -1)
+        flat = x.reshape(x.shape[0], int(np.prod(x.shape[1:])))
         view = flat.view(-1, 2, x.shape[-1])
         sel = x.index_select(1, torch.tensor([0, 2, 1]))
         back = x[:, ::2, 1::3]
@@ -548,7 +548,7 @@ def _rows_sorted(x: np.ndarray) -> np.ndarray:
         return x
     if x.ndim == 1:
         return np.sort(x)
-    flat = x.reshape(x.shape[0], -1)
+    flat = x.reshape(x.shape[0], int(np.prod(x.shape[1:])))
     return flat[np.lexsort(flat.T[::-1])].reshape(x.shape)
 
 
