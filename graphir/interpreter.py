@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -33,7 +33,8 @@ from graphir.numerics import check as check_numerics
 from graphir.numerics import using as using_numerics
 from graphir.numerics.openvino_cpu.decompression import absorbed_nodes, decompressions
 from graphir.specialize import (MAX_SPECIALIZATIONS, ConstantCache, Specialization, check_largest_output,
-                                 constant_cache_bytes, generic_evaluate, signature_types, specialize)
+                                 constant_cache_bytes, empty_outputs_at_run, generic_evaluate, signature_types,
+                                 specialize)
 from graphir.step_code import compile_steps
 from graphir.trampoline import Task, drive
 from graphir.variables import VariableStore, model_variables
@@ -563,7 +564,7 @@ def _run_steps(steps: list[Step], values: list[Any], tick: Any = None) -> None:
             else:
                 values[base:base + count] = _outputs(outs, count)
         except Exception as exc:
-            _reraise(node, [values[s] for s in ins], exc)
+            values[base:base + count] = _empty_or_reraise(node, [values[s] for s in ins], exc)
         if release:
             for s in release:
                 values[s] = None
@@ -579,14 +580,41 @@ def _run_compiled(spec: Specialization, values: list[Any]) -> None:
     if compiled is None or compiled[0] is not steps:  # (built for these steps: a test may swap them)
 
         def fail(values: list[Any], k: int, exc: Exception) -> None:
-            _reraise(steps[k][-1], [values[s] for s in steps[k][5]], exc)
+            raise _Resume(k, _empty_or_reraise(steps[k][-1], [values[s] for s in steps[k][5]], exc))
 
         compiled = spec.compiled = (steps, compile_steps(steps, _outputs, fail))
     run = compiled[1]
     if run is None:
         _run_steps(steps, values)
-    else:
+        return
+    try:
         run(values)
+    except _Resume as resume:  # a step's outputs turned out empty: on from the next step, in the loop
+        _, _, _, _, _, _, base, count, release, _ = steps[resume.step]
+        values[base:base + count] = resume.outputs
+        for s in release:
+            values[s] = None
+        _run_steps(steps[resume.step + 1:], values)
+
+
+class _Resume(Exception):
+    """Raised out of a compiled run when step ``step`` failed on an empty input whose outputs are
+    empty too (:func:`_empty_or_reraise`): the run goes on from the next step."""
+
+    def __init__(self, step: int, outputs: list[np.ndarray]) -> None:
+        super().__init__(step)
+        self.step, self.outputs = step, outputs
+
+
+def _empty_or_reraise(node: "Node", args: Sequence[Any], exc: Exception) -> list[np.ndarray]:
+    """A kernel's failure on an input with no elements, when the run's actual shapes make every
+    output empty (a data-dependent dim the plan could not know): those empty outputs, as the plan
+    gives them when it knows (graphir.specialize). Any other failure is re-raised naming the node."""
+    if not isinstance(exc, GraphirError):
+        outs = empty_outputs_at_run(node, args)
+        if outs is not None:
+            return outs
+    _reraise(node, args, exc)
 
 
 def _run_observed(steps: list[Step], values: list[Any], observe: "Observer") -> None:
@@ -595,7 +623,7 @@ def _run_observed(steps: list[Step], values: list[Any], observe: "Observer") -> 
         try:
             outs = _outputs(evaluate(*[values[s] for s in ins]), count)
         except Exception as exc:
-            _reraise(node, [values[s] for s in ins], exc)
+            outs = _empty_or_reraise(node, [values[s] for s in ins], exc)
         values[base:base + count] = outs
         observe(node, outs)
         for s in release:
@@ -722,7 +750,7 @@ class BodiesTooDeepError(EvaluationError):
 _SHOWN_BODY_LEVELS = 4
 
 
-def _reraise(node: "Node", args: Sequence[Any], exc: Exception) -> None:
+def _reraise(node: "Node", args: Sequence[Any], exc: Exception) -> NoReturn:
     """Re-raise a node's failure as a graphir error naming the node and its inputs.
 
     A failure inside a body is wrapped by each node with bodies around it; past

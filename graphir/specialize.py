@@ -37,12 +37,13 @@ from graphir.limits import parse_byte_count
 from graphir.numerics import evaluator, has_override
 from graphir.numerics import profile as numerics_profile
 from graphir.run_guard import guard_steps
-from graphir.ops.base import NodeSignature, Op, fresh_output, static_dims
+from graphir.ops.base import NodeSignature, Op, TensorType, fresh_output, static_dims
+from graphir.shapes import PartialShape
+from graphir.types import ElementType
 
 if TYPE_CHECKING:
     from graphir.interpreter import RunPlan, Step
     from graphir.node import Node
-    from graphir.ops.base import TensorType
 
 #: the default budget of constants a plan may hold beyond the model's own (1 GiB)
 DEFAULT_CONSTANT_CACHE_BYTES = 1 << 30
@@ -154,6 +155,23 @@ def _empty_value(t: "TensorType") -> np.ndarray:
     value = np.empty(dims, np.dtype(t.element_type.numpy_dtype))
     value.flags.writeable = False  # shared by every run of the signature
     return value
+
+
+def empty_outputs_at_run(node: "Node", args: Sequence[Any]) -> list[np.ndarray] | None:
+    """The outputs of a step whose inputs include an empty array, when shape inference on the run's
+    actual input shapes makes every output empty too: what :func:`_empty_at_plan` does for shapes
+    the plan could not know (a dim that depends on data, e.g. after NonZero or NMS). None when an
+    output would hold elements, or the inputs' shapes do not settle the outputs'."""
+    if not all(type(a) is np.ndarray for a in args) or not any(a.size == 0 for a in args):
+        return None
+    try:
+        given = [TensorType(ElementType.from_numpy(a.dtype), PartialShape(list(a.shape))) for a in args]
+        types = node.op.infer(given)
+    except Exception:  # noqa: BLE001 - no answer here: the kernel's own failure is reported
+        return None
+    if not types or not _empty_at_plan(node, types):
+        return None
+    return [np.empty(static_dims(t), np.dtype(t.element_type.numpy_dtype)) for t in types]  # type: ignore[arg-type]
 
 
 def _inferred_value(t: "TensorType") -> np.ndarray | None:

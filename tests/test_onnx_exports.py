@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 import graphir
 from graphir.cli import main
+from tests.onnx_layers import layer_differences
 
 if os.environ.get("CI"):
     import onnx
@@ -56,10 +56,6 @@ def _openvino_outputs(path: Path, feed: "np.ndarray | dict[str, np.ndarray]") ->
     return [np.asarray(result[o]) for o in compiled.outputs]
 
 
-def _dims(shape: Any) -> list[int]:
-    return [-1 if d.is_dynamic else int(d.get_length()) for d in shape]
-
-
 def test_the_fixtures_are_there_and_small() -> None:
     assert FILES == sorted([*SHAPES, *HUGGING_FACE])
     assert all(p.stat().st_size < 600_000 for p in FIXTURES.iterdir())
@@ -69,24 +65,9 @@ def test_the_fixtures_are_there_and_small() -> None:
 @pytest.mark.parametrize("name", FILES)
 def test_every_layer_has_openvinos_type_and_shape(name: str) -> None:
     path = FIXTURES / name
-    model = graphir.read_model(path)
-    theirs = {op.get_friendly_name(): op for op in ov.Core().read_model(str(path)).get_ordered_ops()}
-    proto = onnx.load(str(path), load_external_data=False)
-    onnx_names = {n.name for n in proto.graph.node} | {o for n in proto.graph.node for o in n.output}
-    compared, differ = 0, []
-    for node in model.get_ordered_ops():
-        other = theirs.get(node.name)
-        if other is None or node.name not in onnx_names or node.type_name == "Constant":
-            continue
-        compared += 1
-        ours = [(str(t.element_type), _dims(t.shape)) for t in node.output_types]
-        got = [(other.get_output_element_type(i).get_type_name(), _dims(other.get_output_partial_shape(i)))
-               for i in range(other.get_output_size())]
-        if ours != got:
-            differ.append((node.name, ours, got))
+    compared, differ, layers = layer_differences(path, graphir.read_model(path), ov, onnx)
     assert differ == []
-    layers = [n for n in proto.graph.node if n.op_type not in ("Constant", "Identity")]
-    assert compared >= 0.9 * len(layers), f"only {compared} of {len(layers)} ONNX nodes were found by name in both"
+    assert compared >= 0.9 * layers, f"only {compared} of {layers} ONNX nodes were found by name in both"
 
 
 @pytest.mark.parametrize("name", FILES)
