@@ -149,10 +149,14 @@ def _empty_at_plan(node: "Node", types: list["TensorType"]) -> bool:
     return bool(cls.runnable and not getattr(cls, "stateful", False) and not getattr(cls, "sink", False))
 
 
-def _empty_value(t: "TensorType") -> np.ndarray:
+def _empty_array(t: "TensorType") -> np.ndarray:
     dims = static_dims(t)
     assert dims is not None
-    value = np.empty(dims, np.dtype(t.element_type.numpy_dtype))
+    return np.empty(dims, np.dtype(t.element_type.numpy_dtype))
+
+
+def _empty_value(t: "TensorType") -> np.ndarray:
+    value = _empty_array(t)
     value.flags.writeable = False  # shared by every run of the signature
     return value
 
@@ -171,7 +175,7 @@ def empty_outputs_at_run(node: "Node", args: Sequence[Any]) -> list[np.ndarray] 
         return None
     if not types or not _empty_at_plan(node, types):
         return None
-    return [np.empty(static_dims(t), np.dtype(t.element_type.numpy_dtype)) for t in types]  # type: ignore[arg-type]
+    return [_empty_array(t) for t in types]  # this run's own: a later step may write into them
 
 
 def _inferred_value(t: "TensorType") -> np.ndarray | None:

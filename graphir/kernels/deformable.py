@@ -50,11 +50,10 @@ def _corners(y: np.ndarray, x: np.ndarray, h: int, w: int, pad: bool) -> tuple[n
     # points that do not contribute read the image's first cell (their samples become 0 anyway)
     y = np.where(valid, y, 0.0)
     x = np.where(valid, x, 0.0)
+    y1, x1 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
     if pad:
-        y1, x1 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
         y2, x2 = y1 + 1, x1 + 1
     else:
-        y1, x1 = np.floor(y).astype(np.int64), np.floor(x).astype(np.int64)
         y2 = np.minimum(np.ceil(y), h - 1).astype(np.int64)
         x2 = np.minimum(np.ceil(x), w - 1).astype(np.int64)
     dy, dx = y - y1, x - x1

@@ -21,7 +21,6 @@ from graphir.limits import check_tensor
 from graphir.ops.base import INDEX, INTEGRAL, NodeSignature, Op, Port, TensorType, types
 from graphir.ops.openvino import reshape_bounds
 from graphir.ops.step_forms import inline
-from graphir.ops.step_forms import inline
 from graphir.ops.openvino import shape_values as sv
 from graphir.ops.openvino.binary import FOLD_LIMIT, fold
 from graphir.shapes import MAX_LENGTH, Dimension, PartialShape
